@@ -1,0 +1,13 @@
+/*
+ * libsvk: SiameseNorm transformer training on any Vulkan device.
+ * Umbrella header: includes every public header that needs no Vulkan
+ * headers. Embedding into an existing Vulkan application: svk/vulkan.h.
+ */
+#ifndef SVK_SVK_H
+#define SVK_SVK_H
+
+#include "common.h"
+#include "context.h"
+#include "buffer.h"
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Embedding libsvk in an application that already uses Vulkan: the
+ * application creates its instance and device, and libsvk borrows them.
+ *
+ * This is the only public header that includes <vulkan/vulkan.h>.
+ */
+#ifndef SVK_VULKAN_H
+#define SVK_VULKAN_H
+
+#include <vulkan/vulkan.h>
+#include "context.h"
+
+SVK_BEGIN_DECLS
+
+/* What an application hands to svk_ctx_import. libsvk never destroys these
+ * objects; they must outlive the context. The device must support Vulkan 1.2
+ * and the queue family must support compute. */
+typedef struct svk_import_params {
+    /* The application's loader entry point. NULL: libsvk opens the system
+     * loader (libvulkan.so.1) and uses its vkGetInstanceProcAddr. */
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;       /* a family with VK_QUEUE_COMPUTE_BIT */
+    VkQueue queue;               /* from that family */
+    /* Device extensions the application enabled; libsvk uses the ones it
+     * knows (VK_KHR_push_descriptor) only if listed here. */
+    const char *const *enabled_extensions;
+    uint32_t num_enabled_extensions;
+    /* SVK_CTX_NO_PIPELINE_CACHE is honoured; SVK_CTX_VALIDATION is not (the
+     * application owns the instance, and so its layers). */
+    uint32_t flags;
+    svk_log_fn log_fn;
+    void *log_user;
+    svk_log_level log_level;
+    const char *cache_dir;
+    uint64_t reserved[8];        /* must be zero */
+} svk_import_params;
+
+/* Creates a context on the application's device. Thread-safety: libsvk
+ * submits to the queue from whatever thread uses the context; the
+ * application must not use the same queue concurrently (Vulkan requires
+ * external synchronisation of queues). */
+SVK_API svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out);
+
+SVK_END_DECLS
+
+#endif

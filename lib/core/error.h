@@ -1,0 +1,50 @@
+/*
+ * Error recording. Every failure inside libsvk goes through svk_error(),
+ * which formats the message once and stores it in the context's slot (when
+ * there is a context), in the calling thread's slot (always: that is what
+ * svk_last_error() reads before a context exists) and passes it to the
+ * user's log callback. Nothing here aborts.
+ */
+#ifndef SVK_CORE_ERROR_H
+#define SVK_CORE_ERROR_H
+
+#include <stdarg.h>
+#include "svk/common.h"
+#include "svk/context.h"
+
+#define SVK_ERROR_MAX 1024
+
+/* Per-context error slot and log sink. */
+typedef struct svk_log {
+    char last[SVK_ERROR_MAX];
+    svk_log_fn fn;
+    void *user;
+    svk_log_level level;
+} svk_log;
+
+/* Records status with a printf-style message and returns status, so callers
+ * can write `return svk_error(log, SVK_ERROR_X, "...")`. log may be NULL. */
+svk_status svk_error(svk_log *log, svk_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+svk_status svk_verror(svk_log *log, svk_status status, const char *fmt, va_list ap);
+
+/* Passes a non-error message to the log callback (if its level allows). */
+void svk_log_msg(svk_log *log, svk_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Forgets the calling thread's last message (start of a public call). */
+void svk_error_clear_thread(void);
+
+/* Argument check at a public entry point: records the failed condition and
+ * the function's name, returns SVK_ERROR_INVALID_ARG. Never aborts. */
+#define SVK_CHECK_ARG(log, cond)                                              \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            return svk_error((log), SVK_ERROR_INVALID_ARG,                    \
+                             "%s: invalid argument: %s", __func__, #cond);    \
+    } while (0)
+
+/* Human-readable byte count ("64.0 MiB") into buf; returns buf. */
+const char *svk_fmt_bytes(char buf[32], uint64_t bytes);
+
+#endif

@@ -1,0 +1,103 @@
+#include "gemm.h"
+
+#include "common/push_gemm.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+/* Elements the strided operand spans, or 0 on overflow. */
+static uint64_t extent(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride, uint64_t batch)
+{
+    if (cols > ld)
+        return 0;
+    uint64_t one = (rows - 1) * ld + cols;
+    if (batch > 1 && stride > (UINT64_MAX - one) / (batch - 1))
+        return 0;
+    return (batch - 1) * stride + one;
+}
+
+static svk_status check_operand(svk_ctx *ctx, const char *label, const char *what, const svk_buffer *buf,
+                                uint64_t off, uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
+                                uint64_t batch)
+{
+    uint64_t n = extent(rows, cols, ld, stride, batch);
+    if (n == 0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': %s has leading dimension %llu < its %llu columns", label, what,
+                         (unsigned long long)ld, (unsigned long long)cols);
+    uint64_t elems = buf->size / sizeof(float);
+    if (off > elems || n > elems - off)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': %s needs elements [%llu, %llu) but buffer '%s' holds %llu", label, what,
+                         (unsigned long long)off, (unsigned long long)(off + n), buf->name,
+                         (unsigned long long)elems);
+    /* Push constants address in 32-bit elements. */
+    if (off + n > UINT32_MAX || stride > UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': %s spans more than 2^32 elements", label, what);
+    return SVK_OK;
+}
+
+svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
+{
+    SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
+    svk_ctx *ctx = g->a->ctx;
+    const char *label = g->label ? g->label : "gemm";
+    if (g->M == 0 || g->N == 0 || g->K == 0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': empty shape M=%u N=%u K=%u", label,
+                         g->M, g->N, g->K);
+    uint64_t batch = g->batch ? g->batch : 1;
+    /* Stored shapes: A is [M, K] or, transposed, [K, M]; likewise B. */
+    uint64_t a_rows = g->trans_a ? g->K : g->M, a_cols = g->trans_a ? g->M : g->K;
+    uint64_t b_rows = g->trans_b ? g->N : g->K, b_cols = g->trans_b ? g->K : g->N;
+    uint64_t lda = g->lda ? g->lda : a_cols, ldb = g->ldb ? g->ldb : b_cols, ldc = g->ldc ? g->ldc : g->N;
+    uint64_t sa = g->stride_a ? g->stride_a : a_rows * lda;
+    uint64_t sb = g->stride_b ? g->stride_b : b_rows * ldb;
+    uint64_t sc = g->stride_c ? g->stride_c : (uint64_t)g->M * ldc;
+    svk_status st;
+    if ((st = check_operand(ctx, label, "A", g->a, g->off_a, a_rows, a_cols, lda, sa, batch)) != SVK_OK ||
+        (st = check_operand(ctx, label, "B", g->b, g->off_b, b_rows, b_cols, ldb, sb, batch)) != SVK_OK ||
+        (st = check_operand(ctx, label, "C", g->c, g->off_c, g->M, g->N, ldc, sc, batch)) != SVK_OK)
+        return st;
+    if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1)) != SVK_OK)
+        return st;
+
+    const svk_kernel_info *k = svk_kernel_info_get(SVK_KERNEL_GEMM);
+    const uint32_t *spec = k->spec_defaults;
+    uint32_t bm = spec[1] * spec[3], bn = spec[0] * spec[4], bk = spec[5];
+    uint64_t shared = (uint64_t)(bm + bn) * bk * sizeof(float);
+    if (shared > ctx->info.max_shared_memory)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "gemm tiles need %llu bytes of shared memory, the device has %u",
+                         (unsigned long long)shared, ctx->info.max_shared_memory);
+
+    svk_push_gemm push = {
+        .M = g->M, .N = g->N, .K = g->K,
+        .lda = (uint32_t)lda, .ldb = (uint32_t)ldb, .ldc = (uint32_t)ldc,
+        .off_a = (uint32_t)g->off_a, .off_b = (uint32_t)g->off_b, .off_c = (uint32_t)g->off_c,
+        .off_bias = (uint32_t)g->off_bias,
+        .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
+        .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
+                 (g->bias ? SVK_GEMM_FLAG_BIAS : 0u),
+        .alpha = g->alpha,
+        .beta = g->beta,
+    };
+    uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch), n_b = extent(b_rows, b_cols, ldb, sb, batch);
+    uint64_t n_c = extent(g->M, g->N, ldc, sc, batch);
+    svk_dispatch d = {
+        .kernel = SVK_KERNEL_GEMM,
+        .bindings = {
+            {g->a, g->off_a * 4, n_a * 4},
+            {g->b, g->off_b * 4, n_b * 4},
+            {g->c, g->off_c * 4, n_c * 4},
+            /* Without a bias the shader never reads binding 3; A stands in. */
+            g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : (svk_range){g->a, g->off_a * 4, n_a * 4},
+        },
+        .n_bindings = 4,
+        .push = &push,
+        .push_size = sizeof(push),
+        .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)batch},
+        .label = label,
+    };
+    if (batch > UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': batch %llu", label, (unsigned long long)batch);
+    return svk_cmdlist_dispatch(cl, &d);
+}

@@ -1,0 +1,29 @@
+/*
+ * GEMM on the device (shaders/gemm.comp), recorded into a command list:
+ *   C[b] = alpha * op(A[b]) op(B[b]) + beta * C[b] (+ bias[n])
+ * with the conventions of the CPU reference (lib/ref/ref_decls.h): op(A) is
+ * [M, K], op(B) is [K, N], row-major with leading dimensions, strided batches.
+ */
+#ifndef SVK_OPS_GEMM_H
+#define SVK_OPS_GEMM_H
+
+#include <stdbool.h>
+#include "vk/cmd.h"
+
+typedef struct svk_gemm_args {
+    bool trans_a, trans_b;
+    uint32_t M, N, K;              /* each >= 1 */
+    uint32_t batch;                /* >= 1; 0 is taken as 1 */
+    float alpha, beta;
+    svk_buffer *a, *b, *c;
+    svk_buffer *bias;              /* [N] floats, or NULL */
+    uint64_t off_a, off_b, off_c, off_bias; /* elements */
+    uint32_t lda, ldb, ldc;        /* elements; 0 means the packed value */
+    uint64_t stride_a, stride_b, stride_c;  /* elements between batches; 0 means packed */
+    const char *label;
+} svk_gemm_args;
+
+/* Checks shapes against the buffers and records the dispatch. */
+svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * CPU reference kernels: the oracle every Vulkan kernel is compared with.
+ *
+ * Each kernel lives in its own file, lib/ref/<kernel>.c, written once over
+ * the type svk_real and compiled twice (see lib/ref/meson.build):
+ *   svk_ref_<kernel>_f32   float, the precision the GPU computes in;
+ *   svk_ref_<kernel>_f64   double, for finite-difference gradient checks and
+ *                          as the high-precision oracle of conformance tests.
+ * This header declares both by including ref_decls.h once per type.
+ *
+ * The reference is written for clarity, not speed: plain loops, no SIMD,
+ * built without fast-math, and it needs no Vulkan.
+ */
+#ifndef SVK_REF_REF_H
+#define SVK_REF_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SVK_REF_TYPE float
+#define SVK_REF_NAME(name) svk_ref_##name##_f32
+#include "ref_decls.h"
+#undef SVK_REF_TYPE
+#undef SVK_REF_NAME
+
+#define SVK_REF_TYPE double
+#define SVK_REF_NAME(name) svk_ref_##name##_f64
+#include "ref_decls.h"
+#undef SVK_REF_TYPE
+#undef SVK_REF_NAME
+
+#endif

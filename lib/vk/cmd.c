@@ -1,0 +1,499 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "cmd.h"
+#include "context.h"
+
+/* An access since the last barrier, in VkBuffer terms (several svk_buffers
+ * share one VkBuffer, so overlap is decided on the block's buffer). */
+typedef struct access {
+    VkBuffer buffer;
+    uint64_t begin, end;   /* bytes within the VkBuffer */
+    bool write;
+} access;
+
+/* Descriptor sets for devices without push descriptors; they must outlive
+ * every replay of the list, so the list owns them. */
+typedef struct set_pool {
+    VkDescriptorPool pool;
+    uint32_t used, capacity;
+    struct set_pool *next;
+} set_pool;
+
+#define SETS_PER_POOL 256u
+
+struct svk_cmdlist {
+    svk_ctx *ctx;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    bool recording, recorded, pending;
+
+    access *accesses;
+    uint32_t n_access, cap_access;
+
+    set_pool *sets;
+
+    VkQueryPool queries;
+    uint32_t ts_capacity;
+    const char **labels;   /* per timed dispatch */
+
+    uint32_t n_dispatch, n_barrier;
+};
+
+static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
+{
+    if (need <= cl->cap_access)
+        return SVK_OK;
+    uint32_t cap = cl->cap_access ? cl->cap_access : 32;
+    while (cap < need)
+        cap *= 2;
+    access *na = realloc(cl->accesses, cap * sizeof(*na));
+    if (!na)
+        return svk_error(&cl->ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a command list");
+    cl->accesses = na;
+    cl->cap_access = cap;
+    return SVK_OK;
+}
+
+static void free_sets(svk_cmdlist *cl)
+{
+    set_pool *p = cl->sets;
+    while (p) {
+        set_pool *next = p->next;
+        cl->ctx->vkd.vkDestroyDescriptorPool(cl->ctx->device, p->pool, NULL);
+        free(p);
+        p = next;
+    }
+    cl->sets = NULL;
+}
+
+svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, svk_cmdlist **out)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(ctx ? &ctx->log : NULL, ctx && out);
+    *out = NULL;
+    if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
+        return st;
+    svk_cmdlist *cl = calloc(1, sizeof(*cl));
+    if (!cl)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
+    cl->ctx = ctx;
+
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+        .queueFamilyIndex = ctx->queue_family,
+    };
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &cl->pool), "creating a command list");
+    VkCommandBufferAllocateInfo cbai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = cl->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cl->cmd), "creating a command list");
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &cl->fence), "creating a command list");
+
+    if (params && params->timestamp_capacity) {
+        if (!ctx->info.timestamps) {
+            st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                           "timestamps requested but the device's compute queue has none");
+            goto fail;
+        }
+        cl->ts_capacity = params->timestamp_capacity;
+        VkQueryPoolCreateInfo qpci = {
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+            .queryType = VK_QUERY_TYPE_TIMESTAMP,
+            .queryCount = 2 * cl->ts_capacity,
+        };
+        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &cl->queries),
+               "creating a timestamp pool of %u queries", qpci.queryCount);
+        cl->labels = calloc(cl->ts_capacity, sizeof(*cl->labels));
+        if (!cl->labels) {
+            st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+            goto fail;
+        }
+    }
+    *out = cl;
+    return SVK_OK;
+
+fail:
+    svk_cmdlist_destroy(&cl);
+    return st;
+}
+
+void svk_cmdlist_destroy(svk_cmdlist **pcl)
+{
+    if (!pcl || !*pcl)
+        return;
+    svk_cmdlist *cl = *pcl;
+    svk_ctx *ctx = cl->ctx;
+    /* Nothing the GPU may still read is freed before its fence signalled. */
+    if (cl->pending && !ctx->lost)
+        ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
+    free_sets(cl);
+    if (cl->queries)
+        ctx->vkd.vkDestroyQueryPool(ctx->device, cl->queries, NULL);
+    if (cl->fence)
+        ctx->vkd.vkDestroyFence(ctx->device, cl->fence, NULL);
+    if (cl->pool)
+        ctx->vkd.vkDestroyCommandPool(ctx->device, cl->pool, NULL);
+    free(cl->labels);
+    free(cl->accesses);
+    free(cl);
+    *pcl = NULL;
+}
+
+svk_status svk_cmdlist_begin(svk_cmdlist *cl)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(NULL, cl);
+    svk_ctx *ctx = cl->ctx;
+    if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
+        return st;
+    if (cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is already recording", __func__);
+    if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
+        return st;
+    free_sets(cl);
+    cl->n_access = cl->n_dispatch = cl->n_barrier = 0;
+    cl->recorded = false;
+
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(cl->cmd, &bi), "beginning a command list");
+    cl->recording = true;
+    if (cl->queries)
+        ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->queries, 0, 2 * cl->ts_capacity);
+
+    /* Order this list after everything submitted before it on the queue
+     * (earlier replays, uploads): a pipeline barrier's first scope reaches
+     * back across submissions, a fence wait on the host alone does not make
+     * device writes visible to later device reads. */
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+    };
+    ctx->vkd.vkCmdPipelineBarrier(cl->cmd,
+                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    return SVK_OK;
+
+fail:
+    return st;
+}
+
+static bool overlaps(const access *a, VkBuffer buf, uint64_t begin, uint64_t end)
+{
+    return a->buffer == buf && a->begin < end && begin < a->end;
+}
+
+static svk_status validate(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k)
+{
+    svk_ctx *ctx = cl->ctx;
+    const char *label = d->label ? d->label : k->name;
+    if (d->n_bindings != k->n_buffers)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "dispatch '%s': %u buffers bound, kernel '%s' takes %u",
+                         label, d->n_bindings, k->name, k->n_buffers);
+    if (d->push_size != k->push_size || (k->push_size && !d->push))
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "dispatch '%s': %u bytes of push constants, kernel '%s' takes %u",
+                         label, d->push_size, k->name, k->push_size);
+    for (int i = 0; i < 3; i++)
+        if (d->groups[i] == 0 || d->groups[i] > ctx->info.max_workgroup_count[i])
+            return svk_error(&ctx->log, d->groups[i] ? SVK_ERROR_TOO_LARGE : SVK_ERROR_INVALID_ARG,
+                             "dispatch '%s': %u workgroups in dimension %d, the device allows 1..%u",
+                             label, d->groups[i], i, ctx->info.max_workgroup_count[i]);
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        const svk_range *r = &d->bindings[i];
+        if (!r->buf || r->buf->ctx != ctx)
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "dispatch '%s': binding %u has %s", label, i,
+                             r->buf ? "a buffer of another context" : "no buffer");
+        uint64_t size = r->size ? r->size : r->buf->size - (r->offset < r->buf->size ? r->offset : r->buf->size);
+        if (r->offset > r->buf->size || size > r->buf->size - r->offset || size == 0)
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "dispatch '%s': binding %u range [%llu, +%llu) is outside buffer '%s' of %llu bytes",
+                             label, i, (unsigned long long)r->offset, (unsigned long long)size,
+                             r->buf->name, (unsigned long long)r->buf->size);
+    }
+    if (k->push_size > ctx->info.max_push_constants)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "kernel '%s' needs %u bytes of push constants, the device has %u",
+                         k->name, k->push_size, ctx->info.max_push_constants);
+    return SVK_OK;
+}
+
+/* The barrier dispatch d needs after what was recorded since the last one,
+ * then d's accesses are added to the tracked set. */
+static svk_status track(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k)
+{
+    bool need_memory = false, need_exec = false;
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        const svk_range *r = &d->bindings[i];
+        VkBuffer vb = r->buf->alloc.block->buffer;
+        uint64_t size = r->size ? r->size : r->buf->size - r->offset;
+        uint64_t begin = r->buf->alloc.offset + r->offset, end = begin + size;
+        bool write = (k->write_mask >> i) & 1u;
+        for (uint32_t j = 0; j < cl->n_access; j++) {
+            const access *a = &cl->accesses[j];
+            if (!overlaps(a, vb, begin, end))
+                continue;
+            if (a->write)
+                need_memory = true;  /* RAW or WAW */
+            else if (write)
+                need_exec = true;    /* WAR */
+        }
+    }
+    svk_ctx *ctx = cl->ctx;
+    if (need_memory) {
+        VkMemoryBarrier mb = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+            .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+        };
+        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        cl->n_access = 0; /* everything before is now ordered and visible */
+        cl->n_barrier++;
+    } else if (need_exec) {
+        /* Reads before it are ordered; writes before it are still not
+         * visible to later reads, so they stay tracked. */
+        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0, NULL, 0, NULL);
+        uint32_t w = 0;
+        for (uint32_t j = 0; j < cl->n_access; j++)
+            if (cl->accesses[j].write)
+                cl->accesses[w++] = cl->accesses[j];
+        cl->n_access = w;
+        cl->n_barrier++;
+    }
+    svk_status st = grow_accesses(cl, cl->n_access + d->n_bindings);
+    if (st != SVK_OK)
+        return st;
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        const svk_range *r = &d->bindings[i];
+        uint64_t size = r->size ? r->size : r->buf->size - r->offset;
+        uint64_t begin = r->buf->alloc.offset + r->offset;
+        cl->accesses[cl->n_access++] = (access){
+            .buffer = r->buf->alloc.block->buffer,
+            .begin = begin,
+            .end = begin + size,
+            .write = (k->write_mask >> i) & 1u,
+        };
+    }
+    return SVK_OK;
+}
+
+static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDescriptorSet *set)
+{
+    svk_status st = SVK_OK;
+    svk_ctx *ctx = cl->ctx;
+    if (!cl->sets || cl->sets->used == cl->sets->capacity) {
+        set_pool *p = calloc(1, sizeof(*p));
+        if (!p)
+            return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+        VkDescriptorPoolSize size = {
+            .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = SETS_PER_POOL * SVK_MAX_BINDINGS,
+        };
+        VkDescriptorPoolCreateInfo dpci = {
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+            .maxSets = SETS_PER_POOL,
+            .poolSizeCount = 1,
+            .pPoolSizes = &size,
+        };
+        VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &p->pool);
+        if (r < 0) {
+            free(p);
+            return svk_vk_fail(ctx, NULL, r, "vkCreateDescriptorPool", __FILE__, __LINE__,
+                               "recording a command list");
+        }
+        p->capacity = SETS_PER_POOL;
+        p->next = cl->sets;
+        cl->sets = p;
+    }
+    VkDescriptorSetAllocateInfo dsai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = cl->sets->pool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &layout,
+    };
+    SVK_VK(ctx, ctx->vkd.vkAllocateDescriptorSets(ctx->device, &dsai, set), "recording a command list");
+    cl->sets->used++;
+    return SVK_OK;
+fail:
+    return st;
+}
+
+svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
+{
+    SVK_CHECK_ARG(NULL, cl && d);
+    svk_ctx *ctx = cl->ctx;
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK)
+        return st;
+    if (!cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
+    const svk_kernel_info *k = svk_kernel_info_get(d->kernel);
+    if (!k)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "dispatch of unknown kernel %d", (int)d->kernel);
+    if ((st = validate(cl, d, k)) != SVK_OK)
+        return st;
+    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "dispatch '%s': more dispatches than the %u timestamps the list was created for",
+                         d->label ? d->label : k->name, cl->ts_capacity);
+    const svk_pipeline *pipe;
+    if ((st = svk_pipeline_get(ctx, d->kernel, d->spec, &pipe)) != SVK_OK)
+        return st;
+    const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
+
+    VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        const svk_buffer *b = d->bindings[i].buf;
+        infos[i] = (VkDescriptorBufferInfo){
+            .buffer = b->alloc.block->buffer,
+            .offset = b->alloc.offset,
+            .range = b->size,
+        };
+        writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &infos[i],
+        };
+    }
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    if (!ctx->pipelines.push_descriptor) {
+        if ((st = alloc_set(cl, ks->set_layout, &set)) != SVK_OK)
+            return st;
+        for (uint32_t i = 0; i < d->n_bindings; i++)
+            writes[i].dstSet = set;
+        ctx->vkd.vkUpdateDescriptorSets(ctx->device, d->n_bindings, writes, 0, NULL);
+    }
+
+    if ((st = track(cl, d, k)) != SVK_OK)
+        return st;
+
+    VkCommandBuffer cmd = cl->cmd;
+    ctx->vkd.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
+    if (ctx->pipelines.push_descriptor)
+        ctx->vkd.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0,
+                                           d->n_bindings, writes);
+    else
+        ctx->vkd.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0, 1,
+                                         &set, 0, NULL);
+    if (k->push_size)
+        ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
+    if (cl->queries) {
+        cl->labels[cl->n_dispatch] = d->label ? d->label : k->name;
+        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
+    }
+    ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+    if (cl->queries)
+        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
+    cl->n_dispatch++;
+    return SVK_OK;
+}
+
+svk_status svk_cmdlist_end(svk_cmdlist *cl)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(NULL, cl);
+    svk_ctx *ctx = cl->ctx;
+    if (!cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
+    cl->recording = false;
+    SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(cl->cmd), "ending a command list");
+    cl->recorded = true;
+    return SVK_OK;
+fail:
+    return st;
+}
+
+svk_status svk_cmdlist_submit(svk_cmdlist *cl)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(NULL, cl);
+    svk_ctx *ctx = cl->ctx;
+    if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
+        return st;
+    if (!cl->recorded)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: nothing recorded (call svk_cmdlist_end first)", __func__);
+    if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
+        return st;
+    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->device, 1, &cl->fence), "submitting a command list");
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &cl->cmd,
+    };
+    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, cl->fence), "submitting a command list");
+    cl->pending = true;
+    return SVK_OK;
+fail:
+    return st;
+}
+
+svk_status svk_cmdlist_wait(svk_cmdlist *cl)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(NULL, cl);
+    svk_ctx *ctx = cl->ctx;
+    if (!cl->pending)
+        return SVK_OK;
+    if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
+        return st;
+    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX),
+           "waiting for a command list");
+    cl->pending = false;
+    return SVK_OK;
+fail:
+    return st;
+}
+
+void svk_cmdlist_stats(const svk_cmdlist *cl, uint32_t *dispatches, uint32_t *barriers)
+{
+    if (dispatches)
+        *dispatches = cl ? cl->n_dispatch : 0;
+    if (barriers)
+        *barriers = cl ? cl->n_barrier : 0;
+}
+
+svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, uint32_t *count)
+{
+    svk_status st = SVK_OK;
+    SVK_CHECK_ARG(NULL, cl && count);
+    svk_ctx *ctx = cl->ctx;
+    if (!cl->queries)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list records no timestamps", __func__);
+    if ((st = svk_cmdlist_wait(cl)) != SVK_OK)
+        return st;
+    uint32_t n = cl->n_dispatch < *count ? cl->n_dispatch : *count;
+    if (n) {
+        uint64_t *ticks = malloc(2 * n * sizeof(*ticks));
+        if (!ticks)
+            return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),
+                                                    ticks, sizeof(*ticks),
+                                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (r < 0) {
+            free(ticks);
+            return svk_vk_fail(ctx, NULL, r, "vkGetQueryPoolResults", __FILE__, __LINE__, "reading timestamps");
+        }
+        uint64_t mask = ctx->timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->timestamp_valid_bits) - 1);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t t = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+            if (ns)
+                ns[i] = (double)t * ctx->info.timestamp_period_ns;
+            if (labels)
+                labels[i] = cl->labels[i];
+        }
+        free(ticks);
+    }
+    *count = n;
+    return SVK_OK;
+}

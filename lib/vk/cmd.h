@@ -1,0 +1,70 @@
+/*
+ * Command lists: a recorded sequence of kernel dispatches that can be
+ * submitted again and again unchanged (a training step is recorded once and
+ * replayed every step).
+ *
+ * Barriers are derived, not written by hand: every dispatch declares the
+ * buffer ranges it reads and writes (the kernel registry says which bindings
+ * are written), and the list inserts a barrier before a dispatch only when it
+ * touches a range that a dispatch since the last barrier wrote
+ * (read-after-write, write-after-write: a memory barrier) or read
+ * (write-after-read: an execution barrier suffices).
+ */
+#ifndef SVK_VK_CMD_H
+#define SVK_VK_CMD_H
+
+#include <stdbool.h>
+#include "svk/buffer.h"
+#include "kernels.h"
+
+/* The part of a buffer a dispatch touches. The whole buffer is bound; the
+ * kernel addresses the range through offsets in its push constants. */
+typedef struct svk_range {
+    svk_buffer *buf;
+    uint64_t offset;  /* bytes */
+    uint64_t size;    /* bytes; 0 means to the end of the buffer */
+} svk_range;
+
+typedef struct svk_dispatch {
+    svk_kernel_id kernel;
+    const uint32_t *spec;          /* kernel's n_spec values, or NULL for defaults */
+    svk_range bindings[SVK_MAX_BINDINGS];
+    uint32_t n_bindings;           /* must equal the kernel's n_buffers */
+    const void *push;
+    uint32_t push_size;            /* must equal the kernel's push_size */
+    uint32_t groups[3];            /* workgroup counts, each >= 1 */
+    const char *label;             /* for messages and timings; may be NULL */
+} svk_dispatch;
+
+typedef struct svk_cmdlist svk_cmdlist;
+
+typedef struct svk_cmdlist_params {
+    /* Record a timestamp around each dispatch, up to this many dispatches
+     * (0: no timestamps). */
+    uint32_t timestamp_capacity;
+} svk_cmdlist_params;
+
+svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, svk_cmdlist **out);
+/* Waits for a pending submission, then frees. Accepts NULL and &NULL. */
+void svk_cmdlist_destroy(svk_cmdlist **cl);
+
+/* Starts (re)recording; discards what was recorded before. */
+svk_status svk_cmdlist_begin(svk_cmdlist *cl);
+/* Checks the dispatch against the registry and the device limits and records
+ * it, with whatever barrier it needs first. Nothing is recorded on error. */
+svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d);
+svk_status svk_cmdlist_end(svk_cmdlist *cl);
+
+/* Submits the recorded list (waiting first for its previous submission). */
+svk_status svk_cmdlist_submit(svk_cmdlist *cl);
+/* Waits for the last submission to complete. */
+svk_status svk_cmdlist_wait(svk_cmdlist *cl);
+
+/* Number of barriers and dispatches recorded (for tests of the barrier logic). */
+void svk_cmdlist_stats(const svk_cmdlist *cl, uint32_t *dispatches, uint32_t *barriers);
+
+/* GPU time in nanoseconds of each dispatch of the last completed submission;
+ * *count is the capacity on entry and the number written on return. */
+svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, uint32_t *count);
+
+#endif

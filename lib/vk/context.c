@@ -1,0 +1,346 @@
+/* Context creation (own device or imported), destruction and accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "svk/vulkan.h"
+#include "buffer.h"
+#include "context.h"
+#include "loader.h"
+
+svk_ctx_params svk_ctx_params_default(void)
+{
+    return (svk_ctx_params){
+        .device_index = -1,
+        .log_level = SVK_LOG_WARN,
+    };
+}
+
+static bool env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
+{
+    if (!ctx->lost)
+        return SVK_OK;
+    return svk_error(&ctx->log, SVK_ERROR_DEVICE_LOST,
+                     "%s: the device was lost earlier; destroy the context and create a new one", func);
+}
+
+/* Enumerates the devices of an instance with their infos (malloc'd). */
+static svk_status enumerate(svk_log *log, svk_vk_instance_fns *vki, VkInstance instance,
+                            VkPhysicalDevice **phys, svk_device_info **infos, uint32_t **families,
+                            uint32_t **ts_bits, uint32_t *n)
+{
+    *phys = NULL;
+    *infos = NULL;
+    *families = *ts_bits = NULL;
+    *n = 0;
+    uint32_t count = 0;
+    VkResult r = vki->vkEnumeratePhysicalDevices(instance, &count, NULL);
+    if (r < 0)
+        return svk_vk_fail(NULL, log, r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__, "listing devices");
+    if (count == 0)
+        return SVK_OK;
+    *phys = calloc(count, sizeof(**phys));
+    *infos = calloc(count, sizeof(**infos));
+    *families = calloc(count, sizeof(**families));
+    *ts_bits = calloc(count, sizeof(**ts_bits));
+    if (!*phys || !*infos || !*families || !*ts_bits)
+        goto oom;
+    r = vki->vkEnumeratePhysicalDevices(instance, &count, *phys);
+    if (r < 0) {
+        free(*phys); free(*infos); free(*families); free(*ts_bits);
+        *phys = NULL; *infos = NULL; *families = *ts_bits = NULL;
+        return svk_vk_fail(NULL, log, r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__, "listing devices");
+    }
+    for (uint32_t i = 0; i < count; i++)
+        svk_vk_device_info(vki, (*phys)[i], i, &(*infos)[i], &(*ts_bits)[i], &(*families)[i]);
+    *n = count;
+    return SVK_OK;
+oom:
+    free(*phys); free(*infos); free(*families); free(*ts_bits);
+    *phys = NULL; *infos = NULL; *families = *ts_bits = NULL;
+    return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing devices");
+}
+
+svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, count && (infos || *count == 0));
+    uint32_t capacity = *count;
+    *count = 0;
+    void *lib;
+    svk_vk_instance_fns vki;
+    svk_status st = svk_vk_open_loader(NULL, &lib, &vki);
+    if (st != SVK_OK)
+        return st;
+    VkInstance instance;
+    st = svk_vk_create_instance(NULL, &vki, false, NULL, &instance);
+    if (st == SVK_OK) {
+        VkPhysicalDevice *phys;
+        svk_device_info *all;
+        uint32_t *families, *ts, n;
+        st = enumerate(NULL, &vki, instance, &phys, &all, &families, &ts, &n);
+        if (st == SVK_OK) {
+            for (uint32_t i = 0; i < n && i < capacity; i++)
+                infos[i] = all[i];
+            *count = n;
+        }
+        free(phys);
+        free(all);
+        free(families);
+        free(ts);
+        vki.vkDestroyInstance(instance, NULL);
+    }
+    svk_vk_close_loader(&lib);
+    return st;
+}
+
+/* Everything after the device exists, common to own and imported devices. */
+static svk_status finish_init(svk_ctx *ctx, const char *cache_dir, uint32_t flags)
+{
+    ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->mem_props);
+    svk_memory_init(ctx);
+    svk_status st = svk_pipeline_cache_load(ctx, cache_dir, flags);
+    if (st != SVK_OK)
+        return st;
+    if ((st = svk_pipelines_init(ctx)) != SVK_OK)
+        return st;
+    return svk_oneshot_init(ctx);
+}
+
+static svk_status create_device(svk_ctx *ctx)
+{
+    svk_status st = SVK_OK;
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = ctx->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    const char *exts[1];
+    uint32_t n_exts = 0;
+    if (ctx->info.push_descriptor)
+        exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci,
+        .enabledExtensionCount = n_exts,
+        .ppEnabledExtensionNames = exts,
+    };
+    SVK_VK(ctx, ctx->vki.vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device),
+           "creating a device on '%s'", ctx->info.name);
+    ctx->own_device = true;
+    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
+        return st;
+    /* vkGetDeviceQueue is not in the table: it is called once, here. */
+    PFN_vkGetDeviceQueue get_queue = (PFN_vkGetDeviceQueue)ctx->vki.vkGetDeviceProcAddr(ctx->device, "vkGetDeviceQueue");
+    if (!get_queue)
+        return svk_error(&ctx->log, SVK_ERROR_NO_VULKAN, "Vulkan loader lacks vkGetDeviceQueue");
+    get_queue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    return SVK_OK;
+fail:
+    return st;
+}
+
+static svk_ctx *ctx_alloc(svk_log_fn fn, void *user, svk_log_level level)
+{
+    svk_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) {
+        svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a context");
+        return NULL;
+    }
+    ctx->log.fn = fn;
+    ctx->log.user = user;
+    ctx->log.level = level;
+    return ctx;
+}
+
+svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, out);
+    *out = NULL;
+    svk_ctx_params p = params ? *params : svk_ctx_params_default();
+    for (size_t i = 0; i < sizeof(p.reserved) / sizeof(p.reserved[0]); i++)
+        SVK_CHECK_ARG(NULL, p.reserved[i] == 0);
+
+    svk_ctx *ctx = ctx_alloc(p.log_fn, p.log_user, p.log_level);
+    if (!ctx)
+        return SVK_ERROR_OUT_OF_HOST_MEMORY;
+    VkPhysicalDevice *phys = NULL;
+    svk_device_info *infos = NULL;
+    uint32_t *families = NULL, *ts_bits = NULL, n = 0, chosen = 0;
+
+    svk_status st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki);
+    if (st != SVK_OK)
+        goto fail;
+    ctx->validation = (p.flags & SVK_CTX_VALIDATION) || env_flag("SVK_VALIDATION");
+    VkDebugUtilsMessengerCreateInfoEXT dbg;
+    svk_debug_messenger_info(ctx, &dbg);
+    if ((st = svk_vk_create_instance(&ctx->log, &ctx->vki, ctx->validation, &dbg, &ctx->instance)) != SVK_OK)
+        goto fail;
+    ctx->own_instance = true;
+    if (ctx->validation && (st = svk_debug_create(ctx)) != SVK_OK)
+        goto fail;
+
+    if ((st = enumerate(&ctx->log, &ctx->vki, ctx->instance, &phys, &infos, &families, &ts_bits, &n)) != SVK_OK)
+        goto fail;
+    if ((st = svk_vk_choose_device(&ctx->log, infos, n, p.device_index, p.device_name, &chosen)) != SVK_OK)
+        goto fail;
+    ctx->physical_device = phys[chosen];
+    ctx->info = infos[chosen];
+    ctx->queue_family = families[chosen];
+    ctx->timestamp_valid_bits = ts_bits[chosen];
+
+    if ((st = create_device(ctx)) != SVK_OK)
+        goto fail;
+    if ((st = finish_init(ctx, p.cache_dir, p.flags)) != SVK_OK)
+        goto fail;
+    free(phys);
+    free(infos);
+    free(families);
+    free(ts_bits);
+    *out = ctx;
+    return SVK_OK;
+
+fail:
+    free(phys);
+    free(infos);
+    free(families);
+    free(ts_bits);
+    svk_ctx_destroy(&ctx);
+    return st;
+}
+
+static bool listed(const char *const *names, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (names[i] && !strcmp(names[i], name))
+            return true;
+    return false;
+}
+
+svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, out);
+    *out = NULL;
+    SVK_CHECK_ARG(NULL, params);
+    SVK_CHECK_ARG(NULL, params->instance && params->physical_device && params->device && params->queue);
+    SVK_CHECK_ARG(NULL, params->num_enabled_extensions == 0 || params->enabled_extensions);
+    for (size_t i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
+        SVK_CHECK_ARG(NULL, params->reserved[i] == 0);
+
+    svk_ctx *ctx = ctx_alloc(params->log_fn, params->log_user, params->log_level);
+    if (!ctx)
+        return SVK_ERROR_OUT_OF_HOST_MEMORY;
+    svk_status st;
+    if (params->get_instance_proc_addr) {
+        ctx->vki.vkGetInstanceProcAddr = params->get_instance_proc_addr;
+        st = svk_vk_load_global(&ctx->log, &ctx->vki);
+    } else {
+        st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki);
+    }
+    if (st != SVK_OK)
+        goto fail;
+    ctx->instance = params->instance;
+    if ((st = svk_vk_load_instance(&ctx->log, &ctx->vki, ctx->instance)) != SVK_OK)
+        goto fail;
+    ctx->physical_device = params->physical_device;
+    uint32_t family;
+    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &ctx->info, &ctx->timestamp_valid_bits, &family);
+    if (!ctx->info.supported) {
+        st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "imported device '%s': %s", ctx->info.name,
+                       ctx->info.unsupported_reason);
+        goto fail;
+    }
+    /* The application's queue family, not the one libsvk would pick. */
+    uint32_t nq = 0;
+    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &nq, NULL);
+    VkQueueFamilyProperties qf[64];
+    nq = nq > 64 ? 64 : nq;
+    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &nq, qf);
+    if (params->queue_family >= nq || !(qf[params->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
+        st = svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                       "imported queue family %u is not a compute family of '%s'", params->queue_family,
+                       ctx->info.name);
+        goto fail;
+    }
+    ctx->queue_family = params->queue_family;
+    ctx->timestamp_valid_bits = qf[params->queue_family].timestampValidBits;
+    ctx->info.timestamps = ctx->timestamp_valid_bits > 0 && ctx->info.timestamp_period_ns > 0;
+    ctx->info.push_descriptor = ctx->info.push_descriptor &&
+        listed(params->enabled_extensions, params->num_enabled_extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    ctx->device = params->device;
+    ctx->queue = params->queue;
+    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
+        goto fail;
+    if ((st = finish_init(ctx, params->cache_dir, params->flags)) != SVK_OK)
+        goto fail;
+    *out = ctx;
+    return SVK_OK;
+fail:
+    svk_ctx_destroy(&ctx);
+    return st;
+}
+
+void svk_ctx_destroy(svk_ctx **pctx)
+{
+    if (!pctx || !*pctx)
+        return;
+    svk_ctx *ctx = *pctx;
+    if (ctx->device) {
+        if (!ctx->lost && ctx->vkd.vkDeviceWaitIdle) {
+            /* An imported device may be busy with the application's work:
+             * only libsvk's queue needs to be idle. */
+            if (ctx->own_device)
+                ctx->vkd.vkDeviceWaitIdle(ctx->device);
+            else if (ctx->vkd.vkQueueWaitIdle)
+                ctx->vkd.vkQueueWaitIdle(ctx->queue);
+        }
+        if (ctx->vkd.vkDestroyBuffer) {
+            svk_mem_free_range(ctx, &ctx->staging);
+            svk_oneshot_destroy(ctx);
+            svk_pipeline_cache_save(ctx);
+            svk_pipelines_destroy(ctx);
+            svk_memory_destroy(ctx);
+        }
+        if (ctx->own_device && ctx->vkd.vkDestroyDevice)
+            ctx->vkd.vkDestroyDevice(ctx->device, NULL);
+    }
+    if (ctx->own_instance && ctx->instance) {
+        svk_debug_destroy(ctx);
+        ctx->vki.vkDestroyInstance(ctx->instance, NULL);
+    }
+    svk_vk_close_loader(&ctx->libvulkan);
+    free(ctx);
+    *pctx = NULL;
+}
+
+const svk_device_info *svk_ctx_device_info(const svk_ctx *ctx)
+{
+    return ctx ? &ctx->info : NULL;
+}
+
+const char *svk_ctx_last_error(const svk_ctx *ctx)
+{
+    return ctx ? ctx->log.last : "";
+}
+
+svk_status svk_ctx_validation_counts(const svk_ctx *ctx, svk_validation_counts *out)
+{
+    SVK_CHECK_ARG(NULL, ctx && out);
+    *out = ctx->vcounts;
+    return SVK_OK;
+}
+
+bool svk_ctx_validation_enabled(const svk_ctx *ctx)
+{
+    return ctx && ctx->validation;
+}

@@ -1,0 +1,99 @@
+/*
+ * The context's internals, shared by the files of lib/vk. Nothing here is
+ * public; svk/context.h holds the opaque handle.
+ */
+#ifndef SVK_VK_CONTEXT_H
+#define SVK_VK_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "svk/context.h"
+#include "core/error.h"
+#include "fns.h"
+#include "memory.h"
+#include "pipeline.h"
+#include "result.h"
+
+/* A one-shot command buffer and fence for uploads, downloads and fills,
+ * which the host waits for before returning. */
+typedef struct svk_oneshot {
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+} svk_oneshot;
+
+struct svk_ctx {
+    svk_log log;
+
+    /* The loader and the function tables: one set per context, never global. */
+    void *libvulkan;              /* dlopen handle; NULL if the app gave gipa */
+    svk_vk_instance_fns vki;
+    svk_vk_device_fns vkd;
+
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;
+    VkQueue queue;
+    bool own_instance, own_device; /* false for imported objects: never destroyed */
+
+    VkDebugUtilsMessengerEXT messenger;
+    bool validation;
+    svk_validation_counts vcounts;
+
+    svk_device_info info;
+    VkPhysicalDeviceMemoryProperties mem_props;
+    uint32_t timestamp_valid_bits;
+
+    /* Set by the first VK_ERROR_DEVICE_LOST; every later call refuses to
+     * touch the device. */
+    bool lost;
+
+    svk_memory memory;
+    svk_pipelines pipelines;
+    svk_oneshot oneshot;
+    svk_mem_alloc staging;        /* host-visible bounce buffer for transfers */
+
+    char cache_path[1024];        /* pipeline cache file, "" when disabled */
+};
+
+/* Returns SVK_ERROR_DEVICE_LOST (with a message) once the device was lost. */
+svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func);
+
+/* Device queries (device.c). Fills info for phys, index being its position in
+ * the enumeration, and sets info->supported / unsupported_reason. */
+void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
+                        uint32_t index, svk_device_info *info, uint32_t *timestamp_bits,
+                        uint32_t *queue_family);
+
+/* Picks the device per params and the SVK_DEVICE environment variable among
+ * n infos. Returns its index into infos via *chosen. */
+svk_status svk_vk_choose_device(svk_log *log, const svk_device_info *infos, uint32_t n,
+                                int32_t index, const char *name, uint32_t *chosen);
+
+/* Creates an instance and loads its functions. With validation, enables the
+ * Khronos layer with synchronisation validation, and dbg (non-NULL) also
+ * receives the messages of instance creation and destruction. */
+svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool validation,
+                                  const VkDebugUtilsMessengerCreateInfoEXT *dbg, VkInstance *out);
+
+/* Validation-layer messenger (debug.c). */
+void svk_debug_messenger_info(svk_ctx *ctx, VkDebugUtilsMessengerCreateInfoEXT *ci);
+svk_status svk_debug_create(svk_ctx *ctx);
+void svk_debug_destroy(svk_ctx *ctx);
+
+/* Pipeline cache on disk (pipeline_cache.c): chooses the file (or none, with
+ * SVK_CTX_NO_PIPELINE_CACHE / SVK_PIPELINE_CACHE=0), creates the
+ * VkPipelineCache from it, and writes it back at context destruction. A
+ * missing, stale or corrupt file only costs compile time, never an error. */
+svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags);
+void svk_pipeline_cache_save(svk_ctx *ctx);
+
+/* One-shot transfers (transfer.c): init creates the command buffer and
+ * fence; begin starts recording into it; submit_wait submits and waits. */
+svk_status svk_oneshot_init(svk_ctx *ctx);
+svk_status svk_oneshot_begin(svk_ctx *ctx);
+svk_status svk_oneshot_submit_wait(svk_ctx *ctx, const char *what);
+void svk_oneshot_destroy(svk_ctx *ctx);
+
+#endif

@@ -1,0 +1,249 @@
+/* Physical-device queries and the choice of device. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+#define SVK_MIN_API VK_API_VERSION_1_2
+
+static svk_device_type map_type(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return SVK_DEVICE_INTEGRATED_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return SVK_DEVICE_DISCRETE_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return SVK_DEVICE_VIRTUAL_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return SVK_DEVICE_CPU;
+    default: return SVK_DEVICE_OTHER;
+    }
+}
+
+static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(exts[i].extensionName, name))
+            return true;
+    return false;
+}
+
+void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
+                        svk_device_info *info, uint32_t *timestamp_bits, uint32_t *queue_family)
+{
+    memset(info, 0, sizeof(*info));
+    info->index = index;
+
+    VkPhysicalDeviceProperties props;
+    vki->vkGetPhysicalDeviceProperties(phys, &props);
+    snprintf(info->name, sizeof(info->name), "%s", props.deviceName);
+    info->type = map_type(props.deviceType);
+    info->vendor_id = props.vendorID;
+    info->device_id = props.deviceID;
+    info->driver_version = props.driverVersion;
+    info->api_version = props.apiVersion;
+    const VkPhysicalDeviceLimits *lim = &props.limits;
+    info->max_shared_memory = lim->maxComputeSharedMemorySize;
+    for (int i = 0; i < 3; i++) {
+        info->max_workgroup_size[i] = lim->maxComputeWorkGroupSize[i];
+        info->max_workgroup_count[i] = lim->maxComputeWorkGroupCount[i];
+    }
+    info->max_workgroup_invocations = lim->maxComputeWorkGroupInvocations;
+    info->max_push_constants = lim->maxPushConstantsSize;
+    info->max_storage_buffer_range = lim->maxStorageBufferRange;
+    info->min_storage_offset_alignment = (uint32_t)lim->minStorageBufferOffsetAlignment;
+    info->timestamp_period_ns = lim->timestampPeriod;
+
+    VkPhysicalDeviceMemoryProperties mp;
+    vki->vkGetPhysicalDeviceMemoryProperties(phys, &mp);
+    for (uint32_t i = 0; i < mp.memoryHeapCount; i++)
+        if (mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            info->device_local_bytes += mp.memoryHeaps[i].size;
+
+    /* The compute queue: prefer one that has timestamps. */
+    uint32_t nq = 0;
+    vki->vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
+    VkQueueFamilyProperties qf[64];
+    if (nq > 64)
+        nq = 64;
+    vki->vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf);
+    uint32_t family = UINT32_MAX;
+    for (uint32_t i = 0; i < nq; i++) {
+        if (!(qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+            continue;
+        if (family == UINT32_MAX || (qf[i].timestampValidBits && !qf[family].timestampValidBits))
+            family = i;
+    }
+    *queue_family = family;
+    *timestamp_bits = family != UINT32_MAX ? qf[family].timestampValidBits : 0;
+    info->timestamps = *timestamp_bits > 0 && lim->timestampComputeAndGraphics;
+
+    if (props.apiVersion < SVK_MIN_API) {
+        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason),
+                 "Vulkan %u.%u device; libsvk needs 1.2", VK_API_VERSION_MAJOR(props.apiVersion),
+                 VK_API_VERSION_MINOR(props.apiVersion));
+        return;
+    }
+    if (family == UINT32_MAX) {
+        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason), "no compute queue");
+        return;
+    }
+
+    uint32_t next = 0;
+    vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, NULL);
+    VkExtensionProperties *exts = calloc(next ? next : 1, sizeof(*exts));
+    if (exts)
+        vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, exts);
+    else
+        next = 0;
+    info->push_descriptor = has_extension(exts, next, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    bool sgc = props.apiVersion >= VK_API_VERSION_1_3 ||
+               has_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    free(exts);
+
+    /* Only chain structures the device's version (or extension) defines. */
+    VkPhysicalDeviceSubgroupSizeControlProperties sgp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES,
+    };
+    VkPhysicalDeviceMaintenance3Properties m3 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+        .pNext = sgc ? &sgp : NULL,
+    };
+    VkPhysicalDeviceVulkan12Properties p12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
+        .pNext = &m3,
+    };
+    VkPhysicalDeviceVulkan11Properties p11 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES,
+        .pNext = &p12,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &p11,
+    };
+    vki->vkGetPhysicalDeviceProperties2(phys, &p2);
+    memcpy(info->device_uuid, p11.deviceUUID, sizeof(info->device_uuid));
+    info->subgroup_size = p11.subgroupSize;
+    info->min_subgroup_size = sgc ? sgp.minSubgroupSize : p11.subgroupSize;
+    info->max_subgroup_size = sgc ? sgp.maxSubgroupSize : p11.subgroupSize;
+    info->max_allocation_size = m3.maxMemoryAllocationSize;
+    snprintf(info->driver_name, sizeof(info->driver_name), "%s", p12.driverName);
+    snprintf(info->driver_info, sizeof(info->driver_info), "%s", p12.driverInfo);
+
+    VkPhysicalDeviceSubgroupSizeControlFeatures sgf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
+    };
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = sgc ? &sgf : NULL,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
+    };
+    vki->vkGetPhysicalDeviceFeatures2(phys, &f2);
+    info->float16 = f12.shaderFloat16;
+    info->int8 = f12.shaderInt8;
+    info->subgroup_size_control = sgc && sgf.subgroupSizeControl && sgf.computeFullSubgroups &&
+                                  (sgp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    info->supported = true;
+}
+
+static int type_rank(svk_device_type t)
+{
+    switch (t) {
+    case SVK_DEVICE_DISCRETE_GPU: return 0;
+    case SVK_DEVICE_INTEGRATED_GPU: return 1;
+    case SVK_DEVICE_VIRTUAL_GPU: return 2;
+    case SVK_DEVICE_CPU: return 3;
+    default: return 4;
+    }
+}
+
+static bool name_matches(const char *name, const char *pattern)
+{
+    size_t n = strlen(name), p = strlen(pattern);
+    if (p == 0)
+        return false;
+    for (size_t i = 0; i + p <= n; i++) {
+        size_t j = 0;
+        while (j < p && tolower((unsigned char)name[i + j]) == tolower((unsigned char)pattern[j]))
+            j++;
+        if (j == p)
+            return true;
+    }
+    return false;
+}
+
+static bool parse_index(const char *s, uint32_t *out)
+{
+    if (!*s)
+        return false;
+    uint64_t v = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        v = v * 10 + (uint64_t)(*c - '0');
+        if (v > UINT32_MAX)
+            return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+static svk_status pick_index(svk_log *log, const svk_device_info *infos, uint32_t n, uint32_t idx,
+                             const char *source, uint32_t *chosen)
+{
+    if (idx >= n)
+        return svk_error(log, SVK_ERROR_NO_DEVICE, "%s asks for Vulkan device %u, but there %s %u",
+                         source, idx, n == 1 ? "is" : "are", n);
+    if (!infos[idx].supported)
+        return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s asks for Vulkan device %u (%s): %s", source,
+                         idx, infos[idx].name, infos[idx].unsupported_reason);
+    *chosen = idx;
+    return SVK_OK;
+}
+
+svk_status svk_vk_choose_device(svk_log *log, const svk_device_info *infos, uint32_t n,
+                                int32_t index, const char *name, uint32_t *chosen)
+{
+    if (n == 0)
+        return svk_error(log, SVK_ERROR_NO_VULKAN,
+                         "the Vulkan loader reports no devices; install a driver (e.g. mesa-vulkan-drivers)");
+    if (index >= 0)
+        return pick_index(log, infos, n, (uint32_t)index, "device_index", chosen);
+
+    const char *source = "device_name";
+    if (!name) {
+        const char *env = getenv("SVK_DEVICE");
+        if (env && *env) {
+            uint32_t idx;
+            if (parse_index(env, &idx))
+                return pick_index(log, infos, n, idx, "SVK_DEVICE", chosen);
+            name = env;
+            source = "SVK_DEVICE";
+        }
+    }
+    if (name) {
+        for (uint32_t i = 0; i < n; i++)
+            if (infos[i].supported && name_matches(infos[i].name, name)) {
+                *chosen = i;
+                return SVK_OK;
+            }
+        char list[512] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < n && used < sizeof(list); i++)
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u: %s", i ? "; " : "", i, infos[i].name);
+        return svk_error(log, SVK_ERROR_NO_DEVICE, "%s \"%s\" matches no supported Vulkan device (devices: %s)",
+                         source, name, list);
+    }
+
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (infos[i].supported && (best < 0 || type_rank(infos[i].type) < type_rank(infos[best].type)))
+            best = (int)i;
+    if (best < 0)
+        return svk_error(log, SVK_ERROR_UNSUPPORTED, "no Vulkan device meets libsvk's needs (device 0, %s: %s)",
+                         infos[0].name, infos[0].unsupported_reason);
+    *chosen = (uint32_t)best;
+    return SVK_OK;
+}

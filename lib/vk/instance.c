@@ -1,0 +1,118 @@
+/* Instance creation, with the validation layer when asked for. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "loader.h"
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+static bool layer_present(svk_vk_instance_fns *vki, const char *name)
+{
+    uint32_t n = 0;
+    if (vki->vkEnumerateInstanceLayerProperties(&n, NULL) < 0 || n == 0)
+        return false;
+    VkLayerProperties *lp = calloc(n, sizeof(*lp));
+    if (!lp)
+        return false;
+    bool found = false;
+    if (vki->vkEnumerateInstanceLayerProperties(&n, lp) >= 0)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(lp[i].layerName, name);
+    free(lp);
+    return found;
+}
+
+static bool extension_present(svk_vk_instance_fns *vki, const char *layer, const char *name)
+{
+    uint32_t n = 0;
+    if (vki->vkEnumerateInstanceExtensionProperties(layer, &n, NULL) < 0 || n == 0)
+        return false;
+    VkExtensionProperties *ep = calloc(n, sizeof(*ep));
+    if (!ep)
+        return false;
+    bool found = false;
+    if (vki->vkEnumerateInstanceExtensionProperties(layer, &n, ep) >= 0)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !strcmp(ep[i].extensionName, name);
+    free(ep);
+    return found;
+}
+
+svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool validation,
+                                  const VkDebugUtilsMessengerCreateInfoEXT *dbg, VkInstance *out)
+{
+    *out = VK_NULL_HANDLE;
+    uint32_t loader_version = VK_API_VERSION_1_0;
+    if (vki->vkEnumerateInstanceVersion)
+        vki->vkEnumerateInstanceVersion(&loader_version);
+    if (loader_version < VK_API_VERSION_1_2)
+        return svk_error(log, SVK_ERROR_UNSUPPORTED,
+                         "the Vulkan loader supports Vulkan %u.%u; libsvk needs 1.2 or newer",
+                         VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
+
+    const char *layers[1];
+    const char *exts[2];
+    uint32_t n_layers = 0, n_exts = 0;
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT features = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = enables,
+    };
+    VkDebugUtilsMessengerCreateInfoEXT dbg_copy;
+    const void *chain = NULL;
+    if (validation) {
+        if (!layer_present(vki, VALIDATION_LAYER))
+            return svk_error(log, SVK_ERROR_UNSUPPORTED,
+                             "validation requested (SVK_VALIDATION=1 or SVK_CTX_VALIDATION) but the "
+                             "layer %s is not installed (Debian: vulkan-validationlayers)", VALIDATION_LAYER);
+        if (!extension_present(vki, VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME) ||
+            !(extension_present(vki, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
+              extension_present(vki, VALIDATION_LAYER, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)))
+            return svk_error(log, SVK_ERROR_UNSUPPORTED,
+                             "validation requested but %s lacks %s or %s", VALIDATION_LAYER,
+                             VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+        layers[n_layers++] = VALIDATION_LAYER;
+        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+        exts[n_exts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+        if (dbg) {
+            /* A copy, so the chain can be extended without touching the caller's. */
+            dbg_copy = *dbg;
+            dbg_copy.pNext = NULL;
+            features.pNext = &dbg_copy;
+        }
+        chain = &features;
+    }
+
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "libsvk",
+        .pEngineName = "libsvk",
+        .engineVersion = VK_MAKE_API_VERSION(0, SVK_VERSION_MAJOR, SVK_VERSION_MINOR, SVK_VERSION_PATCH),
+        .apiVersion = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2,
+    };
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = chain,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = n_layers,
+        .ppEnabledLayerNames = layers,
+        .enabledExtensionCount = n_exts,
+        .ppEnabledExtensionNames = exts,
+    };
+    VkResult r = vki->vkCreateInstance(&ici, NULL, out);
+    if (r < 0) {
+        *out = VK_NULL_HANDLE;
+        return svk_vk_fail(NULL, log, r, "vkCreateInstance", __FILE__, __LINE__,
+                           r == VK_ERROR_INCOMPATIBLE_DRIVER ? "creating the instance: no compatible driver is installed"
+                                                              : "creating the instance");
+    }
+    svk_status st = svk_vk_load_instance(log, vki, *out);
+    if (st != SVK_OK) {
+        if (vki->vkDestroyInstance)
+            vki->vkDestroyInstance(*out, NULL);
+        *out = VK_NULL_HANDLE;
+    }
+    return st;
+}

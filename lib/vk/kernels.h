@@ -1,0 +1,38 @@
+/*
+ * The kernel registry: one table entry per compute shader, with everything
+ * the pipeline builder and the dispatch helper need to know about it.
+ *
+ * Specialisation constants: ids 0, 1, 2 are always the workgroup size
+ * (layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2));
+ * ids from 3 on are the kernel's own (tile sizes and the like), described in
+ * the shader.
+ */
+#ifndef SVK_VK_KERNELS_H
+#define SVK_VK_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SVK_MAX_BINDINGS 8
+#define SVK_MAX_SPEC 12
+
+typedef enum svk_kernel_id {
+    SVK_KERNEL_GEMM = 0,
+    SVK_KERNEL_COUNT
+} svk_kernel_id;
+
+typedef struct svk_kernel_info {
+    const char *name;          /* shaders/<name>.comp */
+    const uint32_t *spv;
+    size_t spv_size;           /* bytes */
+    uint32_t n_buffers;        /* storage buffers at set 0, bindings 0..n-1 */
+    uint32_t write_mask;       /* bit i: binding i is written */
+    uint32_t push_size;        /* bytes of the push-constant block */
+    uint32_t n_spec;           /* specialisation constants, ids 0..n_spec-1 */
+    uint32_t spec_defaults[SVK_MAX_SPEC];
+} svk_kernel_info;
+
+/* The entry of a kernel, or NULL for an id out of range. */
+const svk_kernel_info *svk_kernel_info_get(svk_kernel_id id);
+
+#endif

@@ -1,0 +1,27 @@
+/* Run-time loading of the Vulkan loader and its entry points (see fns.h). */
+#ifndef SVK_VK_LOADER_H
+#define SVK_VK_LOADER_H
+
+#include "core/error.h"
+#include "fns.h"
+
+/* Opens the system Vulkan loader: $SVK_VULKAN_LIBRARY if set (a path, for
+ * loaders outside the library path), else libvulkan.so.1, then libvulkan.so.
+ * On success *handle is the dlopen handle and fns has vkGetInstanceProcAddr
+ * and the global functions. SVK_ERROR_NO_VULKAN when none opens. */
+svk_status svk_vk_open_loader(svk_log *log, void **handle, svk_vk_instance_fns *fns);
+
+/* Fills the global functions of fns from fns->vkGetInstanceProcAddr (already
+ * set), for an application-provided entry point. */
+svk_status svk_vk_load_global(svk_log *log, svk_vk_instance_fns *fns);
+
+/* Fills the instance functions for instance. */
+svk_status svk_vk_load_instance(svk_log *log, svk_vk_instance_fns *fns, VkInstance instance);
+
+/* Fills the device functions for device. */
+svk_status svk_vk_load_device(svk_log *log, const svk_vk_instance_fns *ifns,
+                              VkDevice device, svk_vk_device_fns *dfns);
+
+void svk_vk_close_loader(void **handle);
+
+#endif

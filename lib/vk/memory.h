@@ -1,0 +1,75 @@
+/*
+ * Device memory sub-allocation. Drivers cap the number of VkDeviceMemory
+ * objects (maxMemoryAllocationCount can be as low as 4096) and make each
+ * allocation slow, so memory comes from a few large blocks per pool, each
+ * with one VkBuffer spanning it; an allocation is a range of a block.
+ */
+#ifndef SVK_VK_MEMORY_H
+#define SVK_VK_MEMORY_H
+
+#include <stdbool.h>
+#include <vulkan/vulkan.h>
+#include "svk/common.h"
+
+struct svk_ctx;
+
+typedef enum svk_pool_kind {
+    SVK_POOL_DEVICE = 0, /* device-local: tensors */
+    SVK_POOL_MAPPED,     /* host-visible + coherent, persistently mapped: per-step inputs */
+    SVK_POOL_STAGING,    /* host-visible + coherent, cached if possible: transfers */
+    SVK_POOL_COUNT
+} svk_pool_kind;
+
+typedef struct svk_free_range {
+    uint64_t offset, size;
+} svk_free_range;
+
+typedef struct svk_mem_block {
+    VkDeviceMemory memory;
+    VkBuffer buffer;       /* spans the whole block */
+    uint64_t size;
+    void *mapped;          /* host pointer for host-visible pools, else NULL */
+    svk_free_range *free;  /* sorted by offset, coalesced */
+    uint32_t n_free, cap_free;
+    uint32_t live;         /* allocations in this block */
+    struct svk_mem_block *next;
+} svk_mem_block;
+
+typedef struct svk_mem_pool {
+    svk_mem_block *blocks;
+    uint32_t type_index;   /* UINT32_MAX until chosen */
+    uint64_t block_size;
+} svk_mem_pool;
+
+typedef struct svk_memory {
+    svk_mem_pool pools[SVK_POOL_COUNT];
+    uint64_t bytes_allocated; /* VkDeviceMemory held, all pools */
+    uint64_t bytes_in_use;    /* handed out to allocations */
+} svk_memory;
+
+/* An allocation: a range of one block's buffer. */
+typedef struct svk_mem_alloc {
+    svk_mem_block *block;
+    uint64_t offset, size;
+    svk_pool_kind pool;
+} svk_mem_alloc;
+
+/* Every allocation's offset is a multiple of this: the largest value Vulkan
+ * allows for minStorageBufferOffsetAlignment, so any range can be bound. */
+#define SVK_MEM_ALIGN 256u
+
+void svk_memory_init(struct svk_ctx *ctx);
+void svk_memory_destroy(struct svk_ctx *ctx);
+
+/* Allocates size bytes from pool; name is for messages. */
+svk_status svk_mem_alloc_range(struct svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
+                               const char *name, svk_mem_alloc *out);
+void svk_mem_free_range(struct svk_ctx *ctx, svk_mem_alloc *a);
+
+/* Host pointer of a host-visible allocation. */
+static inline void *svk_mem_ptr(const svk_mem_alloc *a)
+{
+    return a->block && a->block->mapped ? (char *)a->block->mapped + a->offset : NULL;
+}
+
+#endif

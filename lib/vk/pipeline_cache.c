@@ -1,0 +1,158 @@
+/*
+ * The VkPipelineCache, persisted per device so that a shader is compiled by
+ * the driver once per machine, not once per run (a large shader's first
+ * compile costs over a second on lavapipe).
+ *
+ * The file is named after the device UUID and driver version: the driver
+ * validates the header too and ignores a cache from another driver, but a
+ * distinct name keeps two devices from overwriting each other's. It is
+ * written to a temporary file and renamed, so a crash never leaves a torn
+ * cache behind.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "context.h"
+
+/* A cache larger than this is not ours to read. */
+#define MAX_CACHE_BYTES (256u << 20)
+
+static void make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    mkdir(path, 0755);
+}
+
+static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
+{
+    ctx->cache_path[0] = '\0';
+    const char *env = getenv("SVK_PIPELINE_CACHE");
+    if ((flags & SVK_CTX_NO_PIPELINE_CACHE) || (env && !strcmp(env, "0")))
+        return false;
+    char base[768];
+    if (dir && *dir)
+        snprintf(base, sizeof(base), "%s", dir);
+    else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
+        snprintf(base, sizeof(base), "%s/siamese-vk", getenv("XDG_CACHE_HOME"));
+    else if (getenv("HOME") && *getenv("HOME"))
+        snprintf(base, sizeof(base), "%s/.cache/siamese-vk", getenv("HOME"));
+    else
+        return false;
+    char uuid[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(uuid + 2 * i, 3, "%02x", ctx->info.device_uuid[i]);
+    make_dirs(base);
+    snprintf(ctx->cache_path, sizeof(ctx->cache_path), "%s/pipelines-%s-%08x.bin", base, uuid,
+             ctx->info.driver_version);
+    return true;
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    void *data = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long len = ftell(f);
+        if (len > 0 && (unsigned long)len <= MAX_CACHE_BYTES && fseek(f, 0, SEEK_SET) == 0) {
+            data = malloc((size_t)len);
+            if (data && fread(data, 1, (size_t)len, f) == (size_t)len)
+                *size = (size_t)len;
+            else {
+                free(data);
+                data = NULL;
+            }
+        }
+    }
+    fclose(f);
+    return data;
+}
+
+/* The header every VkPipelineCache blob starts with (Vulkan spec, "Pipeline
+ * Cache Header"): refuse a file that is not for this device before handing
+ * it to the driver. */
+static bool header_matches(const svk_ctx *ctx, const uint8_t *data, size_t size)
+{
+    if (size < 32)
+        return false;
+    uint32_t len, version, vendor, device;
+    memcpy(&len, data, 4);
+    memcpy(&version, data + 4, 4);
+    memcpy(&vendor, data + 8, 4);
+    memcpy(&device, data + 12, 4);
+    return len >= 32 && version == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+           vendor == ctx->info.vendor_id && device == ctx->info.device_id;
+}
+
+svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags)
+{
+    svk_status st = SVK_OK;
+    size_t size = 0;
+    void *data = NULL;
+    if (choose_path(ctx, dir, flags)) {
+        data = read_file(ctx->cache_path, &size);
+        if (data && !header_matches(ctx, data, size)) {
+            svk_log_msg(&ctx->log, SVK_LOG_INFO, "ignoring pipeline cache %s: not for this device", ctx->cache_path);
+            free(data);
+            data = NULL;
+            size = 0;
+        }
+    }
+    VkPipelineCacheCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+        .initialDataSize = size,
+        .pInitialData = data,
+    };
+    VkResult r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipelines.cache);
+    if (r < 0 && data) {
+        /* A cache the driver rejects is only lost time: start empty. */
+        ci.initialDataSize = 0;
+        ci.pInitialData = NULL;
+        r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipelines.cache);
+    }
+    free(data);
+    SVK_VK(ctx, r, "creating the pipeline cache");
+    return SVK_OK;
+fail:
+    return st;
+}
+
+void svk_pipeline_cache_save(svk_ctx *ctx)
+{
+    if (!ctx->pipelines.cache)
+        return;
+    if (ctx->cache_path[0] && !ctx->lost) {
+        size_t size = 0;
+        void *data = NULL;
+        if (ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, NULL) >= 0 && size &&
+            (data = malloc(size)) &&
+            ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, data) >= 0) {
+            char tmp[1100];
+            snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path, (long)getpid());
+            FILE *f = fopen(tmp, "wb");
+            bool ok = f && fwrite(data, 1, size, f) == size;
+            if (f)
+                ok = fclose(f) == 0 && ok;
+            if (!ok || rename(tmp, ctx->cache_path) != 0) {
+                svk_log_msg(&ctx->log, SVK_LOG_INFO, "could not write pipeline cache %s: %s", ctx->cache_path,
+                            strerror(errno));
+                unlink(tmp);
+            }
+        }
+        free(data);
+    }
+    ctx->vkd.vkDestroyPipelineCache(ctx->device, ctx->pipelines.cache, NULL);
+    ctx->pipelines.cache = VK_NULL_HANDLE;
+}

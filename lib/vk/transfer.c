@@ -1,0 +1,186 @@
+/*
+ * Host <-> device copies through a staging buffer, and the one-shot command
+ * buffer they are recorded into. Each call waits for its copy: these are for
+ * loading weights and reading results, not for the per-step path (that uses
+ * persistently mapped buffers).
+ */
+#include <string.h>
+
+#include "buffer.h"
+#include "context.h"
+
+/* Bounce-buffer size: large transfers go through it in pieces, so staging
+ * memory stays small whatever the tensor size. */
+#define STAGING_SIZE (8ull << 20)
+
+svk_status svk_oneshot_init(svk_ctx *ctx)
+{
+    svk_status st = SVK_OK;
+    svk_oneshot *o = &ctx->oneshot;
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+        .queueFamilyIndex = ctx->queue_family,
+    };
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &o->pool), "creating the transfer command pool");
+    VkCommandBufferAllocateInfo cbai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = o->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &o->cmd), "creating the transfer command buffer");
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &o->fence), "creating the transfer fence");
+    return SVK_OK;
+fail:
+    return st;
+}
+
+void svk_oneshot_destroy(svk_ctx *ctx)
+{
+    svk_oneshot *o = &ctx->oneshot;
+    if (o->fence)
+        ctx->vkd.vkDestroyFence(ctx->device, o->fence, NULL);
+    if (o->pool)
+        ctx->vkd.vkDestroyCommandPool(ctx->device, o->pool, NULL);
+    memset(o, 0, sizeof(*o));
+}
+
+svk_status svk_oneshot_begin(svk_ctx *ctx)
+{
+    svk_status st = SVK_OK;
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(ctx->oneshot.cmd, &bi), "beginning a transfer");
+    return SVK_OK;
+fail:
+    return st;
+}
+
+svk_status svk_oneshot_submit_wait(svk_ctx *ctx, const char *what)
+{
+    svk_status st = SVK_OK;
+    svk_oneshot *o = &ctx->oneshot;
+    SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(o->cmd), "%s", what);
+    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->device, 1, &o->fence), "%s", what);
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &o->cmd,
+    };
+    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, o->fence), "%s", what);
+    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &o->fence, VK_TRUE, UINT64_MAX), "%s", what);
+    return SVK_OK;
+fail:
+    return st;
+}
+
+static svk_status ensure_staging(svk_ctx *ctx)
+{
+    if (ctx->staging.block)
+        return SVK_OK;
+    return svk_mem_alloc_range(ctx, SVK_POOL_STAGING, STAGING_SIZE, "staging", &ctx->staging);
+}
+
+/* Orders a transfer after all earlier work on the queue (kernels reading or
+ * writing the range, earlier transfers). */
+static void barrier_before_transfer(svk_ctx *ctx)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+    };
+    ctx->vkd.vkCmdPipelineBarrier(ctx->oneshot.cmd,
+                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static svk_status check_range(svk_buffer *buf, uint64_t offset, uint64_t size, const char *func)
+{
+    if (offset > buf->size || size > buf->size - offset)
+        return svk_error(&buf->ctx->log, SVK_ERROR_INVALID_ARG,
+                         "%s: range [%llu, +%llu) is outside buffer '%s' of %llu bytes", func,
+                         (unsigned long long)offset, (unsigned long long)size, buf->name,
+                         (unsigned long long)buf->size);
+    return SVK_OK;
+}
+
+svk_status svk_buffer_upload(svk_buffer *buf, uint64_t offset, const void *data, uint64_t size)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, buf);
+    svk_ctx *ctx = buf->ctx;
+    SVK_CHECK_ARG(&ctx->log, data || size == 0);
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
+        return st;
+    if (buf->memory == SVK_MEMORY_HOST_MAPPED) {
+        memcpy((char *)svk_mem_ptr(&buf->alloc) + offset, data, size);
+        return SVK_OK;
+    }
+    if ((st = ensure_staging(ctx)) != SVK_OK)
+        return st;
+    const char *src = data;
+    for (uint64_t done = 0; done < size;) {
+        uint64_t chunk = size - done < STAGING_SIZE ? size - done : STAGING_SIZE;
+        /* The previous piece's copy has completed (submit_wait): the
+         * staging memory is free to overwrite. */
+        memcpy(svk_mem_ptr(&ctx->staging), src + done, chunk);
+        if ((st = svk_oneshot_begin(ctx)) != SVK_OK)
+            return st;
+        barrier_before_transfer(ctx);
+        VkBufferCopy region = {
+            .srcOffset = ctx->staging.offset,
+            .dstOffset = buf->alloc.offset + offset + done,
+            .size = chunk,
+        };
+        ctx->vkd.vkCmdCopyBuffer(ctx->oneshot.cmd, ctx->staging.block->buffer, buf->alloc.block->buffer, 1, &region);
+        if ((st = svk_oneshot_submit_wait(ctx, "uploading")) != SVK_OK)
+            return svk_error(&ctx->log, st, "%s (buffer '%s')", ctx->log.last, buf->name);
+        done += chunk;
+    }
+    return SVK_OK;
+}
+
+svk_status svk_buffer_download(svk_buffer *buf, uint64_t offset, void *data, uint64_t size)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, buf);
+    svk_ctx *ctx = buf->ctx;
+    SVK_CHECK_ARG(&ctx->log, data || size == 0);
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
+        return st;
+    if ((st = ensure_staging(ctx)) != SVK_OK)
+        return st;
+    char *dst = data;
+    for (uint64_t done = 0; done < size;) {
+        uint64_t chunk = size - done < STAGING_SIZE ? size - done : STAGING_SIZE;
+        if ((st = svk_oneshot_begin(ctx)) != SVK_OK)
+            return st;
+        barrier_before_transfer(ctx);
+        VkBufferCopy region = {
+            .srcOffset = buf->alloc.offset + offset + done,
+            .dstOffset = ctx->staging.offset,
+            .size = chunk,
+        };
+        ctx->vkd.vkCmdCopyBuffer(ctx->oneshot.cmd, buf->alloc.block->buffer, ctx->staging.block->buffer, 1, &region);
+        /* The copy's writes must reach the host before it reads them. */
+        VkMemoryBarrier mb = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+            .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+        };
+        ctx->vkd.vkCmdPipelineBarrier(ctx->oneshot.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                      0, 1, &mb, 0, NULL, 0, NULL);
+        if ((st = svk_oneshot_submit_wait(ctx, "downloading")) != SVK_OK)
+            return svk_error(&ctx->log, st, "%s (buffer '%s')", ctx->log.last, buf->name);
+        memcpy(dst + done, svk_mem_ptr(&ctx->staging), chunk);
+        done += chunk;
+    }
+    return SVK_OK;
+}

@@ -1,0 +1,31 @@
+/* Push constants of shaders/gemm.comp (see push_defs.h). Offsets, leading
+ * dimensions and batch strides are in elements (floats), relative to the
+ * start of each bound buffer. */
+#ifndef SVK_PUSH_GEMM_H
+#define SVK_PUSH_GEMM_H
+#include "push_defs.h"
+
+SVK_PUSH_BEGIN(svk_push_gemm)
+    SVK_PUSH_U32(M)
+    SVK_PUSH_U32(N)
+    SVK_PUSH_U32(K)
+    SVK_PUSH_U32(lda)
+    SVK_PUSH_U32(ldb)
+    SVK_PUSH_U32(ldc)
+    SVK_PUSH_U32(off_a)
+    SVK_PUSH_U32(off_b)
+    SVK_PUSH_U32(off_c)
+    SVK_PUSH_U32(off_bias)
+    SVK_PUSH_U32(stride_a)
+    SVK_PUSH_U32(stride_b)
+    SVK_PUSH_U32(stride_c)
+    SVK_PUSH_U32(flags)     /* SVK_GEMM_FLAG_* */
+    SVK_PUSH_F32(alpha)
+    SVK_PUSH_F32(beta)
+SVK_PUSH_END(svk_push_gemm)
+
+#define SVK_GEMM_FLAG_TRANS_A 1u
+#define SVK_GEMM_FLAG_TRANS_B 2u
+#define SVK_GEMM_FLAG_BIAS 4u
+
+#endif

@@ -1,0 +1,118 @@
+#version 450
+/*
+ * GEMM, strided-batched: C = alpha * op(A) op(B) + beta * C (+ bias[n]).
+ * Reference: lib/ref/gemm.c. Conformance: tests/test_gemm.c.
+ *
+ * The portable variant: classic shared-memory tiling with register blocking.
+ * A workgroup of WG_X x WG_Y invocations computes a BM x BN tile of C
+ * (BM = WG_Y * TM, BN = WG_X * TN); each invocation owns TM x TN outputs,
+ * spaced WG_Y rows and WG_X columns apart so that, for each k, invocations
+ * of one row of the workgroup read the same A values from shared memory
+ * (a broadcast) and neighbours read neighbouring B values. K is walked in
+ * tiles of BK staged through shared memory. No subgroup operations: the
+ * result does not depend on the subgroup size.
+ *
+ * Batch b is workgroup z. beta == 0 never reads C (BLAS semantics: NaN in
+ * an output that is being overwritten must not survive).
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_gemm.h" /* defines the push-constant block pc */
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint TM = 4;  /* rows of C per invocation */
+layout(constant_id = 4) const uint TN = 4;  /* columns of C per invocation */
+layout(constant_id = 5) const uint BK = 16; /* K per shared-memory stage */
+
+layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
+layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+
+const uint WG_X = gl_WorkGroupSize.x;
+const uint WG_Y = gl_WorkGroupSize.y;
+const uint BM = WG_Y * TM;
+const uint BN = WG_X * TN;
+const uint THREADS = WG_X * WG_Y;
+
+shared float tile_a[BK * BM]; /* [BK][BM]: op(A) tile, k-major */
+shared float tile_b[BK * BN]; /* [BK][BN]: op(B) tile, k-major */
+
+void main()
+{
+    const uint tx = gl_LocalInvocationID.x;
+    const uint ty = gl_LocalInvocationID.y;
+    const uint tid = ty * WG_X + tx;
+    const uint m0 = gl_WorkGroupID.y * BM;
+    const uint n0 = gl_WorkGroupID.x * BN;
+    const uint batch = gl_WorkGroupID.z;
+    const bool trans_a = (pc.flags & SVK_GEMM_FLAG_TRANS_A) != 0u;
+    const bool trans_b = (pc.flags & SVK_GEMM_FLAG_TRANS_B) != 0u;
+    const uint base_a = pc.off_a + batch * pc.stride_a;
+    const uint base_b = pc.off_b + batch * pc.stride_b;
+    const uint base_c = pc.off_c + batch * pc.stride_c;
+
+    float acc[TM * TN];
+    for (uint i = 0u; i < TM * TN; i++)
+        acc[i] = 0.0;
+
+    for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
+        /* Stage op(A)[m0:m0+BM, k0:k0+BK]; consecutive invocations take
+         * consecutive addresses along whichever axis A is contiguous in. */
+        for (uint i = tid; i < BM * BK; i += THREADS) {
+            uint mm, kk;
+            if (trans_a) { mm = i % BM; kk = i / BM; } /* A is [K, lda] */
+            else         { kk = i % BK; mm = i / BK; } /* A is [M, lda] */
+            const uint m = m0 + mm, k = k0 + kk;
+            float v = 0.0;
+            if (m < pc.M && k < pc.K)
+                v = a[base_a + (trans_a ? k * pc.lda + m : m * pc.lda + k)];
+            tile_a[kk * BM + mm] = v;
+        }
+        /* Stage op(B)[k0:k0+BK, n0:n0+BN]. */
+        for (uint i = tid; i < BN * BK; i += THREADS) {
+            uint nn, kk;
+            if (trans_b) { kk = i % BK; nn = i / BK; } /* B is [N, ldb] */
+            else         { nn = i % BN; kk = i / BN; } /* B is [K, ldb] */
+            const uint n = n0 + nn, k = k0 + kk;
+            float v = 0.0;
+            if (n < pc.N && k < pc.K)
+                v = b[base_b + (trans_b ? n * pc.ldb + k : k * pc.ldb + n)];
+            tile_b[kk * BN + nn] = v;
+        }
+        barrier();
+
+        for (uint kk = 0u; kk < BK; kk++) {
+            float ra[TM];
+            float rb[TN];
+            for (uint i = 0u; i < TM; i++)
+                ra[i] = tile_a[kk * BM + ty + i * WG_Y];
+            for (uint j = 0u; j < TN; j++)
+                rb[j] = tile_b[kk * BN + tx + j * WG_X];
+            for (uint i = 0u; i < TM; i++)
+                for (uint j = 0u; j < TN; j++)
+                    acc[i * TN + j] += ra[i] * rb[j];
+        }
+        /* The next stage overwrites the tiles this one is still reading. */
+        barrier();
+    }
+
+    const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;
+    for (uint i = 0u; i < TM; i++) {
+        const uint m = m0 + ty + i * WG_Y;
+        if (m >= pc.M)
+            continue;
+        for (uint j = 0u; j < TN; j++) {
+            const uint n = n0 + tx + j * WG_X;
+            if (n >= pc.N)
+                continue;
+            const uint idx = base_c + m * pc.ldc + n;
+            float v = pc.alpha * acc[i * TN + j];
+            if (pc.beta != 0.0)
+                v += pc.beta * c[idx];
+            if (has_bias)
+                v += bias[pc.off_bias + n];
+            c[idx] = v;
+        }
+    }
+}
