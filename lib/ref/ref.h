@@ -17,6 +17,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Which normalisation a fused norm kernel (siamese_norm.c) applies; the
+ * values are the reference's own, not a public ABI. */
+enum svk_ref_norm {
+    SVK_REF_LAYERNORM = 0, /* (u - mean) * rstd * g + b, rstd = 1/sqrt(var + eps) */
+    SVK_REF_RMSNORM = 1,   /* u * rstd * g, rstd = 1/sqrt(mean(u^2) + eps) */
+};
+
 #define SVK_REF_TYPE float
 #define SVK_REF_NAME(name) svk_ref_##name##_f32
 #include "ref_decls.h"

@@ -40,6 +40,7 @@ struct svk_cmdlist {
     const char **labels;   /* per timed dispatch */
 
     uint32_t n_dispatch, n_barrier;
+    bool no_barriers;
 };
 
 static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
@@ -80,6 +81,7 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
     if (!cl)
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     cl->ctx = ctx;
+    cl->no_barriers = params && params->unsafe_no_barriers;
 
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -247,6 +249,8 @@ static svk_status track(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel
         }
     }
     svk_ctx *ctx = cl->ctx;
+    if (cl->no_barriers)
+        need_memory = need_exec = false;
     if (need_memory) {
         VkMemoryBarrier mb = {
             .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,

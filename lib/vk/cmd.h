@@ -42,6 +42,9 @@ typedef struct svk_cmdlist_params {
     /* Record a timestamp around each dispatch, up to this many dispatches
      * (0: no timestamps). */
     uint32_t timestamp_capacity;
+    /* Tests only: record no barriers between dispatches, so that a test can
+     * prove the validation layer catches the hazards they prevent. */
+    bool unsafe_no_barriers;
 } svk_cmdlist_params;
 
 svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, svk_cmdlist **out);

@@ -1,0 +1,22 @@
+/* Reference learning-rate schedule (spec, "Optimiser"). */
+#include "real.h"
+
+/* Computed in double and rounded once: a host-side scalar, and the step
+ * counts are exact in double up to 2^53. S - 1 - W is formed in double too,
+ * where it may be negative (W >= S), which max(1, .) then absorbs. */
+svk_real SVK_REF(lr_schedule)(uint64_t step, uint64_t total, uint64_t warmup,
+                              svk_real peak)
+{
+    double pk = (double)peak;
+    if (step < warmup)
+        return (svk_real)(pk * (double)(step + 1) / (double)warmup);
+    double span = (double)total - 1 - (double)warmup;
+    double p = ((double)step - (double)warmup) / (span > 1 ? span : 1);
+    if (p < 0)
+        p = 0;
+    if (p > 1)
+        p = 1;
+    const double pi = 3.14159265358979323846;
+    double lo = 0.1 * pk;
+    return (svk_real)(lo + 0.5 * (pk - lo) * (1 + cos(pi * p)));
+}
