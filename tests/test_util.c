@@ -152,7 +152,7 @@ int tu_finish(const tu_tally *t)
  * destroyed (leaked objects, say) fail the test too. */
 static int validation_messages;
 
-static void log_to_stderr(void *user, svk_log_level level, const char *msg)
+void tu_log_fn(void *user, svk_log_level level, const char *msg)
 {
     (void)user;
     static const char *const names[] = {"error", "warn", "info", "debug"};
@@ -165,7 +165,7 @@ svk_ctx *tu_ctx_create(void)
 {
     svk_ctx_params p = svk_ctx_params_default();
     p.flags = SVK_CTX_NO_PIPELINE_CACHE;
-    p.log_fn = log_to_stderr;
+    p.log_fn = tu_log_fn;
     svk_ctx *ctx = NULL;
     svk_status st = svk_ctx_create(&p, &ctx);
     if (st != SVK_OK) {

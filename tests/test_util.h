@@ -56,6 +56,9 @@ void tu_check(tu_tally *t, bool ok, const char *fmt, ...) __attribute__((format(
 /* Prints the summary line; returns the process exit code. */
 int tu_finish(const tu_tally *t);
 
+/* Log callback for test contexts: prints, and counts validation messages. */
+void tu_log_fn(void *user, svk_log_level level, const char *msg);
+
 /* Creates a context for tests: validation on when SVK_VALIDATION=1 (meson
  * sets it), pipeline cache off. Prints the device and subgroup size. Returns
  * NULL (after printing why) on failure. */

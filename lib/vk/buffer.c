@@ -31,8 +31,10 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
      * not only the allocation size, caps a buffer. */
     if (params->size > ctx->info.max_storage_buffer_range)
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
-                         "buffer '%s' of %s exceeds the device's maxStorageBufferRange (%s)", name,
-                         svk_fmt_bytes(b1, params->size), svk_fmt_bytes(b2, ctx->info.max_storage_buffer_range));
+                         "buffer '%s' of %llu bytes (%s) exceeds the device's maxStorageBufferRange of %llu bytes (%s)",
+                         name, (unsigned long long)params->size, svk_fmt_bytes(b1, params->size),
+                         (unsigned long long)ctx->info.max_storage_buffer_range,
+                         svk_fmt_bytes(b2, ctx->info.max_storage_buffer_range));
 
     svk_buffer *buf = calloc(1, sizeof(*buf));
     if (!buf)

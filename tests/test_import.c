@@ -1,0 +1,274 @@
+/*
+ * Embedding: the application creates its own instance and device (with the
+ * validation layer when SVK_VALIDATION=1), libsvk borrows them, runs GEMM,
+ * and after svk_ctx_destroy the application's device still works and
+ * nothing of libsvk's is left on it (the layer reports leaked objects at
+ * vkDestroyDevice). The import is done twice: once with
+ * VK_KHR_push_descriptor listed as enabled, once without, which exercises
+ * libsvk's descriptor-set fallback.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/gemm.h"
+#include "ref.h"
+#include "svk/vulkan.h"
+#include "test_util.h"
+
+static int app_messages;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                 VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)sev; (void)type; (void)user;
+    app_messages++;
+    fprintf(stderr, "app validation: %s\n", data->pMessage);
+    return VK_FALSE;
+}
+
+typedef struct app {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    uint32_t family;
+    VkQueue queue;
+    bool push_descriptor;
+} app;
+
+static bool app_create(app *a, bool validation)
+{
+    memset(a, 0, sizeof(*a));
+    VkApplicationInfo ai = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2};
+    const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+    const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+    VkValidationFeatureEnableEXT en[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkDebugUtilsMessengerCreateInfoEXT mci = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = on_message,
+    };
+    VkValidationFeaturesEXT vf = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, .pNext = &mci,
+                                  .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = en};
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pNext = validation ? &vf : NULL,
+        .pApplicationInfo = &ai,
+        .enabledLayerCount = validation ? 1 : 0,
+        .ppEnabledLayerNames = layers,
+        .enabledExtensionCount = validation ? 2 : 0,
+        .ppEnabledExtensionNames = exts,
+    };
+    if (vkCreateInstance(&ici, NULL, &a->instance) != VK_SUCCESS)
+        return false;
+    if (validation) {
+        PFN_vkCreateDebugUtilsMessengerEXT cm =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkCreateDebugUtilsMessengerEXT");
+        if (!cm || cm(a->instance, &mci, NULL, &a->messenger) != VK_SUCCESS)
+            return false;
+    }
+    uint32_t n = 1;
+    VkResult r = vkEnumeratePhysicalDevices(a->instance, &n, &a->phys);
+    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0)
+        return false;
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->phys, &nq, NULL);
+    VkQueueFamilyProperties qf[16];
+    nq = nq > 16 ? 16 : nq;
+    vkGetPhysicalDeviceQueueFamilyProperties(a->phys, &nq, qf);
+    a->family = UINT32_MAX;
+    for (uint32_t i = 0; i < nq && a->family == UINT32_MAX; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+            a->family = i;
+    uint32_t ne = 0;
+    vkEnumerateDeviceExtensionProperties(a->phys, NULL, &ne, NULL);
+    VkExtensionProperties *ep = calloc(ne ? ne : 1, sizeof(*ep));
+    vkEnumerateDeviceExtensionProperties(a->phys, NULL, &ne, ep);
+    for (uint32_t i = 0; i < ne; i++)
+        a->push_descriptor |= !strcmp(ep[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    free(ep);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = a->family,
+                                   .queueCount = 1, .pQueuePriorities = &prio};
+    const char *dexts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci, .enabledExtensionCount = a->push_descriptor ? 1 : 0,
+                              .ppEnabledExtensionNames = dexts};
+    if (a->family == UINT32_MAX || vkCreateDevice(a->phys, &dci, NULL, &a->device) != VK_SUCCESS)
+        return false;
+    vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
+    return true;
+}
+
+/* The application uses its device after libsvk is gone: fill a buffer on
+ * the GPU and read it back. */
+static bool app_still_works(app *a)
+{
+    bool ok = false;
+    VkBuffer buf = VK_NULL_HANDLE;
+    VkDeviceMemory mem = VK_NULL_HANDLE;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 256,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    if (vkCreateBuffer(a->device, &bci, NULL, &buf) != VK_SUCCESS)
+        goto out;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(a->device, buf, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(a->phys, &mp);
+    uint32_t type = UINT32_MAX;
+    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want)
+            type = i;
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+    if (type == UINT32_MAX || vkAllocateMemory(a->device, &mai, NULL, &mem) != VK_SUCCESS ||
+        vkBindBufferMemory(a->device, buf, mem, 0) != VK_SUCCESS)
+        goto out;
+    VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a->family};
+    VkCommandBuffer cmd;
+    VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (vkCreateCommandPool(a->device, &cpci, NULL, &pool) != VK_SUCCESS)
+        goto out;
+    cbai.commandPool = pool;
+    if (vkAllocateCommandBuffers(a->device, &cbai, &cmd) != VK_SUCCESS ||
+        vkCreateFence(a->device, &fci, NULL, &fence) != VK_SUCCESS)
+        goto out;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vkBeginCommandBuffer(cmd, &bi);
+    vkCmdFillBuffer(cmd, buf, 0, 256, 0xabcdef01u);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vkEndCommandBuffer(cmd);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    void *p;
+    if (vkQueueSubmit(a->queue, 1, &si, fence) != VK_SUCCESS ||
+        vkWaitForFences(a->device, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS ||
+        vkMapMemory(a->device, mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+        goto out;
+    ok = ((uint32_t *)p)[63] == 0xabcdef01u;
+    vkUnmapMemory(a->device, mem);
+out:
+    if (fence) vkDestroyFence(a->device, fence, NULL);
+    if (pool) vkDestroyCommandPool(a->device, pool, NULL);
+    if (buf) vkDestroyBuffer(a->device, buf, NULL);
+    if (mem) vkFreeMemory(a->device, mem, NULL);
+    return ok;
+}
+
+static void app_destroy(app *a)
+{
+    if (a->device) vkDestroyDevice(a->device, NULL);
+    if (a->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT dm =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(a->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (dm) dm(a->instance, a->messenger, NULL);
+    }
+    if (a->instance) vkDestroyInstance(a->instance, NULL);
+}
+
+/* A small GEMM through the imported context, checked against the reference. */
+static double imported_gemm(svk_ctx *ctx, tu_rng *rng)
+{
+    enum { M = 19, N = 23, K = 29 };
+    float ha[M * K], hb[K * N], hc[M * N];
+    double da[M * K], db[K * N], dc[M * N];
+    tu_fill_uniform(rng, ha, M * K, -1, 1);
+    tu_fill_uniform(rng, hb, K * N, -1, 1);
+    for (int i = 0; i < M * K; i++) da[i] = ha[i];
+    for (int i = 0; i < K * N; i++) db[i] = hb[i];
+    svk_ref_gemm_f64(0, 0, M, N, K, 1.0, da, K, 0, db, N, 0, 0.0, dc, N, 0, NULL, 1);
+    svk_buffer_params p = svk_buffer_params_default();
+    svk_buffer *a = NULL, *b = NULL, *c = NULL;
+    svk_cmdlist *cl = NULL;
+    double err = 1e30;
+    p.size = sizeof(ha);
+    if (svk_buffer_create(ctx, &p, &a) != SVK_OK || svk_buffer_upload(a, 0, ha, sizeof(ha)) != SVK_OK)
+        goto out;
+    p.size = sizeof(hb);
+    if (svk_buffer_create(ctx, &p, &b) != SVK_OK || svk_buffer_upload(b, 0, hb, sizeof(hb)) != SVK_OK)
+        goto out;
+    p.size = sizeof(hc);
+    if (svk_buffer_create(ctx, &p, &c) != SVK_OK)
+        goto out;
+    svk_gemm_args g = {.M = M, .N = N, .K = K, .alpha = 1.0f, .a = a, .b = b, .c = c};
+    if (svk_cmdlist_create(ctx, NULL, &cl) != SVK_OK || svk_cmdlist_begin(cl) != SVK_OK ||
+        svk_gemm_record(cl, &g) != SVK_OK || svk_cmdlist_end(cl) != SVK_OK || svk_cmdlist_submit(cl) != SVK_OK ||
+        svk_buffer_download(c, 0, hc, sizeof(hc)) != SVK_OK)
+        goto out;
+    err = tu_rel_error(hc, dc, M * N);
+out:
+    if (err > 1)
+        printf("     imported gemm failed: %s\n", svk_ctx_last_error(ctx));
+    svk_cmdlist_destroy(&cl);
+    svk_buffer_destroy(&a);
+    svk_buffer_destroy(&b);
+    svk_buffer_destroy(&c);
+    return err;
+}
+
+int main(int argc, char **argv)
+{
+    tu_args args;
+    tu_parse_args(argc, argv, "test_import", &args);
+    tu_tally t = {0, 0};
+    const char *env = getenv("SVK_VALIDATION");
+    bool validation = env && *env && strcmp(env, "0");
+    app a;
+    if (!app_create(&a, validation)) {
+        tu_check(&t, false, "the application's own instance and device");
+        app_destroy(&a);
+        return tu_finish(&t);
+    }
+    tu_rng rng;
+    tu_rng_seed(&rng, args.seed);
+    for (int with_push = a.push_descriptor ? 1 : 0; with_push >= 0; with_push--) {
+        const char *exts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+        svk_import_params ip = {
+            .instance = a.instance,
+            .physical_device = a.phys,
+            .device = a.device,
+            .queue_family = a.family,
+            .queue = a.queue,
+            .enabled_extensions = exts,
+            .num_enabled_extensions = with_push ? 1 : 0,
+            .flags = SVK_CTX_NO_PIPELINE_CACHE,
+            .get_instance_proc_addr = with_push ? vkGetInstanceProcAddr : NULL,
+        };
+        svk_ctx *ctx = NULL;
+        svk_status st = svk_ctx_import(&ip, &ctx);
+        const char *path = with_push ? "push descriptors, app's vkGetInstanceProcAddr" : "descriptor sets, libsvk's loader";
+        tu_check(&t, st == SVK_OK, "import (%s): %s %s", path, svk_status_string(st), st ? svk_last_error() : "");
+        if (st != SVK_OK)
+            continue;
+        double err = imported_gemm(ctx, &rng);
+        tu_check(&t, err < 1e-5, "GEMM on the imported device (%s): rel err %.3e", path, err);
+        svk_ctx_destroy(&ctx);
+        tu_check(&t, ctx == NULL, "svk_ctx_destroy sets the handle to NULL");
+        tu_check(&t, app_still_works(&a), "the application's device works after libsvk is gone (%s)", path);
+    }
+    /* Bad imports are refused, not crashed on. */
+    svk_import_params bad = {.instance = a.instance};
+    svk_ctx *ctx = NULL;
+    svk_status st = svk_ctx_import(&bad, &ctx);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import without a device refused: %s", svk_last_error());
+    svk_import_params badq = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
+                              .queue_family = 999, .queue = a.queue};
+    st = svk_ctx_import(&badq, &ctx);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import with a bad queue family refused: %s", svk_last_error());
+
+    app_destroy(&a);
+    if (validation)
+        tu_check(&t, app_messages == 0, "validation layer reported %d message(s), device destruction included",
+                 app_messages);
+    return tu_finish(&t);
+}
