@@ -1,0 +1,16 @@
+#!/bin/bash
+# The main job: install what is missing, build, list the devices, and run the
+# GEMM conformance check on the default device (SVK_DEVICE picks another).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ -f build/build.ninja ]; then
+    meson setup --reconfigure build >/dev/null
+else
+    meson setup build >/dev/null
+fi
+ninja -C build
+echo
+./build/tools/svk-info
+echo
+./build/tests/test_gemm "$@"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Installs the Debian 12 packages libsvk needs to build and test, skipping
+# those already present. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+    # build
+    meson ninja-build pkg-config gcc g++ clang python3
+    glslang-tools spirv-tools libvulkan-dev
+    # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
+    libvulkan1 mesa-vulkan-drivers
+    # tests: the Khronos validation layer
+    vulkan-validationlayers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all packages present"
+    exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo="sudo"
+    else
+        echo "setup: need root to install: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
