@@ -13,4 +13,4 @@ ninja -C build
 echo
 ./build/tools/svk-info
 echo
-./build/tests/test_gemm "$@"
+./build/tools/conformance/svk-conformance --kernel gemm "$@"

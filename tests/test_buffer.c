@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     svk_ctx *ctx = tu_ctx_create();
     if (!ctx)
         return 1;
-    tu_rng rng;
-    tu_rng_seed(&rng, args.seed);
+    cf_rng rng;
+    cf_rng_seed(&rng, args.seed);
     svk_buffer_params p = svk_buffer_params_default();
     svk_status st;
 
@@ -58,14 +58,14 @@ int main(int argc, char **argv)
     /* 2. A staged round trip larger than the staging buffer, at an odd offset. */
     size_t n = (20u << 20) / sizeof(float) + 13;
     float *src = malloc(n * sizeof(float)), *dst = malloc(n * sizeof(float));
-    tu_fill_uniform(&rng, src, n, -10, 10);
+    cf_fill_uniform(&rng, src, n, -10, 10);
     svk_buffer *big = NULL;
     p.size = (n + 7) * sizeof(float);
     p.name = "big";
     st = svk_buffer_create(ctx, &p, &big);
     if (st == SVK_OK)
         st = svk_buffer_upload(big, 7 * sizeof(float), src, n * sizeof(float));
-    tu_fill_nan(dst, n);
+    cf_fill_nan(dst, n);
     if (st == SVK_OK)
         st = svk_buffer_download(big, 7 * sizeof(float), dst, n * sizeof(float));
     tu_check(&t, st == SVK_OK && !memcmp(src, dst, n * sizeof(float)), "20 MiB round trip at offset 28: %s",

@@ -66,13 +66,13 @@ int main(int argc, char **argv)
     svk_ctx *ctx = tu_ctx_create();
     if (!ctx)
         return 1;
-    tu_rng rng;
-    tu_rng_seed(&rng, args.seed);
+    cf_rng rng;
+    cf_rng_seed(&rng, args.seed);
     float *ha = malloc(NN * sizeof(float)), *hb = malloc(NN * sizeof(float)), *out = malloc(2 * NN * sizeof(float));
     double *r1 = malloc(NN * sizeof(double)), *r2 = malloc(NN * sizeof(double));
     float *r1f = malloc(NN * sizeof(float));
-    tu_fill_uniform(&rng, ha, NN, -1, 1);
-    tu_fill_uniform(&rng, hb, NN, -1, 1);
+    cf_fill_uniform(&rng, ha, NN, -1, 1);
+    cf_fill_uniform(&rng, hb, NN, -1, 1);
     svk_buffer *a = make(ctx, "a", NN, ha), *b = make(ctx, "b", NN, hb);
     svk_buffer *x = make(ctx, "x", 2 * NN, NULL), *y = make(ctx, "y", 2 * NN, NULL);
     svk_cmdlist *cl = NULL;
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         free(dx);
         free(db);
     }
-    double err = st == SVK_OK ? tu_rel_error(out, r2, NN) : INFINITY;
+    double err = st == SVK_OK ? cf_rel_error(out, r2, NN) : INFINITY;
     tu_check(&t, err < 1e-5, "chained result (a b) b: rel err %.3e %s", err, st == SVK_OK ? "" : svk_last_error());
 
     /* Timestamps of that submission: one per dispatch, non-negative. */

@@ -177,13 +177,13 @@ static void app_destroy(app *a)
 }
 
 /* A small GEMM through the imported context, checked against the reference. */
-static double imported_gemm(svk_ctx *ctx, tu_rng *rng)
+static double imported_gemm(svk_ctx *ctx, cf_rng *rng)
 {
     enum { M = 19, N = 23, K = 29 };
     float ha[M * K], hb[K * N], hc[M * N];
     double da[M * K], db[K * N], dc[M * N];
-    tu_fill_uniform(rng, ha, M * K, -1, 1);
-    tu_fill_uniform(rng, hb, K * N, -1, 1);
+    cf_fill_uniform(rng, ha, M * K, -1, 1);
+    cf_fill_uniform(rng, hb, K * N, -1, 1);
     for (int i = 0; i < M * K; i++) da[i] = ha[i];
     for (int i = 0; i < K * N; i++) db[i] = hb[i];
     svk_ref_gemm_f64(0, 0, M, N, K, 1.0, da, K, 0, db, N, 0, 0.0, dc, N, 0, NULL, 1);
@@ -205,7 +205,7 @@ static double imported_gemm(svk_ctx *ctx, tu_rng *rng)
         svk_gemm_record(cl, &g) != SVK_OK || svk_cmdlist_end(cl) != SVK_OK || svk_cmdlist_submit(cl) != SVK_OK ||
         svk_buffer_download(c, 0, hc, sizeof(hc)) != SVK_OK)
         goto out;
-    err = tu_rel_error(hc, dc, M * N);
+    err = cf_rel_error(hc, dc, M * N);
 out:
     if (err > 1)
         printf("     imported gemm failed: %s\n", svk_ctx_last_error(ctx));
@@ -229,8 +229,8 @@ int main(int argc, char **argv)
         app_destroy(&a);
         return tu_finish(&t);
     }
-    tu_rng rng;
-    tu_rng_seed(&rng, args.seed);
+    cf_rng rng;
+    cf_rng_seed(&rng, args.seed);
     for (int with_push = a.push_descriptor ? 1 : 0; with_push >= 0; with_push--) {
         const char *exts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
         svk_import_params ip = {

@@ -1,7 +1,8 @@
 /*
- * Shared by the device tests: seeded random inputs, NaN poisoning, guard
- * zones, the relative-error metric and a context with validation that the
- * test fails on if the layer said anything.
+ * Shared by the device tests: argument parsing, PASS/FAIL tallies, and a
+ * context with validation that the test fails on if the layer said anything.
+ * The numerics (generator, NaN poison, guards, error metric) are the
+ * conformance tool's: tools/conformance/numeric.h.
  */
 #ifndef SVK_TEST_UTIL_H
 #define SVK_TEST_UTIL_H
@@ -10,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "numeric.h"
 #include "svk/svk.h"
 
 typedef struct tu_args {
@@ -22,31 +24,6 @@ typedef struct tu_args {
  * Exits with 2 on an unknown argument (test programs may exit; the library
  * never does). */
 void tu_parse_args(int argc, char **argv, const char *prog, tu_args *out);
-
-/* splitmix64-seeded xoshiro-style generator: deterministic per seed. */
-typedef struct tu_rng {
-    uint64_t s;
-} tu_rng;
-void tu_rng_seed(tu_rng *r, uint64_t seed);
-uint64_t tu_rng_next(tu_rng *r);
-/* Uniform in [lo, hi). */
-float tu_rng_uniform(tu_rng *r, float lo, float hi);
-void tu_fill_uniform(tu_rng *r, float *x, size_t n, float lo, float hi);
-
-/* A quiet NaN with a recognisable payload, for poisoning outputs. */
-float tu_nan(void);
-void tu_fill_nan(float *x, size_t n);
-/* The guard pattern written around outputs; any change is a stray write. */
-float tu_guard_value(size_t i);
-void tu_fill_guard(float *x, size_t n);
-/* Index of the first guard element that changed, or -1. */
-long tu_check_guard(const float *x, size_t n);
-
-/* ||out - ref|| / ||ref|| over n values (ref in double); +inf if out has a
- * non-finite value; the absolute norm ||out|| when ref is all zero. */
-double tu_rel_error(const float *out, const double *ref, size_t n);
-/* Index of the largest |out - ref| (or first non-finite). */
-size_t tu_worst_index(const float *out, const double *ref, size_t n);
 
 /* Counting results: "N passed, N failed" at the end. */
 typedef struct tu_tally {

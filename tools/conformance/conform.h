@@ -1,0 +1,99 @@
+/*
+ * The conformance harness: every kernel and direction run on a device and
+ * compared with the CPU reference (the double build, fed the same float
+ * inputs), one table row per case.
+ *
+ * A case owns its device buffers. Outputs are created poisoned with NaN (or
+ * with given initial values, for kernels that accumulate) and surrounded by
+ * guard zones; after the run every output is read back and its guards
+ * checked; then every output is reset to its initial contents and the
+ * recorded list is submitted again, and the second results must be
+ * bit-identical to the first (determinism). The case's row reports the worst
+ * relative error over the outputs compared with cf_compare().
+ *
+ * Adding a kernel family: tools/conformance/conform_<kernel>.c defining
+ * cf_run_<kernel>(cf_state *), with its tolerance table at the top, listed in
+ * cf_families (svk-conformance.c) and in meson.build.
+ */
+#ifndef SVK_CF_CONFORM_H
+#define SVK_CF_CONFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "numeric.h"
+#include "ops/ops.h"
+#include "ref.h"
+#include "svk/svk.h"
+
+typedef struct cf_state {
+    svk_ctx *ctx;
+    cf_rng rng;
+    uint64_t seed;
+    bool quick;            /* fewer, smaller shapes */
+    const char *shape;     /* run only cases whose shape contains this */
+    bool verbose;
+    int passed, failed;
+} cf_state;
+
+/* Guard elements on each side of every output. */
+#define CF_GUARD 61u
+
+typedef struct cf_case cf_case;
+
+/* A device output: elements [CF_GUARD, CF_GUARD + n) of its buffer. */
+typedef struct cf_out {
+    const char *name;
+    svk_buffer *buf;
+    size_t n;
+    float *init;    /* [n + 2 * CF_GUARD]: what the buffer starts as */
+    float *host;    /* [n]: the result, after cf_run */
+} cf_out;
+
+/* Starts a case; returns NULL (and counts a failure) when out of memory.
+ * The case is skipped (returns NULL, counts nothing) when cf->shape is set
+ * and shape does not contain it. */
+cf_case *cf_begin(cf_state *cf, const char *kernel, const char *direction, const char *shape);
+
+/* An input holding data[0..n): a device buffer owned by the case. */
+svk_tref cf_input(cf_case *c, const char *name, const float *data, size_t n);
+svk_tref cf_input_i32(cf_case *c, const char *name, const int32_t *data, size_t n);
+/* An output of n elements; init NULL: poisoned with NaN, else starts as
+ * init[0..n) (for accumulating kernels). Its operand is cf_tref(out). */
+cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init);
+static inline svk_tref cf_tref(const cf_out *o)
+{
+    return (svk_tref){o ? o->buf : NULL, CF_GUARD};
+}
+
+/* The command list to record the case's dispatches into. */
+svk_cmdlist *cf_list(cf_case *c);
+/* Records a failed svk_* call (status and message); returns false so that
+ * callers can write `if (!cf_ok(c, op(...))) goto end;`. */
+bool cf_ok(cf_case *c, svk_status st);
+
+/* Fails the case with a reason (the first reason given is kept). */
+void cf_fail(cf_case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Submits the list, reads back every output and checks guards, then resets
+ * and replays for the determinism check. False on any failure (recorded). */
+bool cf_run(cf_case *c);
+
+/* Compares out->host with ref[0..out->n) against tol. */
+void cf_compare(cf_case *c, const cf_out *out, const double *ref, double tol);
+/* Compares a host value (e.g. a loss read back) with its reference. */
+void cf_compare_scalar(cf_case *c, const char *name, float got, double ref, double tol);
+
+/* Prints the case's row, counts it, frees everything. */
+void cf_end(cf_case *c);
+
+/* Host helpers: float -> double copies for the reference, allocation that
+ * records failure in the case. */
+double *cf_to_double(cf_case *c, const float *x, size_t n);
+void *cf_alloc(cf_case *c, size_t bytes); /* freed by cf_end */
+float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end */
+
+/* The families. */
+void cf_run_gemm(cf_state *cf);
+
+#endif

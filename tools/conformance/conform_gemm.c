@@ -1,0 +1,137 @@
+/*
+ * GEMM (shaders/gemm.comp, lib/ref/gemm.c): every transpose combination,
+ * awkward shapes (1, primes, non-multiples of the 64x64x16 tile), batches,
+ * padded leading dimensions and batch strides, alpha/beta and bias.
+ * Padding columns and the slack between batches lie inside the output buffer
+ * and must come back untouched, bit for bit.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "conform.h"
+#include "ops/gemm.h"
+
+/* ||out - ref|| / ||ref||: float32 accumulation over K terms of random sign
+ * errs by about sqrt(K) * 2^-24 relative; 1e-5 leaves room for K in the
+ * thousands. */
+static const double TOL_GEMM = 1e-5;
+
+typedef struct gemm_case {
+    int ta, tb;
+    uint32_t M, N, K, batch;
+    float alpha, beta;
+    int bias;
+    uint32_t pad;      /* extra elements per row of every operand, and between batches */
+    int quick;         /* part of --quick */
+} gemm_case;
+
+static const gemm_case cases[] = {
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1},
+    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1},
+    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0},
+    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0},
+    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0},
+    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0},
+    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1},
+    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0},
+    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1},
+    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1},
+    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0},
+    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0},
+    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1},
+};
+
+/* A stored operand: rows x cols with leading dimension ld, batches stride apart. */
+typedef struct layout {
+    uint32_t rows, cols, ld, stride;
+    size_t total;
+} layout;
+
+static layout make_layout(uint32_t rows, uint32_t cols, uint32_t pad, uint32_t batch)
+{
+    layout l = {rows, cols, cols + pad, 0, 0};
+    l.stride = rows * l.ld + pad;
+    l.total = (size_t)batch * l.stride;
+    return l;
+}
+
+static void run_case(cf_state *cf, const gemm_case *g)
+{
+    char shape[96];
+    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K,
+             g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
+             g->pad ? " padded" : "");
+    if (g->batch > 1) {
+        size_t len = strlen(shape);
+        snprintf(shape + len, sizeof(shape) - len, " x%u", g->batch);
+    }
+    cf_case *c = cf_begin(cf, "gemm", "fwd", shape);
+    if (!c)
+        return;
+    layout A = make_layout(g->ta ? g->K : g->M, g->ta ? g->M : g->K, g->pad, g->batch);
+    layout B = make_layout(g->tb ? g->N : g->K, g->tb ? g->K : g->N, g->pad, g->batch);
+    layout C = make_layout(g->M, g->N, g->pad, g->batch);
+    float *ha = cf_random(c, A.total, -1, 1), *hb = cf_random(c, B.total, -1, 1), *hbias = cf_random(c, g->N, -1, 1);
+    /* C's initial contents: random where beta reads them; NaN elsewhere
+     * (inside the padding too), so reading C when beta == 0 shows. */
+    float *hc = cf_alloc(c, C.total * sizeof(float));
+    if (!ha || !hb || !hbias || !hc)
+        goto end;
+    cf_fill_nan(hc, C.total);
+    if (g->beta != 0)
+        for (uint32_t b = 0; b < g->batch; b++)
+            for (uint32_t m = 0; m < g->M; m++)
+                cf_fill_uniform(&cf->rng, hc + (size_t)b * C.stride + (size_t)m * C.ld, g->N, -1, 1);
+    svk_tref ta = cf_input(c, "A", ha, A.total), tb = cf_input(c, "B", hb, B.total);
+    svk_tref tbias = g->bias ? cf_input(c, "bias", hbias, g->N) : (svk_tref){0};
+    cf_out *out = cf_output(c, "C", C.total, hc);
+    if (!out)
+        goto end;
+    svk_gemm_args args = {
+        .trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = g->batch,
+        .alpha = g->alpha, .beta = g->beta,
+        .a = ta.buf, .b = tb.buf, .c = out->buf, .bias = tbias.buf,
+        .off_c = cf_tref(out).off,
+        .lda = A.ld, .ldb = B.ld, .ldc = C.ld,
+        .stride_a = A.stride, .stride_b = B.stride, .stride_c = C.stride,
+    };
+    if (!cf_ok(c, svk_gemm_record(cf_list(c), &args)) || !cf_run(c))
+        goto end;
+
+    double *da = cf_to_double(c, ha, A.total), *db = cf_to_double(c, hb, B.total);
+    double *dc = cf_to_double(c, hc, C.total), *dbias = cf_to_double(c, hbias, g->N);
+    if (!da || !db || !dc || !dbias)
+        goto end;
+    svk_ref_gemm_f64(g->ta, g->tb, g->M, g->N, g->K, g->alpha, da, A.ld, A.stride, db, B.ld, B.stride, g->beta, dc,
+                     C.ld, C.stride, g->bias ? dbias : NULL, g->batch);
+    /* Padding and slack: the reference leaves them as they were (NaN); the
+     * metric needs finite values, so compare them bitwise here and give the
+     * metric zeros there. */
+    for (size_t i = 0; i < C.total; i++) {
+        size_t in_batch = i % C.stride, col = in_batch % C.ld;
+        if (in_batch < (size_t)g->M * C.ld && col < g->N)
+            continue;
+        if (memcmp(&out->host[i], &hc[i], sizeof(float)))
+            cf_fail(c, "C: element %zu outside the result (padding or batch slack) was written", i);
+        dc[i] = out->host[i] = 0;
+    }
+    cf_compare(c, out, dc, TOL_GEMM);
+end:
+    cf_end(c);
+}
+
+void cf_run_gemm(cf_state *cf)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!cf->quick || cases[i].quick)
+            run_case(cf, &cases[i]);
+}
