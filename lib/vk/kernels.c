@@ -5,6 +5,9 @@
 
 #include "common/push_gemm.h"
 #include "gemm.spv.h"
+/* @norm-includes@ */
+/* @attention-includes@ */
+/* @elementwise-includes@ */
 
 #define SPV(name) name, sizeof(name)
 
@@ -20,6 +23,9 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 6,
         .spec_defaults = {16, 16, 1, 4, 4, 16},
     },
+    /* @norm-rows@ */
+    /* @attention-rows@ */
+    /* @elementwise-rows@ */
 };
 
 const svk_kernel_info *svk_kernel_info_get(svk_kernel_id id)

@@ -18,6 +18,9 @@
 
 typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,
+    /* @norm-kernels@ */
+    /* @attention-kernels@ */
+    /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;
 

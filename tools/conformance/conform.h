@@ -95,5 +95,8 @@ float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end *
 
 /* The families. */
 void cf_run_gemm(cf_state *cf);
+/* @norm-families@ */
+/* @attention-families@ */
+/* @elementwise-families@ */
 
 #endif

@@ -18,6 +18,9 @@ typedef struct cf_family {
 /* One row per kernel family: tools/conformance/conform_<name>.c. */
 static const cf_family cf_families[] = {
     {"gemm", cf_run_gemm},
+    /* @norm-families@ */
+    /* @attention-families@ */
+    /* @elementwise-families@ */
 };
 
 static int validation_messages;
