@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     # build
     meson ninja-build pkg-config gcc g++ clang python3
-    glslang-tools spirv-tools libvulkan-dev
+    glslang-tools spirv-tools libvulkan-dev libcjson-dev
     # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
     libvulkan1 mesa-vulkan-drivers
     # tests: the Khronos validation layer

@@ -9,5 +9,6 @@
 #include "common.h"
 #include "context.h"
 #include "buffer.h"
+#include "config.h"
 
 #endif

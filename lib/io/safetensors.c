@@ -1,0 +1,396 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "safetensors.h"
+
+/* Tensor data is read and written as stored: libsvk supports little-endian
+ * hosts only, as does every GPU driver it targets. */
+_Static_assert(sizeof(float) == 4, "float must be 32-bit");
+
+static const char *const dtype_names[SVK_ST_DTYPE_COUNT] = {"F32", "I32"};
+
+void svk_st_free(svk_st_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_meta; i++) {
+        free(f->meta[i].key);
+        free(f->meta[i].value);
+    }
+    free(f->meta);
+    free(f->tensors);
+    free(f->blob);
+    memset(f, 0, sizeof(*f));
+}
+
+const svk_st_tensor *svk_st_find(const svk_st_file *f, const char *name)
+{
+    for (size_t i = 0; i < f->n_tensors; i++)
+        if (!strcmp(f->tensors[i].name, name))
+            return &f->tensors[i];
+    return NULL;
+}
+
+const char *svk_st_meta_get(const svk_st_file *f, const char *key)
+{
+    for (size_t i = 0; i < f->n_meta; i++)
+        if (!strcmp(f->meta[i].key, key))
+            return f->meta[i].value;
+    return NULL;
+}
+
+/* A JSON number that is a non-negative integer representable exactly. */
+static bool json_u64(const cJSON *j, uint64_t *out)
+{
+    if (!cJSON_IsNumber(j))
+        return false;
+    double d = j->valuedouble;
+    /* 2^53: beyond it doubles skip integers, and cJSON parses into double. */
+    if (!(d >= 0) || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+        return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const svk_st_tensor *x = a, *y = b;
+    const char *bx = x->data, *by = y->data;
+    return bx < by ? -1 : bx > by ? 1 : strcmp(x->name, y->name);
+}
+
+#define BAD(...) (st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, __VA_ARGS__))
+
+static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item, const uint8_t *data,
+                               uint64_t data_size, svk_st_tensor *t)
+{
+    svk_status st = SVK_OK;
+    const char *name = item->string;
+    if (strlen(name) >= SVK_ST_MAX_NAME)
+        return BAD("%s: tensor name of %zu bytes is too long (limit %d)", what, strlen(name), SVK_ST_MAX_NAME - 1);
+    if (!*name)
+        return BAD("%s: a tensor has an empty name", what);
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    if (!cJSON_IsObject(item))
+        return BAD("%s: tensor '%s': entry is not an object", what, name);
+    const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(item, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(item, "shape");
+    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(item, "data_offsets");
+    if (!cJSON_IsString(dtype) || !cJSON_IsArray(shape) || !cJSON_IsArray(offs))
+        return BAD("%s: tensor '%s': needs string \"dtype\", array \"shape\" and array \"data_offsets\"", what, name);
+    int d;
+    for (d = 0; d < SVK_ST_DTYPE_COUNT && strcmp(dtype->valuestring, dtype_names[d]); d++)
+        ;
+    if (d == SVK_ST_DTYPE_COUNT)
+        return BAD("%s: tensor '%s': dtype %.16s is not supported (libsvk reads F32 and I32)", what, name,
+                   dtype->valuestring);
+    t->dtype = (svk_st_dtype)d;
+    int ndim = cJSON_GetArraySize(shape);
+    if (ndim > SVK_ST_MAX_DIMS)
+        return BAD("%s: tensor '%s': %d dimensions (limit %d)", what, name, ndim, SVK_ST_MAX_DIMS);
+    t->ndim = (uint32_t)ndim;
+    uint64_t elems = 1;
+    for (int i = 0; i < ndim; i++) {
+        uint64_t v;
+        if (!json_u64(cJSON_GetArrayItem(shape, i), &v))
+            return BAD("%s: tensor '%s': shape[%d] is not a non-negative integer", what, name, i);
+        if (v && elems > UINT64_MAX / 4 / v)
+            return BAD("%s: tensor '%s': shape product overflows", what, name);
+        t->shape[i] = v;
+        elems *= v;
+    }
+    t->elems = elems;
+    uint64_t begin, end;
+    if (cJSON_GetArraySize(offs) != 2 || !json_u64(cJSON_GetArrayItem(offs, 0), &begin) ||
+        !json_u64(cJSON_GetArrayItem(offs, 1), &end))
+        return BAD("%s: tensor '%s': data_offsets must be two non-negative integers", what, name);
+    if (end < begin || end > data_size)
+        return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") lie outside the %" PRIu64
+                   " bytes of data", what, name, begin, end, data_size);
+    if (end - begin != elems * 4)
+        return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
+                   " bytes, but dtype %s and its shape need %" PRIu64, what, name, begin, end, end - begin,
+                   dtype_names[d], elems * 4);
+    t->data = data + begin;
+    t->bytes = end - begin;
+    return SVK_OK;
+}
+
+static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk_st_file *out)
+{
+    svk_status st = SVK_OK;
+    if (!cJSON_IsObject(m))
+        return BAD("%s: __metadata__ is not an object", what);
+    int n = cJSON_GetArraySize(m);
+    out->meta = calloc(n ? (size_t)n : 1, sizeof(*out->meta));
+    if (!out->meta)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    for (const cJSON *kv = m->child; kv; kv = kv->next) {
+        if (!cJSON_IsString(kv))
+            return BAD("%s: __metadata__ value of '%.64s' is not a string", what, kv->string);
+        for (size_t i = 0; i < out->n_meta; i++)
+            if (!strcmp(out->meta[i].key, kv->string))
+                return BAD("%s: __metadata__ key '%.64s' appears twice", what, kv->string);
+        svk_st_meta *e = &out->meta[out->n_meta];
+        e->key = strdup(kv->string);
+        e->value = strdup(kv->valuestring);
+        out->n_meta++;
+        if (!e->key || !e->value)
+            return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    }
+    return SVK_OK;
+}
+
+svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out)
+{
+    svk_status st = SVK_OK;
+    cJSON *root = NULL;
+    memset(out, 0, sizeof(*out));
+    out->blob = blob;
+    out->blob_size = size;
+    if (size < 8) {
+        BAD("%s: %zu bytes is too short for a safetensors file (8-byte header length missing)", what, size);
+        goto fail;
+    }
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = (hlen << 8) | ((const uint8_t *)blob)[i];
+    if (hlen > SVK_ST_MAX_HEADER) {
+        BAD("%s: header length %" PRIu64 " is absurd (limit %u)", what, hlen, SVK_ST_MAX_HEADER);
+        goto fail;
+    }
+    if (hlen < 2 || hlen > size - 8) {
+        BAD("%s: header length %" PRIu64 " does not fit in the file's %zu bytes (truncated?)", what, hlen, size);
+        goto fail;
+    }
+    const char *header = (const char *)blob + 8;
+    const uint8_t *data = (const uint8_t *)blob + 8 + hlen;
+    uint64_t data_size = size - 8 - hlen;
+    if (memchr(header, '\0', hlen)) {
+        BAD("%s: header contains a NUL byte", what);
+        goto fail;
+    }
+    const char *end = NULL;
+    root = cJSON_ParseWithLengthOpts(header, hlen, &end, false);
+    if (!root) {
+        BAD("%s: header is not valid JSON (near byte %td of %" PRIu64 ")", what,
+            cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - header : (ptrdiff_t)-1, hlen);
+        goto fail;
+    }
+    /* Only trailing spaces may follow the JSON (the writer pads with them). */
+    for (const char *p = end; p && p < header + hlen; p++)
+        if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') {
+            BAD("%s: junk after the header's JSON", what);
+            goto fail;
+        }
+    if (!cJSON_IsObject(root)) {
+        BAD("%s: header is not a JSON object", what);
+        goto fail;
+    }
+    int count = cJSON_GetArraySize(root);
+    out->tensors = calloc(count ? (size_t)count : 1, sizeof(*out->tensors));
+    if (!out->tensors) {
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+        goto fail;
+    }
+    for (const cJSON *item = root->child; item; item = item->next) {
+        if (!item->string) {
+            BAD("%s: header entry without a name", what);
+            goto fail;
+        }
+        if (!strcmp(item->string, "__metadata__")) {
+            if (out->meta) {
+                BAD("%s: __metadata__ appears twice", what);
+                goto fail;
+            }
+            if ((st = parse_meta(log, what, item, out)) != SVK_OK)
+                goto fail;
+            continue;
+        }
+        for (size_t i = 0; i < out->n_tensors; i++)
+            if (!strcmp(out->tensors[i].name, item->string)) {
+                BAD("%s: tensor '%.200s' appears twice", what, item->string);
+                goto fail;
+            }
+        if ((st = parse_tensor(log, what, item, data, data_size, &out->tensors[out->n_tensors])) != SVK_OK)
+            goto fail;
+        out->n_tensors++;
+    }
+    /* The data must be exactly the tensors, back to back: no overlap (two
+     * tensors aliasing one range) and no unexplained bytes. */
+    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
+    uint64_t pos = 0;
+    for (size_t i = 0; i < out->n_tensors; i++) {
+        const svk_st_tensor *t = &out->tensors[i];
+        uint64_t begin = (uint64_t)((const uint8_t *)t->data - data);
+        if (begin < pos) {
+            BAD("%s: tensor '%s' overlaps the one before it in the data", what, t->name);
+            goto fail;
+        }
+        if (begin > pos) {
+            BAD("%s: %" PRIu64 " bytes of data before tensor '%s' belong to no tensor", what, begin - pos, t->name);
+            goto fail;
+        }
+        pos = begin + t->bytes;
+    }
+    if (pos != data_size) {
+        BAD("%s: %" PRIu64 " bytes at the end of the data belong to no tensor (file truncated or padded?)", what,
+            data_size - pos);
+        goto fail;
+    }
+    cJSON_Delete(root);
+    return SVK_OK;
+fail:
+    cJSON_Delete(root);
+    svk_st_free(out);
+    return st;
+}
+
+svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out)
+{
+    memset(out, 0, sizeof(*out));
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return svk_error(log, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return svk_error(log, SVK_ERROR_IO, "%s is not a regular file", path);
+    }
+    size_t size = (size_t)sb.st_size;
+    void *blob = malloc(size ? size : 1);
+    if (!blob) {
+        fclose(f);
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%zu bytes)", path, size);
+    }
+    size_t got = fread(blob, 1, size, f);
+    int err = ferror(f);
+    fclose(f);
+    if (got != size || err) {
+        free(blob);
+        return svk_error(log, SVK_ERROR_IO, "reading %s: %s", path, err ? strerror(errno) : "short read");
+    }
+    return svk_st_parse(log, path, blob, size, out);
+}
+
+static svk_status write_all(svk_log *log, int fd, const void *p, size_t n, const char *path)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return svk_error(log, SVK_ERROR_IO, "writing %s: %s", path, w < 0 ? strerror(errno) : "no progress");
+        c += w;
+        n -= (size_t)w;
+    }
+    return SVK_OK;
+}
+
+static char *build_header(svk_log *log, const svk_st_entry *t, size_t n, const svk_st_meta *meta, size_t n_meta,
+                          svk_status *st)
+{
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root != NULL;
+    if (ok && n_meta) {
+        cJSON *m = cJSON_AddObjectToObject(root, "__metadata__");
+        ok = m != NULL;
+        for (size_t i = 0; ok && i < n_meta; i++)
+            ok = cJSON_AddStringToObject(m, meta[i].key, meta[i].value) != NULL;
+    }
+    uint64_t offset = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        uint64_t elems = 1;
+        cJSON *e = cJSON_AddObjectToObject(root, t[i].name);
+        cJSON *shape = e ? cJSON_AddArrayToObject(e, "shape") : NULL;
+        ok = e && shape && cJSON_AddStringToObject(e, "dtype", dtype_names[t[i].dtype]);
+        for (uint32_t d = 0; ok && d < t[i].ndim; d++) {
+            elems *= t[i].shape[d];
+            ok = cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t[i].shape[d]));
+        }
+        cJSON *offs = ok ? cJSON_AddArrayToObject(e, "data_offsets") : NULL;
+        ok = offs && cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)offset)) &&
+             cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)(offset + elems * 4)));
+        offset += elems * 4;
+    }
+    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (!text)
+        *st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building a safetensors header");
+    return text;
+}
+
+svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,
+                        const svk_st_meta *meta, size_t n_meta)
+{
+    svk_status st = SVK_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (!tensors[i].name || !*tensors[i].name || strlen(tensors[i].name) >= SVK_ST_MAX_NAME ||
+            tensors[i].ndim > SVK_ST_MAX_DIMS || (unsigned)tensors[i].dtype >= SVK_ST_DTYPE_COUNT ||
+            !tensors[i].data)
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "writing %s: tensor %zu ('%s') is malformed", path, i,
+                             tensors[i].name ? tensors[i].name : "(null)");
+    }
+    char *header = build_header(log, tensors, n, meta, n_meta, &st);
+    if (!header)
+        return st;
+    size_t hlen = strlen(header);
+    size_t padded = (hlen + 7) / 8 * 8; /* data starts 8-byte aligned */
+
+    char tmp[4096];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+        free(header);
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "path too long: %s", path);
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        free(header);
+        return svk_error(log, SVK_ERROR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    }
+    uint8_t len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (uint8_t)((uint64_t)padded >> (8 * i));
+    static const char spaces[8] = "        ";
+    st = write_all(log, fd, len, 8, tmp);
+    if (st == SVK_OK)
+        st = write_all(log, fd, header, hlen, tmp);
+    if (st == SVK_OK)
+        st = write_all(log, fd, spaces, padded - hlen, tmp);
+    for (size_t i = 0; st == SVK_OK && i < n; i++) {
+        uint64_t elems = 1;
+        for (uint32_t d = 0; d < tensors[i].ndim; d++)
+            elems *= tensors[i].shape[d];
+        st = write_all(log, fd, tensors[i].data, elems * 4, tmp);
+    }
+    free(header);
+    if (st == SVK_OK && fsync(fd) != 0)
+        st = svk_error(log, SVK_ERROR_IO, "fsync %s: %s", tmp, strerror(errno));
+    if (close(fd) != 0 && st == SVK_OK)
+        st = svk_error(log, SVK_ERROR_IO, "closing %s: %s", tmp, strerror(errno));
+    if (st == SVK_OK && rename(tmp, path) != 0)
+        st = svk_error(log, SVK_ERROR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+    if (st != SVK_OK) {
+        unlink(tmp);
+        return st;
+    }
+    /* The rename itself must reach the disk: sync the directory. */
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0)
+            st = svk_error(log, SVK_ERROR_IO, "fsync of the directory of %s: %s", path, strerror(errno));
+        close(dfd);
+    }
+    return st;
+}

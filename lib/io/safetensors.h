@@ -1,0 +1,83 @@
+/*
+ * safetensors files (the format PyTorch and Hugging Face tools read):
+ *   u64 little-endian header length N, N bytes of JSON header, then the data.
+ * The header maps each tensor name to {"dtype", "shape", "data_offsets":
+ * [begin, end]} (offsets relative to the data) and may hold "__metadata__",
+ * a map of strings to strings.
+ *
+ * The reader trusts nothing in the file: every length, offset, shape and
+ * name is checked before anything is used, and a refusal names the problem
+ * (and the tensor). The writer is atomic: temporary file in the same
+ * directory, fsync, rename over the target, fsync of the directory, so a
+ * crash at any point leaves either the old file or the new one.
+ */
+#ifndef SVK_IO_SAFETENSORS_H
+#define SVK_IO_SAFETENSORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define SVK_ST_MAX_DIMS 8
+#define SVK_ST_MAX_NAME 256
+/* Headers beyond this are refused as absurd (the format's own limit is 100 MB). */
+#define SVK_ST_MAX_HEADER (100u << 20)
+
+typedef enum svk_st_dtype {
+    SVK_ST_F32 = 0,
+    SVK_ST_I32,
+    SVK_ST_DTYPE_COUNT
+} svk_st_dtype;
+
+typedef struct svk_st_tensor {
+    char name[SVK_ST_MAX_NAME];
+    svk_st_dtype dtype;
+    uint32_t ndim;
+    uint64_t shape[SVK_ST_MAX_DIMS];
+    uint64_t elems;              /* product of shape (1 for a scalar) */
+    const void *data;            /* into the file's data; little-endian */
+    uint64_t bytes;
+} svk_st_tensor;
+
+typedef struct svk_st_meta {
+    char *key, *value;
+} svk_st_meta;
+
+/* A file read into memory. */
+typedef struct svk_st_file {
+    svk_st_tensor *tensors;      /* in file order of data_offsets */
+    size_t n_tensors;
+    svk_st_meta *meta;
+    size_t n_meta;
+    void *blob;                  /* the whole file */
+    size_t blob_size;
+} svk_st_file;
+
+/* Reads and validates path. On error *out is empty and the message says
+ * what is wrong, e.g. "ckpt.safetensors: tensor 'wte.weight': data_offsets
+ * [0, 96) do not match dtype F32 and shape [4, 8] (128 bytes)". */
+svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out);
+/* The same checks on a file already in memory (for the fuzzer); takes
+ * ownership of blob (malloc'd) on success and on failure. */
+svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out);
+void svk_st_free(svk_st_file *f);
+
+const svk_st_tensor *svk_st_find(const svk_st_file *f, const char *name);
+const char *svk_st_meta_get(const svk_st_file *f, const char *key);
+
+/* One tensor to write. */
+typedef struct svk_st_entry {
+    const char *name;
+    svk_st_dtype dtype;
+    uint32_t ndim;
+    uint64_t shape[SVK_ST_MAX_DIMS];
+    const void *data;            /* elems * 4 bytes, little-endian */
+} svk_st_entry;
+
+/* Writes the tensors (in the given order) and metadata atomically. */
+svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,
+                        const svk_st_meta *meta, size_t n_meta);
+
+#endif

@@ -1,0 +1,265 @@
+/* The model configuration: one table of keys drives parsing from text and
+ * JSON and writing JSON, so the three cannot disagree. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "svk/config.h"
+
+svk_model_config svk_model_config_default(void)
+{
+    return (svk_model_config){
+        .vocab = 256, .ctx = 128, .width = 128, .layers = 4, .heads = 4, .mlp_hidden = 0,
+        .norm = SVK_NORM_LAYERNORM, .placement = SVK_PLACEMENT_SIAMESE, .mlp = SVK_MLP_GELU,
+        .pos = SVK_POS_LEARNED, .bias = true, .tie_embeddings = true,
+        .norm_eps = 1e-5f, .rope_theta = 10000.0f,
+    };
+}
+
+uint32_t svk_model_config_hidden(const svk_model_config *c)
+{
+    return c->mlp_hidden ? c->mlp_hidden : 4 * c->width;
+}
+
+typedef enum key_type { K_U32, K_F32, K_BOOL, K_ENUM } key_type;
+
+typedef struct key_def {
+    const char *name;
+    key_type type;
+    size_t offset;
+    const char *const *names; /* K_ENUM: value names by enum value, NULL-terminated */
+} key_def;
+
+static const char *const norm_names[] = {"layernorm", "rmsnorm", NULL};
+static const char *const placement_names[] = {"pre", "post", "siamese", NULL};
+static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const pos_names[] = {"learned", "rope", NULL};
+
+#define KEY(n, t, names) {#n, t, offsetof(svk_model_config, n), names}
+static const key_def keys[] = {
+    KEY(vocab, K_U32, NULL),      KEY(ctx, K_U32, NULL),          KEY(width, K_U32, NULL),
+    KEY(layers, K_U32, NULL),     KEY(heads, K_U32, NULL),        KEY(mlp_hidden, K_U32, NULL),
+    KEY(norm, K_ENUM, norm_names), KEY(placement, K_ENUM, placement_names), KEY(mlp, K_ENUM, mlp_names),
+    KEY(pos, K_ENUM, pos_names),  KEY(bias, K_BOOL, NULL),        KEY(tie_embeddings, K_BOOL, NULL),
+    KEY(norm_eps, K_F32, NULL),   KEY(rope_theta, K_F32, NULL),
+};
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const key_def *find_key(const char *name)
+{
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (!strcmp(keys[i].name, name))
+            return &keys[i];
+    return NULL;
+}
+
+static svk_status unknown_key(const char *key)
+{
+    char list[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < N_KEYS; i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", keys[i].name);
+    return svk_error(NULL, SVK_ERROR_INVALID_CONFIG, "unknown config key '%s' (keys: %s)", key, list);
+}
+
+static svk_status set_text(svk_model_config *c, const key_def *k, const char *value)
+{
+    void *field = (char *)c + k->offset;
+    char *end = NULL;
+    errno = 0;
+    switch (k->type) {
+    case K_U32: {
+        unsigned long long v = strtoull(value, &end, 10);
+        if (!*value || *end || errno || v > UINT32_MAX || value[0] == '-')
+            return svk_error(NULL, SVK_ERROR_INVALID_CONFIG, "config %s=%s: not an integer in 0..%u", k->name, value,
+                             UINT32_MAX);
+        *(uint32_t *)field = (uint32_t)v;
+        return SVK_OK;
+    }
+    case K_F32: {
+        float v = strtof(value, &end);
+        if (!*value || *end || errno || !isfinite(v))
+            return svk_error(NULL, SVK_ERROR_INVALID_CONFIG, "config %s=%s: not a finite number", k->name, value);
+        *(float *)field = v;
+        return SVK_OK;
+    }
+    case K_BOOL:
+        if (!strcmp(value, "true") || !strcmp(value, "1"))
+            *(bool *)field = true;
+        else if (!strcmp(value, "false") || !strcmp(value, "0"))
+            *(bool *)field = false;
+        else
+            return svk_error(NULL, SVK_ERROR_INVALID_CONFIG, "config %s=%s: not true or false", k->name, value);
+        return SVK_OK;
+    case K_ENUM:
+        for (int i = 0; k->names[i]; i++)
+            if (!strcmp(value, k->names[i])) {
+                *(int *)field = i; /* the enums are int-sized, values 0..n-1 */
+                return SVK_OK;
+            }
+        {
+            char list[128] = "";
+            size_t used = 0;
+            for (int i = 0; k->names[i]; i++)
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", k->names[i]);
+            return svk_error(NULL, SVK_ERROR_INVALID_CONFIG, "config %s=%s: not one of %s", k->name, value, list);
+        }
+    }
+    return SVK_ERROR_INTERNAL;
+}
+
+svk_status svk_model_config_set(svk_model_config *c, const char *key, const char *value)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, c && key && value);
+    const key_def *k = find_key(key);
+    return k ? set_text(c, k, value) : unknown_key(key);
+}
+
+#define BAD(...) svk_error(NULL, SVK_ERROR_INVALID_CONFIG, __VA_ARGS__)
+
+svk_status svk_model_config_validate(const svk_model_config *c)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, c);
+    for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
+        SVK_CHECK_ARG(NULL, c->reserved[i] == 0);
+    if (c->vocab < 2)
+        return BAD("config vocab=%u: must be at least 2", c->vocab);
+    if (c->ctx < 1)
+        return BAD("config ctx=%u: must be at least 1", c->ctx);
+    if (c->width < 1)
+        return BAD("config width=%u: must be at least 1", c->width);
+    if (c->layers < 1)
+        return BAD("config layers=%u: must be at least 1", c->layers);
+    if (c->heads < 1 || c->width % c->heads)
+        return BAD("config heads=%u: must divide width=%u", c->heads, c->width);
+    if (c->pos == SVK_POS_ROPE && (c->width / c->heads) % 2)
+        return BAD("config heads=%u: head width %u must be even with pos=rope", c->heads, c->width / c->heads);
+    if ((unsigned)c->norm > SVK_NORM_RMSNORM)
+        return BAD("config norm=%d: unknown", (int)c->norm);
+    if ((unsigned)c->placement > SVK_PLACEMENT_SIAMESE)
+        return BAD("config placement=%d: unknown", (int)c->placement);
+    if ((unsigned)c->mlp > SVK_MLP_SWIGLU)
+        return BAD("config mlp=%d: unknown", (int)c->mlp);
+    if ((unsigned)c->pos > SVK_POS_ROPE)
+        return BAD("config pos=%d: unknown", (int)c->pos);
+    if (!(c->norm_eps > 0) || !isfinite(c->norm_eps))
+        return BAD("config norm_eps=%g: must be a finite number > 0", (double)c->norm_eps);
+    if (!(c->rope_theta > 0) || !isfinite(c->rope_theta))
+        return BAD("config rope_theta=%g: must be a finite number > 0", (double)c->rope_theta);
+    /* Sizes: the largest single tensor must be addressable (element counts
+     * travel in 32 bits to the shaders). */
+    uint64_t F = c->mlp_hidden ? c->mlp_hidden : 4ull * c->width;
+    if (F > UINT32_MAX)
+        return BAD("config mlp_hidden: 4 * width = %llu is too large", (unsigned long long)F);
+    uint64_t biggest = (uint64_t)c->vocab * c->width;
+    if (F * c->width > biggest)
+        biggest = F * c->width;
+    if ((uint64_t)c->ctx * c->width > biggest)
+        biggest = (uint64_t)c->ctx * c->width;
+    if (biggest > UINT32_MAX)
+        return BAD("config: a weight of %llu elements (vocab, ctx or mlp_hidden times width=%u) exceeds 2^32",
+                   (unsigned long long)biggest, c->width);
+    return SVK_OK;
+}
+
+svk_status svk_model_config_to_json(const svk_model_config *c, char *buf, size_t size)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, c && buf && size);
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < N_KEYS; i++) {
+        const key_def *k = &keys[i];
+        const void *field = (const char *)c + k->offset;
+        switch (k->type) {
+        case K_U32: {
+            uint32_t v = *(const uint32_t *)field;
+            if (!strcmp(k->name, "mlp_hidden"))
+                v = svk_model_config_hidden(c); /* store what the model uses */
+            ok = cJSON_AddNumberToObject(o, k->name, v) != NULL;
+            break;
+        }
+        case K_F32:
+            ok = cJSON_AddNumberToObject(o, k->name, (double)*(const float *)field) != NULL;
+            break;
+        case K_BOOL:
+            ok = cJSON_AddBoolToObject(o, k->name, *(const bool *)field) != NULL;
+            break;
+        case K_ENUM: {
+            int v = *(const int *)field;
+            ok = v >= 0 && v < 3 && k->names[v] && cJSON_AddStringToObject(o, k->name, k->names[v]) != NULL;
+            break;
+        }
+        }
+    }
+    char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!text)
+        return svk_error(NULL, ok ? SVK_ERROR_OUT_OF_HOST_MEMORY : SVK_ERROR_INVALID_CONFIG,
+                         "svk_model_config_to_json: %s", ok ? "out of host memory" : "an enum field is out of range");
+    size_t len = strlen(text);
+    svk_status st = SVK_OK;
+    if (len + 1 > size)
+        st = svk_error(NULL, SVK_ERROR_INVALID_ARG, "svk_model_config_to_json: needs %zu bytes, got %zu", len + 1, size);
+    else
+        memcpy(buf, text, len + 1);
+    cJSON_free(text);
+    return st;
+}
+
+svk_status svk_model_config_from_json(const char *json, svk_model_config *out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, json && out);
+    svk_model_config c = svk_model_config_default();
+    cJSON *o = cJSON_Parse(json);
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return BAD("model config: not a JSON object");
+    }
+    svk_status st = SVK_OK;
+    for (const cJSON *it = o->child; it && st == SVK_OK; it = it->next) {
+        const key_def *k = find_key(it->string);
+        if (!k) {
+            st = unknown_key(it->string);
+            break;
+        }
+        char text[64];
+        if (k->type == K_U32 || k->type == K_F32) {
+            if (!cJSON_IsNumber(it)) {
+                st = BAD("model config: '%s' must be a number", k->name);
+                break;
+            }
+            if (k->type == K_U32 && (it->valuedouble < 0 || it->valuedouble > UINT32_MAX ||
+                                     it->valuedouble != floor(it->valuedouble))) {
+                st = BAD("model config: '%s'=%g is not an integer in 0..%u", k->name, it->valuedouble, UINT32_MAX);
+                break;
+            }
+            snprintf(text, sizeof(text), k->type == K_U32 ? "%.0f" : "%.9g", it->valuedouble);
+        } else if (k->type == K_BOOL) {
+            if (!cJSON_IsBool(it)) {
+                st = BAD("model config: '%s' must be true or false", k->name);
+                break;
+            }
+            snprintf(text, sizeof(text), "%s", cJSON_IsTrue(it) ? "true" : "false");
+        } else {
+            if (!cJSON_IsString(it)) {
+                st = BAD("model config: '%s' must be a string", k->name);
+                break;
+            }
+            snprintf(text, sizeof(text), "%.60s", it->valuestring);
+        }
+        st = set_text(&c, k, text);
+    }
+    cJSON_Delete(o);
+    if (st == SVK_OK)
+        *out = c;
+    return st;
+}
