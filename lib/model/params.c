@@ -1,0 +1,148 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "params.h"
+
+typedef struct list {
+    svk_param_info *out;
+    size_t cap, n;
+} list;
+
+static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
+                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
+                const char *fmt, ...)
+{
+    if (l->n < l->cap) {
+        svk_param_info *p = &l->out[l->n];
+        memset(p, 0, sizeof(*p));
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->name, sizeof(p->name), fmt, ap);
+        va_end(ap);
+        p->ndim = ndim;
+        p->shape[0] = d0;
+        p->shape[1] = ndim > 1 ? d1 : 0;
+        p->elems = (uint64_t)d0 * (ndim > 1 ? d1 : 1);
+        p->init_std = std;
+        p->init_value = value;
+        p->decay = decay;
+    }
+    l->n++;
+}
+
+/* A norm's gain (and bias for layernorm): names "<prefix>.weight", ".bias". */
+static void norm(list *l, const svk_model_config *c, const char *prefix, uint32_t l_index, const char *sub)
+{
+    char name[SVK_PARAM_NAME_MAX];
+    if (l_index == UINT32_MAX)
+        snprintf(name, sizeof(name), "%s", prefix);
+    else
+        snprintf(name, sizeof(name), "blocks.%u.%s", l_index, prefix);
+    if (sub) {
+        size_t len = strlen(name);
+        snprintf(name + len, sizeof(name) - len, ".%s", sub);
+    }
+    add(l, 1, c->width, 0, 0, 1.0f, false, "%s.weight", name);
+    if (c->norm == SVK_NORM_LAYERNORM)
+        add(l, 1, c->width, 0, 0, 0.0f, false, "%s.bias", name);
+}
+
+/* The norms in front of a sublayer ("attn_norm" or "mlp_norm"). */
+static void sublayer_norms(list *l, const svk_model_config *c, uint32_t i, const char *which)
+{
+    if (c->placement == SVK_PLACEMENT_SIAMESE) {
+        norm(l, c, which, i, "post");
+        norm(l, c, which, i, "pre");
+        norm(l, c, which, i, "input");
+    } else {
+        norm(l, c, which, i, NULL);
+    }
+}
+
+/* A Linear layer: weight [out, in] ~ N(0, std), bias [out] = 0 when present. */
+static void linear(list *l, const svk_model_config *c, uint32_t i, const char *name, uint32_t out, uint32_t in,
+                   float std, bool has_bias)
+{
+    add(l, 2, out, in, std, 0, true, "blocks.%u.%s.weight", i, name);
+    if (has_bias && c->bias)
+        add(l, 1, out, 0, 0, 0.0f, false, "blocks.%u.%s.bias", i, name);
+}
+
+size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t cap)
+{
+    list l = {out, out ? cap : 0, 0};
+    const uint32_t C = c->width, F = svk_model_config_hidden(c), V = c->vocab;
+    const float std = 0.02f;
+    /* Residual projections are scaled down with depth (spec, "Initialisation"). */
+    const float proj_std = 0.02f / sqrtf(2.0f * (float)c->layers);
+
+    add(&l, 2, V, C, std, 0, true, "wte.weight");
+    if (c->pos == SVK_POS_LEARNED)
+        add(&l, 2, c->ctx, C, std, 0, true, "wpe.weight");
+    for (uint32_t i = 0; i < c->layers; i++) {
+        sublayer_norms(&l, c, i, "attn_norm");
+        linear(&l, c, i, "attn.qkv", 3 * C, C, std, true);
+        linear(&l, c, i, "attn.proj", C, C, proj_std, true);
+        sublayer_norms(&l, c, i, "mlp_norm");
+        if (c->mlp == SVK_MLP_GELU) {
+            linear(&l, c, i, "mlp.fc", F, C, std, true);
+            linear(&l, c, i, "mlp.proj", C, F, proj_std, true);
+        } else { /* swiglu layers have no bias even when bias = true */
+            linear(&l, c, i, "mlp.gate", F, C, std, false);
+            linear(&l, c, i, "mlp.up", F, C, std, false);
+            linear(&l, c, i, "mlp.proj", C, F, proj_std, false);
+        }
+    }
+    if (c->placement == SVK_PLACEMENT_PRE) {
+        norm(&l, c, "norm_f", UINT32_MAX, NULL);
+    } else if (c->placement == SVK_PLACEMENT_SIAMESE) {
+        norm(&l, c, "norm_f", UINT32_MAX, "x");
+        norm(&l, c, "norm_f", UINT32_MAX, "y");
+        norm(&l, c, "norm_f", UINT32_MAX, "out");
+    }
+    if (!c->tie_embeddings)
+        add(&l, 2, V, C, std, 0, true, "lm_head.weight");
+    return l.n;
+}
+
+/* splitmix64 and Box-Muller in double, on the host: both backends start
+ * from the same drawn values, whatever the device. (libm's log, sin and cos
+ * may differ in the last bit between C libraries, not between runs.) */
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double uniform_open(uint64_t *s)
+{
+    /* (0, 1]: never 0, so log() is finite. */
+    return ((double)(next(s) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
+void svk_model_init_params(const svk_param_info *params, size_t n, uint64_t seed, float *const *data)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        const svk_param_info *p = &params[i];
+        float *d = data[i];
+        if (p->init_std <= 0) {
+            for (uint64_t k = 0; k < p->elems; k++)
+                d[k] = p->init_value;
+            continue;
+        }
+        for (uint64_t k = 0; k < p->elems; k += 2) {
+            double r = sqrt(-2.0 * log(uniform_open(&s)));
+            double a = 2.0 * 3.14159265358979323846 * uniform_open(&s);
+            d[k] = (float)(p->init_std * r * cos(a));
+            if (k + 1 < p->elems)
+                d[k + 1] = (float)(p->init_std * r * sin(a));
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/*
+ * The model's parameters: the one list of every tensor a configuration has,
+ * in a fixed order, with the names and shapes of the specification's
+ * checkpoint table and how each is initialised and decayed.
+ */
+#ifndef SVK_MODEL_PARAMS_H
+#define SVK_MODEL_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "svk/config.h"
+
+#define SVK_PARAM_NAME_MAX 64
+
+typedef struct svk_param_info {
+    char name[SVK_PARAM_NAME_MAX];  /* e.g. "blocks.0.attn.qkv.weight" */
+    uint32_t ndim;                  /* 1 or 2 */
+    uint32_t shape[2];              /* [out, in] for weights, [n] for vectors */
+    uint64_t elems;
+    float init_std;                 /* > 0: N(0, init_std); 0: constant init_value */
+    float init_value;
+    bool decay;                     /* AdamW weight decay applies (2-D weights only) */
+} svk_param_info;
+
+/* Fills out[0 .. min(n, cap)) with the parameters of a valid configuration
+ * and returns n, their number (call with cap 0 to count). */
+size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t cap);
+
+/* Draws every parameter's initial values, in list order, from one generator
+ * seeded with seed: the same seed gives the same weights on every backend,
+ * machine and run. data[i] has params[i].elems floats. */
+void svk_model_init_params(const svk_param_info *params, size_t n, uint64_t seed, float *const *data);
+
+#endif
