@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "params.h"
 
 typedef struct list {
@@ -109,22 +110,9 @@ size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t c
     return l.n;
 }
 
-/* splitmix64 and Box-Muller in double, on the host: both backends start
+/* Box-Muller in double over splitmix64, on the host: both backends start
  * from the same drawn values, whatever the device. (libm's log, sin and cos
  * may differ in the last bit between C libraries, not between runs.) */
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double uniform_open(uint64_t *s)
-{
-    /* (0, 1]: never 0, so log() is finite. */
-    return ((double)(next(s) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
 
 void svk_model_init_params(const svk_param_info *params, size_t n, uint64_t seed, float *const *data)
 {
@@ -138,8 +126,8 @@ void svk_model_init_params(const svk_param_info *params, size_t n, uint64_t seed
             continue;
         }
         for (uint64_t k = 0; k < p->elems; k += 2) {
-            double r = sqrt(-2.0 * log(uniform_open(&s)));
-            double a = 2.0 * 3.14159265358979323846 * uniform_open(&s);
+            double r = sqrt(-2.0 * log(svk_uniform_open(&s)));
+            double a = 2.0 * 3.14159265358979323846 * svk_uniform_open(&s);
             d[k] = (float)(p->init_std * r * cos(a));
             if (k + 1 < p->elems)
                 d[k + 1] = (float)(p->init_std * r * sin(a));

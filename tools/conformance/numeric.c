@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/rng.h"
 #include "numeric.h"
 
 void cf_rng_seed(cf_rng *r, uint64_t seed)
@@ -11,10 +12,7 @@ void cf_rng_seed(cf_rng *r, uint64_t seed)
 
 uint64_t cf_rng_next(cf_rng *r)
 {
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return svk_splitmix64(&r->s);
 }
 
 float cf_rng_uniform(cf_rng *r, float lo, float hi)
