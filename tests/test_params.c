@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     svk_param_info p[256];
 
     svk_model_config c = svk_model_config_default(); /* siamese, layernorm, gelu, learned, bias, tied */
-    size_t n = svk_model_params(&c, p, 256);
+    size_t n = svk_model_param_list(&c, p, 256);
     /* wte, wpe; per layer 3*2 + 4 + 3*2 + 4 = 20; final 3*2; 4 layers. */
     tu_check(&t, n == 2 + 4 * 20 + 6, "default siamese config: %zu tensors (want %d)", n, 2 + 4 * 20 + 6);
     tu_check(&t, has(p, n, "wte.weight", 256, 128) && has(p, n, "wpe.weight", 128, 128) &&
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     pre.mlp = SVK_MLP_SWIGLU;
     pre.pos = SVK_POS_ROPE;
     pre.tie_embeddings = false;
-    n = svk_model_params(&pre, p, 256);
+    n = svk_model_param_list(&pre, p, 256);
     tu_check(&t, has(p, n, "blocks.0.attn_norm.weight", 128, 0) && !find(p, n, "blocks.0.attn_norm.bias") &&
                      has(p, n, "norm_f.weight", 128, 0) && !find(p, n, "wpe.weight") &&
                      has(p, n, "blocks.0.mlp.gate.weight", 512, 128) && has(p, n, "blocks.0.mlp.up.weight", 512, 128) &&
@@ -71,14 +71,14 @@ int main(int argc, char **argv)
              "pre + rmsnorm + swiglu + rope + untied names");
     svk_model_config post = c;
     post.placement = SVK_PLACEMENT_POST;
-    n = svk_model_params(&post, p, 256);
+    n = svk_model_param_list(&post, p, 256);
     tu_check(&t, has(p, n, "blocks.0.mlp_norm.bias", 128, 0) && !find(p, n, "norm_f.weight") &&
                      !find(p, n, "norm_f.x.weight"),
              "post: per-sublayer norms, no final norm");
-    tu_check(&t, svk_model_params(&c, NULL, 0) == 88, "counting without storage");
+    tu_check(&t, svk_model_param_list(&c, NULL, 0) == 88, "counting without storage");
 
     /* Initialisation: deterministic per seed, with the right statistics. */
-    n = svk_model_params(&c, p, 256);
+    n = svk_model_param_list(&c, p, 256);
     float **a = calloc(n, sizeof(*a)), **b = calloc(n, sizeof(*b));
     for (size_t i = 0; i < n; i++) {
         a[i] = malloc(p[i].elems * sizeof(float));

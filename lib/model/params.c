@@ -35,33 +35,31 @@ static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, flo
     l->n++;
 }
 
-/* A norm's gain (and bias for layernorm): names "<prefix>.weight", ".bias". */
-static void norm(list *l, const svk_model_config *c, const char *prefix, uint32_t l_index, const char *sub)
+/* Norms: "<prefix>[.<sub>].weight" (gain, 1) and, for layernorm, ".bias" (0).
+ * A group of norms lists all gains first, then all biases: the fused
+ * SiameseNorm kernels take the gains of P, Q, I (or N_x, N_y, N_out) as one
+ * [3, C] array, and parameters are laid out in list order. */
+static void norms(list *l, const svk_model_config *c, const char *prefix, const char *const *subs, int n)
 {
-    char name[SVK_PARAM_NAME_MAX];
-    if (l_index == UINT32_MAX)
-        snprintf(name, sizeof(name), "%s", prefix);
-    else
-        snprintf(name, sizeof(name), "blocks.%u.%s", l_index, prefix);
-    if (sub) {
-        size_t len = strlen(name);
-        snprintf(name + len, sizeof(name) - len, ".%s", sub);
-    }
-    add(l, 1, c->width, 0, 0, 1.0f, false, "%s.weight", name);
-    if (c->norm == SVK_NORM_LAYERNORM)
-        add(l, 1, c->width, 0, 0, 0.0f, false, "%s.bias", name);
+    for (int pass = 0; pass < (c->norm == SVK_NORM_LAYERNORM ? 2 : 1); pass++)
+        for (int i = 0; i < n; i++)
+            add(l, 1, c->width, 0, 0, pass ? 0.0f : 1.0f, false, "%s%s%s.%s", prefix, subs[i] ? "." : "",
+                subs[i] ? subs[i] : "", pass ? "bias" : "weight");
 }
+
+static const char *const siamese_subs[3] = {"post", "pre", "input"};
+static const char *const final_subs[3] = {"x", "y", "out"};
+static const char *const no_sub[1] = {NULL};
 
 /* The norms in front of a sublayer ("attn_norm" or "mlp_norm"). */
 static void sublayer_norms(list *l, const svk_model_config *c, uint32_t i, const char *which)
 {
-    if (c->placement == SVK_PLACEMENT_SIAMESE) {
-        norm(l, c, which, i, "post");
-        norm(l, c, which, i, "pre");
-        norm(l, c, which, i, "input");
-    } else {
-        norm(l, c, which, i, NULL);
-    }
+    char prefix[SVK_PARAM_NAME_MAX];
+    snprintf(prefix, sizeof(prefix), "blocks.%u.%s", i, which);
+    if (c->placement == SVK_PLACEMENT_SIAMESE)
+        norms(l, c, prefix, siamese_subs, 3);
+    else
+        norms(l, c, prefix, no_sub, 1);
 }
 
 /* A Linear layer: weight [out, in] ~ N(0, std), bias [out] = 0 when present. */
@@ -73,7 +71,7 @@ static void linear(list *l, const svk_model_config *c, uint32_t i, const char *n
         add(l, 1, out, 0, 0, 0.0f, false, "blocks.%u.%s.bias", i, name);
 }
 
-size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t cap)
+size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size_t cap)
 {
     list l = {out, out ? cap : 0, 0};
     const uint32_t C = c->width, F = svk_model_config_hidden(c), V = c->vocab;
@@ -98,13 +96,10 @@ size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t c
             linear(&l, c, i, "mlp.proj", C, F, proj_std, false);
         }
     }
-    if (c->placement == SVK_PLACEMENT_PRE) {
-        norm(&l, c, "norm_f", UINT32_MAX, NULL);
-    } else if (c->placement == SVK_PLACEMENT_SIAMESE) {
-        norm(&l, c, "norm_f", UINT32_MAX, "x");
-        norm(&l, c, "norm_f", UINT32_MAX, "y");
-        norm(&l, c, "norm_f", UINT32_MAX, "out");
-    }
+    if (c->placement == SVK_PLACEMENT_PRE)
+        norms(&l, c, "norm_f", no_sub, 1);
+    else if (c->placement == SVK_PLACEMENT_SIAMESE)
+        norms(&l, c, "norm_f", final_subs, 3);
     if (!c->tie_embeddings)
         add(&l, 2, V, C, std, 0, true, "lm_head.weight");
     return l.n;

@@ -26,7 +26,7 @@ typedef struct svk_param_info {
 
 /* Fills out[0 .. min(n, cap)) with the parameters of a valid configuration
  * and returns n, their number (call with cap 0 to count). */
-size_t svk_model_params(const svk_model_config *c, svk_param_info *out, size_t cap);
+size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size_t cap);
 
 /* Draws every parameter's initial values, in list order, from one generator
  * seeded with seed: the same seed gives the same weights on every backend,

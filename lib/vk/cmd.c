@@ -411,6 +411,15 @@ svk_status svk_cmdlist_end(svk_cmdlist *cl)
     if (!cl->recording)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
     cl->recording = false;
+    /* Whatever the kernels wrote to host-visible memory (losses, counts) is
+     * readable by the host once the list's fence has signalled. */
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+    };
+    ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                                  &mb, 0, NULL, 0, NULL);
     SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(cl->cmd), "ending a command list");
     cl->recorded = true;
     return SVK_OK;

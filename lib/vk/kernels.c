@@ -5,8 +5,56 @@
 
 #include "common/push_gemm.h"
 #include "gemm.spv.h"
+#include "common/push_copy.h"
+#include "copy.spv.h"
+#include "common/push_norm_bwd.h"
+#include "common/push_norm_fwd.h"
+#include "common/push_norm_param_reduce.h"
+#include "common/push_residual.h"
+#include "common/push_siamese_norm_bwd.h"
+#include "common/push_siamese_norm_fwd.h"
+#include "layernorm_bwd.spv.h"
+#include "layernorm_fwd.spv.h"
+#include "norm_param_reduce.spv.h"
+#include "residual_bwd.spv.h"
+#include "residual_fwd.spv.h"
+#include "rmsnorm_bwd.spv.h"
+#include "rmsnorm_fwd.spv.h"
+#include "siamese_norm_bwd.spv.h"
+#include "siamese_norm_fwd.spv.h"
 /* @norm-includes@ */
+#include "common/push_attention_flash.h"
+#include "common/push_attention_softmax.h"
+#include "common/push_rope.h"
+#include "attention_flash_fwd.spv.h"
+#include "attention_softmax_bwd.spv.h"
+#include "attention_softmax_fwd.spv.h"
+#include "rope_bwd.spv.h"
+#include "rope_fwd.spv.h"
 /* @attention-includes@ */
+#include "common/push_gelu.h"
+#include "common/push_swiglu.h"
+#include "common/push_bias.h"
+#include "common/push_colsum.h"
+#include "common/push_embedding.h"
+#include "common/push_index_check.h"
+#include "common/push_cross_entropy.h"
+#include "common/push_clip.h"
+#include "common/push_adamw.h"
+#include "gelu_fwd.spv.h"
+#include "gelu_bwd.spv.h"
+#include "swiglu_fwd.spv.h"
+#include "swiglu_bwd.spv.h"
+#include "bias_fwd.spv.h"
+#include "colsum.spv.h"
+#include "embedding_fwd.spv.h"
+#include "embedding_bwd.spv.h"
+#include "index_check.spv.h"
+#include "cross_entropy.spv.h"
+#include "cross_entropy_loss.spv.h"
+#include "clip_sumsq.spv.h"
+#include "clip_scale.spv.h"
+#include "adamw.spv.h"
 /* @elementwise-includes@ */
 
 #define SPV(name) name, sizeof(name)
@@ -23,8 +71,278 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 6,
         .spec_defaults = {16, 16, 1, 4, 4, 16},
     },
+    [SVK_KERNEL_COPY] = {
+        .name = "copy",
+        SPV(svk_spv_copy),
+        .n_buffers = 2,      /* dst, src */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_copy),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    /* Row kernels of the norms: spec[0] invocations per row, spec[1] rows
+     * per workgroup; lib/ops/norm_param_reduce.c sizes them to the row. */
+    [SVK_KERNEL_LAYERNORM_FWD] = {
+        .name = "layernorm_fwd",
+        SPV(svk_spv_layernorm_fwd),
+        .n_buffers = 6,      /* x, g, b, out, mean, rstd */
+        .write_mask = (1u << 3) | (1u << 4) | (1u << 5),
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_LAYERNORM_BWD] = {
+        .name = "layernorm_bwd",
+        SPV(svk_spv_layernorm_bwd),
+        .n_buffers = 8,      /* dout, add, x, mean, rstd, g, dx, partials */
+        .write_mask = (1u << 6) | (1u << 7),
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_RMSNORM_FWD] = {
+        .name = "rmsnorm_fwd",
+        SPV(svk_spv_rmsnorm_fwd),
+        .n_buffers = 4,      /* x, g, out, rstd */
+        .write_mask = (1u << 2) | (1u << 3),
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_RMSNORM_BWD] = {
+        .name = "rmsnorm_bwd",
+        SPV(svk_spv_rmsnorm_bwd),
+        .n_buffers = 7,      /* dout, add, x, rstd, g, dx, partials */
+        .write_mask = (1u << 5) | (1u << 6),
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_FWD] = {
+        .name = "siamese_norm_fwd",
+        SPV(svk_spv_siamese_norm_fwd),
+        .n_buffers = 8,      /* x, y, g, b, xn, h, mean, rstd */
+        .write_mask = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),
+        .push_size = sizeof(svk_push_siamese_norm_fwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD] = {
+        .name = "siamese_norm_bwd",
+        SPV(svk_spv_siamese_norm_bwd),
+        .n_buffers = 8,      /* dh, x, y, g, b, mean, rstd, scratch (du, partials) */
+        .write_mask = 1u << 7,
+        .push_size = sizeof(svk_push_siamese_norm_bwd),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_NORM_PARAM_REDUCE] = {
+        .name = "norm_param_reduce",
+        SPV(svk_spv_norm_param_reduce),
+        .n_buffers = 3,      /* partials, dg, db */
+        .write_mask = (1u << 1) | (1u << 2),
+        .push_size = sizeof(svk_push_norm_param_reduce),
+        .n_spec = 3,
+        .spec_defaults = {128, 1, 1},
+    },
+    [SVK_KERNEL_RESIDUAL_FWD] = {
+        .name = "residual_fwd",
+        SPV(svk_spv_residual_fwd),
+        .n_buffers = 3,      /* x, y (both updated in place), z */
+        .write_mask = (1u << 0) | (1u << 1),
+        .push_size = sizeof(svk_push_residual),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_RESIDUAL_BWD] = {
+        .name = "residual_bwd",
+        SPV(svk_spv_residual_bwd),
+        .n_buffers = 3,      /* dx, dy, dz */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_residual),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
     /* @norm-rows@ */
+    [SVK_KERNEL_ATTENTION_SOFTMAX_FWD] = {
+        .name = "attention_softmax_fwd",
+        SPV(svk_spv_attention_softmax_fwd),
+        .n_buffers = 1,      /* scores in, probabilities out, in place */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_attention_softmax),
+        /* One row per workgroup; lib/ops/attention.c sizes it to the row. */
+        .n_spec = 3,
+        .spec_defaults = {128, 1, 1},
+    },
+    [SVK_KERNEL_ATTENTION_SOFTMAX_BWD] = {
+        .name = "attention_softmax_bwd",
+        SPV(svk_spv_attention_softmax_bwd),
+        .n_buffers = 2,      /* P (read), dP in / dS out in place */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_attention_softmax),
+        .n_spec = 3,
+        .spec_defaults = {128, 1, 1},
+    },
+    [SVK_KERNEL_ATTENTION_FLASH_FWD] = {
+        .name = "attention_flash_fwd",
+        SPV(svk_spv_attention_flash_fwd),
+        .n_buffers = 2,      /* qkv, out */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_attention_flash),
+        /* 4 invocations per query row x 16 rows, key tiles of 16, head
+         * width up to 128; lib/ops/attention.c picks per D and device. */
+        .n_spec = 5,
+        .spec_defaults = {4, 16, 1, 16, 128},
+    },
+    [SVK_KERNEL_ROPE_FWD] = {
+        .name = "rope_fwd",
+        SPV(svk_spv_rope_fwd),
+        .n_buffers = 1,      /* qkv, in place */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_rope),
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_ROPE_BWD] = {
+        .name = "rope_bwd",
+        SPV(svk_spv_rope_bwd),
+        .n_buffers = 1,      /* dqkv, in place */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_rope),
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
+    },
     /* @attention-rows@ */
+    [SVK_KERNEL_GELU_FWD] = {
+        .name = "gelu_fwd",
+        SPV(svk_spv_gelu_fwd),
+        .n_buffers = 2,      /* x, out */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_gelu),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_GELU_BWD] = {
+        .name = "gelu_bwd",
+        SPV(svk_spv_gelu_bwd),
+        .n_buffers = 3,      /* x, dout, dx */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_gelu),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_SWIGLU_FWD] = {
+        .name = "swiglu_fwd",
+        SPV(svk_spv_swiglu_fwd),
+        .n_buffers = 3,      /* gate, up, out */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_swiglu),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_SWIGLU_BWD] = {
+        .name = "swiglu_bwd",
+        SPV(svk_spv_swiglu_bwd),
+        .n_buffers = 5,      /* gate, up, dout, dgate, dup */
+        .write_mask = (1u << 3) | (1u << 4),
+        .push_size = sizeof(svk_push_swiglu),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_BIAS_FWD] = {
+        .name = "bias_fwd",
+        SPV(svk_spv_bias_fwd),
+        .n_buffers = 2,      /* bias, out (read and written) */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_bias),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_COLSUM] = {
+        .name = "colsum",
+        SPV(svk_spv_colsum),
+        .n_buffers = 2,      /* src, dst (partials, or accumulated) */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_colsum),
+        /* 64 columns per workgroup; row blocks in z. */
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_EMBEDDING_FWD] = {
+        .name = "embedding_fwd",
+        SPV(svk_spv_embedding_fwd),
+        .n_buffers = 4,      /* tokens, wte, wpe, out */
+        .write_mask = 1u << 3,
+        .push_size = sizeof(svk_push_embedding),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_EMBEDDING_BWD] = {
+        .name = "embedding_bwd",
+        SPV(svk_spv_embedding_bwd),
+        .n_buffers = 3,      /* tokens, dout, dwte or dwpe (accumulated) */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_embedding),
+        /* 64 columns (and 64 staged tokens) per workgroup. */
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_INDEX_CHECK] = {
+        .name = "index_check",
+        SPV(svk_spv_index_check),
+        .n_buffers = 2,      /* idx, counts */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_index_check),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_CROSS_ENTROPY] = {
+        .name = "cross_entropy",
+        SPV(svk_spv_cross_entropy),
+        .n_buffers = 5,      /* logits, targets, counts, dlogits, losses */
+        .write_mask = (1u << 3) | (1u << 4),
+        .push_size = sizeof(svk_push_cross_entropy),
+        /* One workgroup per row. */
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_CROSS_ENTROPY_LOSS] = {
+        .name = "cross_entropy_loss",
+        SPV(svk_spv_cross_entropy_loss),
+        .n_buffers = 3,      /* losses, counts, loss */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_cross_entropy),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_CLIP_SUMSQ] = {
+        .name = "clip_sumsq",
+        SPV(svk_spv_clip_sumsq),
+        .n_buffers = 2,      /* x, partials */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_clip),
+        /* 256 invocations x 16 elements: 4096 elements per partial slot. */
+        .n_spec = 4,
+        .spec_defaults = {256, 1, 1, 16},
+    },
+    [SVK_KERNEL_CLIP_SCALE] = {
+        .name = "clip_scale",
+        SPV(svk_spv_clip_scale),
+        .n_buffers = 2,      /* partials, out (norm, scale) */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_clip),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_ADAMW] = {
+        .name = "adamw",
+        SPV(svk_spv_adamw),
+        .n_buffers = 6,      /* p, g, m, v, scale, step */
+        .write_mask = (1u << 0) | (1u << 2) | (1u << 3),
+        .push_size = sizeof(svk_push_adamw),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
     /* @elementwise-rows@ */
 };
 

@@ -21,6 +21,7 @@ struct cf_case {
     uint32_t n_allocs;
     svk_cmdlist *list;
     double worst_err, worst_tol;
+    int compared;
     char worst_what[160];
     bool failed;
     char why[600];
@@ -208,8 +209,11 @@ bool cf_run(cf_case *c)
 
 static void note_error(cf_case *c, const char *what, double err, double tol, const char *detail)
 {
-    /* The row shows the output closest to (or furthest past) its tolerance. */
-    if (c->worst_tol == 0 || err / tol > c->worst_err / c->worst_tol) {
+    /* The row shows the output closest to (or furthest past) its tolerance
+     * (an exact comparison, tol 0, ranks by its error alone). */
+    double ratio = tol > 0 ? err / tol : (err > 0 ? INFINITY : 0);
+    double worst = c->worst_tol > 0 ? c->worst_err / c->worst_tol : (c->worst_err > 0 ? INFINITY : 0);
+    if (c->compared++ == 0 || ratio > worst) {
         c->worst_err = err;
         c->worst_tol = tol;
         snprintf(c->worst_what, sizeof(c->worst_what), "%s%s", what, detail);
@@ -262,7 +266,7 @@ void cf_end(cf_case *c)
 {
     if (!c)
         return;
-    if (!c->failed && c->worst_tol == 0)
+    if (!c->failed && c->compared == 0)
         cf_fail(c, "nothing was compared"); /* a case that checks nothing must not pass */
     cf_state *cf = c->cf;
     if (c->failed) {

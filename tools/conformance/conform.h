@@ -95,8 +95,19 @@ float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end *
 
 /* The families. */
 void cf_run_gemm(cf_state *cf);
+void cf_run_copy(cf_state *cf);
+void cf_run_norm(cf_state *cf);
 /* @norm-families@ */
+void cf_run_attention(cf_state *cf);
+void cf_run_rope(cf_state *cf);
 /* @attention-families@ */
+void cf_run_gelu(cf_state *cf);
+void cf_run_swiglu(cf_state *cf);
+void cf_run_bias(cf_state *cf);
+void cf_run_embedding(cf_state *cf);
+void cf_run_cross_entropy(cf_state *cf);
+void cf_run_clip(cf_state *cf);
+void cf_run_adamw(cf_state *cf);
 /* @elementwise-families@ */
 
 #endif

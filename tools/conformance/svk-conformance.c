@@ -18,8 +18,19 @@ typedef struct cf_family {
 /* One row per kernel family: tools/conformance/conform_<name>.c. */
 static const cf_family cf_families[] = {
     {"gemm", cf_run_gemm},
+    {"copy", cf_run_copy},
+    {"norm", cf_run_norm},
     /* @norm-families@ */
+    {"attention", cf_run_attention},
+    {"rope", cf_run_rope},
     /* @attention-families@ */
+    {"gelu", cf_run_gelu},
+    {"swiglu", cf_run_swiglu},
+    {"bias", cf_run_bias},
+    {"embedding", cf_run_embedding},
+    {"cross_entropy", cf_run_cross_entropy},
+    {"clip", cf_run_clip},
+    {"adamw", cf_run_adamw},
     /* @elementwise-families@ */
 };
 

@@ -1,0 +1,119 @@
+/*
+ * The svk model (shared/spec/model.md): create, train, evaluate, generate,
+ * save and load, on the Vulkan device of a context or on the CPU reference.
+ * The same calls give the same model on both backends; a checkpoint written
+ * by one loads on the other.
+ */
+#ifndef SVK_MODEL_H
+#define SVK_MODEL_H
+
+#include "config.h"
+#include "context.h"
+
+SVK_BEGIN_DECLS
+
+/* A model with its parameters, gradients and optimiser state. Opaque.
+ * Thread-safety: one thread at a time (as its context). */
+typedef struct svk_model svk_model;
+
+typedef enum svk_backend {
+    SVK_BACKEND_VULKAN = 0, /* the context's device */
+    SVK_BACKEND_CPU,        /* the plain-C reference: slow, exact, no device needed */
+} svk_backend;
+
+/* AdamW and clipping settings (spec, "Optimiser"); the learning rate is
+ * given per step. */
+typedef struct svk_optimizer {
+    float beta1;           /* default 0.9 */
+    float beta2;           /* default 0.95 */
+    float eps;             /* default 1e-8 */
+    float weight_decay;    /* default 0.1, on 2-D weights only */
+    float max_norm;        /* gradient clipping threshold; default 1.0, 0 = off */
+} svk_optimizer;
+
+typedef struct svk_model_params {
+    svk_model_config config;   /* default: svk_model_config_default() */
+    uint64_t seed;             /* initialisation seed; default 1 */
+    svk_backend backend;       /* default SVK_BACKEND_VULKAN */
+    svk_ctx *ctx;              /* required for SVK_BACKEND_VULKAN; must outlive the model */
+    svk_optimizer optimizer;
+    uint64_t reserved[4];      /* must be zero */
+} svk_model_params;
+
+SVK_API svk_model_params svk_model_params_default(void);
+
+/* Creates a model with freshly initialised weights. */
+SVK_API svk_status svk_model_create(const svk_model_params *params, svk_model **out);
+SVK_API void svk_model_destroy(svk_model **model);
+
+SVK_API const svk_model_config *svk_model_get_config(const svk_model *model);
+/* Number of trainable parameters. */
+SVK_API uint64_t svk_model_param_count(const svk_model *model);
+/* Updates taken so far (the AdamW step count). */
+SVK_API uint64_t svk_model_step(const svk_model *model);
+
+/* One training step on a batch: tokens and targets are int32 [B, T]
+ * (targets -1 = no loss), T <= ctx. Runs forward, loss, backward, clipping
+ * and AdamW with learning rate lr. When loss is non-NULL the step's loss is
+ * written (the call then waits for the step); when NULL, the step may still
+ * be running when the call returns, and the next call orders after it. */
+SVK_API svk_status svk_model_train_step(svk_model *model, const int32_t *tokens, const int32_t *targets,
+                                        uint32_t B, uint32_t T, float lr, float *loss);
+
+/* Details of the last completed step, read from the device: loss, gradient
+ * norm before clipping, number of targets that counted. */
+typedef struct svk_step_info {
+    float loss, grad_norm, clip_scale;
+    uint32_t valid_targets;
+} svk_step_info;
+SVK_API svk_status svk_model_last_step(svk_model *model, svk_step_info *info);
+
+/* Mean loss of the batch without changing the model. */
+SVK_API svk_status svk_model_eval_loss(svk_model *model, const int32_t *tokens, const int32_t *targets, uint32_t B,
+                                       uint32_t T, float *loss);
+
+/* Logits [B, T, V] of a batch of tokens [B, T]. */
+SVK_API svk_status svk_model_forward_logits(svk_model *model, const int32_t *tokens, uint32_t B, uint32_t T,
+                                            float *logits);
+
+/* Sampling settings of svk_model_generate. */
+typedef struct svk_sample_params {
+    float temperature;     /* 0 (default): greedy */
+    uint32_t top_k;        /* 0 (default): the whole vocabulary */
+    uint64_t seed;         /* for temperature > 0 */
+    int32_t stop_token;    /* stop after emitting it; -1 (default): never */
+} svk_sample_params;
+SVK_API svk_sample_params svk_sample_params_default(void);
+
+/* Extends prompt[0 .. n_prompt) by up to max_new tokens into out (capacity
+ * max_new); *n_out receives how many were produced. The context window is
+ * the last ctx tokens. */
+SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
+                                      const svk_sample_params *sample, int32_t *out, uint32_t *n_out);
+
+/* Saves the weights as safetensors (names and shapes of the spec, float32,
+ * the configuration as JSON in __metadata__ under "svk.config"). With
+ * optimizer set, the AdamW moments and the step count go in the same file
+ * (tensors "optimizer.m.<name>", "optimizer.v.<name>", metadata
+ * "svk.step"), so that a run can resume exactly. The write is atomic. */
+SVK_API svk_status svk_model_save(svk_model *model, const char *path, bool optimizer);
+
+/* Replaces the model's weights (and, with optimizer and when the file has
+ * them, its optimiser state and step) from a checkpoint whose configuration
+ * equals the model's. Every name, shape and dtype is checked; on error the
+ * model is unchanged and the message names the offending tensor. */
+SVK_API svk_status svk_model_load(svk_model *model, const char *path, bool optimizer);
+
+/* Reads only the configuration stored in a checkpoint. */
+SVK_API svk_status svk_checkpoint_config(const char *path, svk_model_config *config);
+
+/* Memory the model holds, by kind, in bytes. */
+typedef struct svk_memory_report {
+    uint64_t params, grads, optimizer, activations, io;
+    uint64_t total;
+} svk_memory_report;
+SVK_API svk_status svk_model_memory(const svk_model *model, svk_memory_report *report);
+
+SVK_END_DECLS
+
+#endif

@@ -1,0 +1,90 @@
+/* The CPU backend: slabs in host memory, plans run by plan_cpu.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+typedef struct cpu_state {
+    void *slabs[SVK_SLAB_COUNT];
+    uint64_t elems[SVK_SLAB_COUNT];
+} cpu_state;
+
+static cpu_state *state(svk_model *m)
+{
+    if (!m->backend)
+        m->backend = calloc(1, sizeof(cpu_state));
+    return m->backend;
+}
+
+static svk_status set_plan(svk_model *m, const svk_plan *p)
+{
+    cpu_state *s = state(m);
+    if (!s)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (int k = 0; k < SVK_SLAB_COUNT; k++) {
+        if (s->slabs[k] && s->elems[k] == p->slab_elems[k])
+            continue;
+        /* Parameter-shaped slabs never change size; activations do. */
+        void *n = calloc(p->slab_elems[k] ? p->slab_elems[k] : 1, 4);
+        if (!n)
+            return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY,
+                             "out of host memory for the %llu-element slab %d", (unsigned long long)p->slab_elems[k], k);
+        free(s->slabs[k]);
+        s->slabs[k] = n;
+        s->elems[k] = p->slab_elems[k];
+    }
+    return SVK_OK;
+}
+
+static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                      const svk_step_hparams *h, bool wait)
+{
+    (void)wait;
+    cpu_state *s = m->backend;
+    const svk_plan *p = &m->plan;
+    int32_t *in = s->slabs[SVK_SLAB_INPUT];
+    uint64_t n = (uint64_t)p->B * p->T;
+    memcpy(in + p->tensors[p->tokens].offset, tokens, n * 4);
+    if (targets)
+        memcpy(in + p->tensors[p->targets].offset, targets, n * 4);
+    else
+        for (uint64_t i = 0; i < n; i++)
+            in[p->tensors[p->targets].offset + i] = -1;
+    return svk_plan_cpu_run(svk_model_log(m), p, s->slabs, begin, end, h);
+}
+
+static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)
+{
+    cpu_state *s = m->backend;
+    if (!s || !s->slabs[slab] || offset + n > s->elems[slab])
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "cpu backend: slab %d range out of bounds", slab);
+    char *base = (char *)s->slabs[slab] + offset * 4;
+    if (to_host)
+        memcpy(host, base, n * 4);
+    else
+        memcpy(base, host, n * 4);
+    return SVK_OK;
+}
+
+static svk_status read_slab(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *dst)
+{
+    return copy(m, slab, offset, n, dst, true);
+}
+
+static svk_status write_slab(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, const void *src)
+{
+    return copy(m, slab, offset, n, (void *)src, false);
+}
+
+static void destroy(svk_model *m)
+{
+    cpu_state *s = m->backend;
+    if (!s)
+        return;
+    for (int k = 0; k < SVK_SLAB_COUNT; k++)
+        free(s->slabs[k]);
+    free(s);
+    m->backend = NULL;
+}
+
+const svk_backend_impl svk_backend_cpu = {"cpu", set_plan, run, read_slab, write_slab, destroy};

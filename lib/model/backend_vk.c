@@ -1,0 +1,462 @@
+/*
+ * The Vulkan backend: the plan's tensors in device buffers, its op ranges
+ * recorded once per batch shape into command lists that every step
+ * replays. Per step the host writes only the tokens, the targets and three
+ * numbers (learning rate and AdamW's bias corrections) into mapped memory.
+ *
+ * Buffers: the parameter, gradient and moment slabs are one buffer each
+ * (the gradient zeroing and norm run over the whole slab; SiameseNorm's
+ * [3, C] gain groups are contiguous in it); every activation is a buffer of
+ * its own, so no single binding has to span them all; inputs, outputs and
+ * the step's numbers are host-mapped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "ops/adamw.h"
+#include "ops/attention.h"
+#include "ops/bias.h"
+#include "ops/clip.h"
+#include "ops/colsum.h"
+#include "ops/copy.h"
+#include "ops/cross_entropy.h"
+#include "ops/embedding.h"
+#include "ops/gelu.h"
+#include "ops/gemm.h"
+#include "ops/layernorm.h"
+#include "ops/residual.h"
+#include "ops/rmsnorm.h"
+#include "ops/rope.h"
+#include "ops/siamese_norm.h"
+#include "ops/swiglu.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+/* A recorded range of the plan. */
+typedef struct vk_list {
+    size_t begin, end;
+    svk_cmdlist *cl;
+} vk_list;
+
+#define MAX_LISTS 4
+
+typedef struct vk_state {
+    svk_buffer *slab[SVK_SLAB_COUNT];   /* ACT: unused (per-tensor buffers) */
+    uint64_t slab_elems[SVK_SLAB_COUNT];
+    svk_buffer **act;                   /* [n_tensors]: ACT tensors' buffers */
+    size_t n_act;
+    svk_buffer *scratch, *clip_partials, *losses, *hparams;
+    vk_list lists[MAX_LISTS];
+    svk_cmdlist *pending;               /* submitted, not yet waited for */
+} vk_state;
+
+static svk_status make(svk_model *m, svk_buffer **out, uint64_t elems, svk_memory_kind kind, const char *name)
+{
+    svk_buffer_params p = svk_buffer_params_default();
+    p.size = (elems ? elems : 1) * 4;
+    p.memory = kind;
+    p.name = name;
+    return svk_buffer_create(m->ctx, &p, out);
+}
+
+static void free_shape(vk_state *s)
+{
+    for (int i = 0; i < MAX_LISTS; i++)
+        svk_cmdlist_destroy(&s->lists[i].cl);
+    s->pending = NULL;
+    for (size_t i = 0; i < s->n_act; i++)
+        svk_buffer_destroy(&s->act[i]);
+    free(s->act);
+    s->act = NULL;
+    s->n_act = 0;
+    svk_buffer_destroy(&s->scratch);
+    svk_buffer_destroy(&s->clip_partials);
+    svk_buffer_destroy(&s->losses);
+    for (int k = SVK_SLAB_ACT; k < SVK_SLAB_COUNT; k++) {
+        svk_buffer_destroy(&s->slab[k]);
+        s->slab_elems[k] = 0;
+    }
+}
+
+static void destroy(svk_model *m)
+{
+    vk_state *s = m->backend;
+    if (!s)
+        return;
+    free_shape(s);
+    for (int k = 0; k < SVK_SLAB_ACT; k++)
+        svk_buffer_destroy(&s->slab[k]);
+    svk_buffer_destroy(&s->hparams);
+    free(s);
+    m->backend = NULL;
+}
+
+/* The scratch floats the largest op of the plan needs. */
+static uint64_t scratch_elems(const svk_plan *p)
+{
+    uint64_t need = 1;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const svk_plan_op *o = &p->ops[i];
+        const uint64_t *d = o->dims;
+        uint64_t n = 0;
+        svk_norm_kind kind = (o->flags & SVK_FLAG_RMS) ? SVK_NORM_RMSNORM : SVK_NORM_LAYERNORM;
+        switch (o->code) {
+        case SVK_OP_NORM_BWD:
+            n = kind == SVK_NORM_RMSNORM ? svk_rmsnorm_bwd_scratch_elems((uint32_t)d[0], (uint32_t)d[1])
+                                         : svk_layernorm_bwd_scratch_elems((uint32_t)d[0], (uint32_t)d[1]);
+            break;
+        case SVK_OP_SIAMESE_BWD:
+        case SVK_OP_SOUT_BWD:
+            n = svk_siamese_norm_bwd_scratch_elems(kind, (uint32_t)d[0], (uint32_t)d[1]);
+            break;
+        case SVK_OP_ATTN_BWD:
+            n = svk_attention_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3]);
+            break;
+        case SVK_OP_BIAS_BWD:
+            n = svk_colsum_scratch_elems(d[0], d[1]);
+            break;
+        default:
+            break;
+        }
+        if (n > need)
+            need = n;
+    }
+    return need;
+}
+
+static svk_status set_plan(svk_model *m, const svk_plan *p)
+{
+    vk_state *s = m->backend;
+    if (!s) {
+        s = m->backend = calloc(1, sizeof(*s));
+        if (!s)
+            return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    if (s->pending) {
+        svk_status st = svk_cmdlist_wait(s->pending);
+        s->pending = NULL;
+        if (st != SVK_OK)
+            return st;
+    }
+    free_shape(s);
+    static const char *const names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
+                                                      "outputs"};
+    svk_status st = SVK_OK;
+    for (int k = 0; k < SVK_SLAB_COUNT && st == SVK_OK; k++) {
+        if (k == SVK_SLAB_ACT || (s->slab[k] && s->slab_elems[k] == p->slab_elems[k]))
+            continue;
+        svk_buffer_destroy(&s->slab[k]);
+        svk_memory_kind kind = k >= SVK_SLAB_INPUT ? SVK_MEMORY_HOST_MAPPED : SVK_MEMORY_DEVICE;
+        st = make(m, &s->slab[k], p->slab_elems[k], kind, names[k]);
+        s->slab_elems[k] = p->slab_elems[k];
+    }
+    if (st == SVK_OK && !s->hparams)
+        st = make(m, &s->hparams, 4, SVK_MEMORY_HOST_MAPPED, "step");
+    if (st == SVK_OK && !(s->act = calloc(p->n_tensors, sizeof(*s->act))))
+        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    s->n_act = s->act ? p->n_tensors : 0;
+    for (size_t i = 0; i < p->n_tensors && st == SVK_OK; i++)
+        if (p->tensors[i].slab == SVK_SLAB_ACT)
+            st = make(m, &s->act[i], p->tensors[i].elems, SVK_MEMORY_DEVICE, p->tensors[i].name);
+    uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
+    if (st == SVK_OK)
+        st = make(m, &s->scratch, scratch_elems(p), SVK_MEMORY_DEVICE, "scratch");
+    if (st == SVK_OK)
+        st = make(m, &s->clip_partials, svk_clip_scratch_elems(1, &grads), SVK_MEMORY_DEVICE, "clip partials");
+    if (st == SVK_OK)
+        st = make(m, &s->losses, (uint64_t)p->B * p->T, SVK_MEMORY_DEVICE, "losses");
+    return st;
+}
+
+typedef struct rec {
+    svk_model *m;
+    const svk_plan *p;
+    vk_state *s;
+    svk_cmdlist *cl;
+} rec;
+
+static svk_tref T(const rec *r, uint32_t id)
+{
+    if (id == SVK_NONE)
+        return (svk_tref){NULL, 0};
+    const svk_plan_tensor *t = &r->p->tensors[id];
+    if (t->slab == SVK_SLAB_ACT)
+        return (svk_tref){r->s->act[id], 0};
+    return (svk_tref){r->s->slab[t->slab], t->offset};
+}
+
+static svk_tref OUT(const rec *r, uint32_t element)
+{
+    svk_tref t = T(r, r->p->output);
+    t.off += element;
+    return t;
+}
+
+static svk_tref scratch(const rec *r)
+{
+    return (svk_tref){r->s->scratch, 0};
+}
+
+static svk_status record_op(const rec *r, const svk_plan_op *o)
+{
+    const uint32_t *t = o->t;
+    const uint64_t *d = o->dims;
+    svk_cmdlist *cl = r->cl;
+    const float eps = r->p->eps;
+    const svk_norm_kind kind = (o->flags & SVK_FLAG_RMS) ? SVK_NORM_RMSNORM : SVK_NORM_LAYERNORM;
+    const char *label = o->label;
+    switch (o->code) {
+    case SVK_OP_ZERO:
+        return svk_fill_record(cl, T(r, t[0]), d[0], 0.0f, label);
+    case SVK_OP_COPY:
+        return svk_copy_record(cl, T(r, t[0]), T(r, t[1]), d[0], label);
+    case SVK_OP_ADD:
+        return svk_add_record(cl, T(r, t[0]), T(r, t[1]), d[0], label);
+    case SVK_OP_EMBED_FWD: {
+        svk_embedding_fwd_args a = {d[0], d[1], d[2], d[3], T(r, t[1]), T(r, t[2]), T(r, t[3]), T(r, t[0]),
+                                    OUT(r, SVK_OUT_VALID_TOKENS), label};
+        return svk_embedding_fwd_record(cl, &a);
+    }
+    case SVK_OP_EMBED_BWD: {
+        svk_embedding_bwd_args a = {d[0], d[1], d[2], d[3], T(r, t[2]), T(r, t[3]), T(r, t[0]), T(r, t[1]),
+                                    {NULL, 0}, label};
+        return svk_embedding_bwd_record(cl, &a);
+    }
+    case SVK_OP_NORM_FWD:
+        if (kind == SVK_NORM_RMSNORM) {
+            svk_rmsnorm_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]), T(r, t[0]),
+                                      T(r, t[2]), label};
+            return svk_rmsnorm_fwd_record(cl, &a);
+        } else {
+            svk_layernorm_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]), T(r, t[5]),
+                                        T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+            return svk_layernorm_fwd_record(cl, &a);
+        }
+    case SVK_OP_NORM_BWD:
+        if (kind == SVK_NORM_RMSNORM) {
+            svk_rmsnorm_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], T(r, t[3]), T(r, t[4]), T(r, t[6]),
+                                      T(r, t[7]), T(r, t[0]), T(r, t[1]), scratch(r), label};
+            return svk_rmsnorm_bwd_record(cl, &a);
+        } else {
+            svk_layernorm_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], T(r, t[3]), T(r, t[4]), T(r, t[5]),
+                                        T(r, t[6]), T(r, t[7]), T(r, t[0]), T(r, t[1]), T(r, t[2]), scratch(r),
+                                        label};
+            return svk_layernorm_bwd_record(cl, &a);
+        }
+    case SVK_OP_SIAMESE_FWD: {
+        svk_siamese_norm_fwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[4]), T(r, t[5]),
+                                       T(r, t[6]), T(r, t[7]), T(r, t[0]), T(r, t[1]), T(r, t[2]), T(r, t[3]),
+                                       label};
+        return svk_siamese_norm_fwd_record(cl, &a);
+    }
+    case SVK_OP_SIAMESE_BWD: {
+        svk_siamese_norm_bwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], T(r, t[4]), T(r, t[5]), T(r, t[6]),
+                                       T(r, t[7]), T(r, t[8]), T(r, t[9]), T(r, t[10]), T(r, t[11]), T(r, t[12]),
+                                       T(r, t[0]), T(r, t[1]), T(r, t[2]), T(r, t[3]), scratch(r), label};
+        return svk_siamese_norm_bwd_record(cl, &a);
+    }
+    case SVK_OP_SOUT_FWD: {
+        svk_siamese_out_fwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]),
+                                      T(r, t[5]), T(r, t[6]), T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+        return svk_siamese_out_fwd_record(cl, &a);
+    }
+    case SVK_OP_SOUT_BWD: {
+        svk_siamese_out_bwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], T(r, t[4]), T(r, t[5]), T(r, t[6]),
+                                      T(r, t[7]), T(r, t[8]), T(r, t[9]), T(r, t[10]), T(r, t[0]), T(r, t[1]),
+                                      T(r, t[2]), T(r, t[3]), scratch(r), label};
+        return svk_siamese_out_bwd_record(cl, &a);
+    }
+    case SVK_OP_RESIDUAL_FWD: {
+        svk_residual_fwd_args a = {d[0], o->f[0], T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+        return svk_residual_fwd_record(cl, &a);
+    }
+    case SVK_OP_RESIDUAL_BWD: {
+        svk_residual_bwd_args a = {d[0], o->f[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        return svk_residual_bwd_record(cl, &a);
+    }
+    case SVK_OP_GEMM: {
+        svk_tref c = T(r, t[0]), a = T(r, t[1]), b = T(r, t[2]), bias = T(r, t[3]);
+        svk_gemm_args g = {
+            .trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
+            .M = (uint32_t)d[0], .N = (uint32_t)d[1], .K = (uint32_t)d[2], .batch = 1,
+            .alpha = o->f[0], .beta = o->f[1],
+            .a = a.buf, .b = b.buf, .c = c.buf, .bias = bias.buf,
+            .off_a = a.off, .off_b = b.off, .off_c = c.off, .off_bias = bias.off,
+            .label = label,
+        };
+        return svk_gemm_record(cl, &g);
+    }
+    case SVK_OP_ROPE_FWD:
+    case SVK_OP_ROPE_BWD: {
+        svk_rope_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], o->f[0], T(r, t[0]), label};
+        return o->code == SVK_OP_ROPE_FWD ? svk_rope_fwd_record(cl, &a) : svk_rope_bwd_record(cl, &a);
+    }
+    case SVK_OP_ATTN_FWD: {
+        svk_attention_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], T(r, t[2]),
+                                    T(r, t[0]), T(r, t[1]), label};
+        return svk_attention_fwd_record(cl, &a);
+    }
+    case SVK_OP_ATTN_BWD: {
+        svk_attention_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], T(r, t[1]),
+                                    T(r, t[2]), T(r, t[3]), T(r, t[0]), scratch(r), label};
+        return svk_attention_bwd_record(cl, &a);
+    }
+    case SVK_OP_GELU_FWD: {
+        svk_gelu_fwd_args a = {d[0], T(r, t[1]), T(r, t[0]), label};
+        return svk_gelu_fwd_record(cl, &a);
+    }
+    case SVK_OP_GELU_BWD: {
+        svk_gelu_bwd_args a = {d[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        return svk_gelu_bwd_record(cl, &a);
+    }
+    case SVK_OP_SWIGLU_FWD: {
+        svk_swiglu_fwd_args a = {d[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        return svk_swiglu_fwd_record(cl, &a);
+    }
+    case SVK_OP_SWIGLU_BWD: {
+        svk_swiglu_bwd_args a = {d[0], T(r, t[2]), T(r, t[3]), T(r, t[4]), T(r, t[0]), T(r, t[1]), label};
+        return svk_swiglu_bwd_record(cl, &a);
+    }
+    case SVK_OP_BIAS_BWD: {
+        svk_bias_bwd_args a = {d[0], d[1], T(r, t[1]), T(r, t[0]), scratch(r), label};
+        return svk_bias_bwd_record(cl, &a);
+    }
+    case SVK_OP_XENT: {
+        svk_cross_entropy_args a = {d[0], d[1], T(r, t[2]), T(r, t[3]), T(r, t[1]),
+                                    (svk_tref){r->s->losses, 0}, OUT(r, SVK_OUT_VALID_TARGETS),
+                                    OUT(r, SVK_OUT_LOSS), label};
+        return svk_cross_entropy_record(cl, &a);
+    }
+    case SVK_OP_CLIP: {
+        svk_tref g = T(r, t[1]);
+        uint64_t n = d[0];
+        svk_clip_args a = {1, &g, &n, (svk_tref){r->s->clip_partials, 0}, r->m->params.optimizer.max_norm,
+                           OUT(r, SVK_OUT_GRAD_NORM), label};
+        return svk_clip_record(cl, &a);
+    }
+    case SVK_OP_ADAMW: {
+        const svk_optimizer *opt = &r->m->params.optimizer;
+        svk_adamw_args a = {
+            .n = d[0], .p = T(r, t[0]), .g = T(r, t[1]), .m = T(r, t[2]), .v = T(r, t[3]),
+            .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->s->hparams, 0},
+            .beta1 = opt->beta1, .beta2 = opt->beta2, .eps = opt->eps, .weight_decay = opt->weight_decay,
+            .decay = (o->flags & SVK_FLAG_DECAY) != 0, .label = label,
+        };
+        return svk_adamw_record(cl, &a);
+    }
+    case SVK_OP_COUNT_:
+        break;
+    }
+    return svk_error(svk_model_log(r->m), SVK_ERROR_INTERNAL, "plan op '%s' has no device operation", label);
+}
+
+/* The recorded list of ops [begin, end), made on first use. */
+static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist **out)
+{
+    vk_state *s = m->backend;
+    int free_slot = -1;
+    for (int i = 0; i < MAX_LISTS; i++) {
+        if (s->lists[i].cl && s->lists[i].begin == begin && s->lists[i].end == end) {
+            *out = s->lists[i].cl;
+            return SVK_OK;
+        }
+        if (!s->lists[i].cl && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
+    rec r = {m, &m->plan, s, NULL};
+    svk_status st = svk_cmdlist_create(m->ctx, NULL, &r.cl);
+    if (st == SVK_OK)
+        st = svk_cmdlist_begin(r.cl);
+    for (size_t i = begin; i < end && st == SVK_OK; i++)
+        st = record_op(&r, &m->plan.ops[i]);
+    if (st == SVK_OK)
+        st = svk_cmdlist_end(r.cl);
+    if (st != SVK_OK) {
+        svk_cmdlist_destroy(&r.cl);
+        return st;
+    }
+    s->lists[free_slot] = (vk_list){begin, end, r.cl};
+    *out = r.cl;
+    return SVK_OK;
+}
+
+static svk_status finish_pending(vk_state *s)
+{
+    if (!s->pending)
+        return SVK_OK;
+    svk_status st = svk_cmdlist_wait(s->pending);
+    s->pending = NULL;
+    return st;
+}
+
+static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                      const svk_step_hparams *h, bool wait)
+{
+    vk_state *s = m->backend;
+    const svk_plan *p = &m->plan;
+    svk_cmdlist *cl = NULL;
+    svk_status st = list_for(m, begin, end, &cl);
+    /* The mapped inputs may still be read by the step in flight. */
+    if (st != SVK_OK || (st = finish_pending(s)) != SVK_OK)
+        return st;
+    int32_t *in;
+    float *hp;
+    if ((st = svk_buffer_map(s->slab[SVK_SLAB_INPUT], (void **)&in)) != SVK_OK ||
+        (st = svk_buffer_map(s->hparams, (void **)&hp)) != SVK_OK)
+        return st;
+    uint64_t n = (uint64_t)p->B * p->T;
+    memcpy(in + p->tensors[p->tokens].offset, tokens, n * 4);
+    if (targets)
+        memcpy(in + p->tensors[p->targets].offset, targets, n * 4);
+    else
+        for (uint64_t i = 0; i < n; i++)
+            in[p->tensors[p->targets].offset + i] = -1;
+    if (h) {
+        /* AdamW reads lr and the bias corrections from here (no re-recording
+         * per step). Computed in double as the reference does. */
+        hp[0] = h->lr;
+        hp[1] = (float)(1.0 - pow((double)h->beta1, (double)h->t));
+        hp[2] = (float)(1.0 - pow((double)h->beta2, (double)h->t));
+    }
+    if ((st = svk_cmdlist_submit(cl)) != SVK_OK)
+        return st;
+    s->pending = cl;
+    return wait ? finish_pending(s) : SVK_OK;
+}
+
+static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)
+{
+    vk_state *s = m->backend;
+    svk_status st = finish_pending(s);
+    if (st != SVK_OK)
+        return st;
+    if (slab == SVK_SLAB_ACT) {
+        /* Offsets into the virtual ACT slab name one tensor: find it. */
+        for (size_t i = 0; i < m->plan.n_tensors; i++) {
+            const svk_plan_tensor *t = &m->plan.tensors[i];
+            if (t->slab == SVK_SLAB_ACT && t->offset == offset && t->elems >= n)
+                return to_host ? svk_buffer_download(s->act[i], 0, host, n * 4)
+                               : svk_buffer_upload(s->act[i], 0, host, n * 4);
+        }
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: no activation at offset %llu",
+                         (unsigned long long)offset);
+    }
+    return to_host ? svk_buffer_download(s->slab[slab], offset * 4, host, n * 4)
+                   : svk_buffer_upload(s->slab[slab], offset * 4, host, n * 4);
+}
+
+static svk_status read_slab(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *dst)
+{
+    return copy(m, slab, offset, n, dst, true);
+}
+
+static svk_status write_slab(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, const void *src)
+{
+    return copy(m, slab, offset, n, (void *)src, false);
+}
+
+const svk_backend_impl svk_backend_vulkan = {"vulkan", set_plan, run, read_slab, write_slab, destroy};

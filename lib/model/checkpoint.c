@@ -1,0 +1,225 @@
+/*
+ * Checkpoints: safetensors with the specification's tensor names, the
+ * configuration in __metadata__["svk.config"], and optionally the AdamW
+ * moments ("optimizer.m.<name>", "optimizer.v.<name>") and step
+ * (__metadata__["svk.step"]) in the same file.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "model.h"
+
+#define CONFIG_KEY "svk.config"
+#define STEP_KEY "svk.step"
+
+static const svk_slab state_slabs[3] = {SVK_SLAB_PARAM, SVK_SLAB_ADAM_M, SVK_SLAB_ADAM_V};
+static const char *const state_prefix[3] = {"", "optimizer.m.", "optimizer.v."};
+
+svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_ARG(log, path && *path);
+    const int kinds = optimizer ? 3 : 1;
+    const size_t n = m->n_params * (size_t)kinds;
+    svk_st_entry *e = calloc(n, sizeof(*e));
+    char (*names)[SVK_PARAM_NAME_MAX + 16] = calloc(n, sizeof(*names));
+    float *host = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float) * (size_t)kinds);
+    svk_status st = SVK_OK;
+    if (!e || !names || !host) {
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory saving %s", path);
+        goto done;
+    }
+    float *at = host;
+    for (int k = 0; k < kinds && st == SVK_OK; k++)
+        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+            const svk_param_info *p = &m->info[i];
+            const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
+            st = m->impl->read(m, state_slabs[k], t->offset, t->elems, at);
+            svk_st_entry *x = &e[(size_t)k * m->n_params + i];
+            snprintf(names[(size_t)k * m->n_params + i], sizeof(names[0]), "%s%s", state_prefix[k], p->name);
+            x->name = names[(size_t)k * m->n_params + i];
+            x->dtype = SVK_ST_F32;
+            x->ndim = p->ndim;
+            x->shape[0] = p->shape[0];
+            x->shape[1] = p->shape[1];
+            x->data = at;
+            at += p->elems;
+        }
+    if (st != SVK_OK)
+        goto done;
+    char config[1024], step[32];
+    if ((st = svk_model_config_to_json(&m->params.config, config, sizeof(config))) != SVK_OK)
+        goto done;
+    snprintf(step, sizeof(step), "%" PRIu64, m->step);
+    svk_st_meta meta[3] = {{CONFIG_KEY, config}, {"format", "pt"}, {STEP_KEY, step}};
+    st = svk_st_write(log, path, e, n, meta, optimizer ? 3 : 2);
+done:
+    free(e);
+    free(names);
+    free(host);
+    return st;
+}
+
+/* The configuration in a parsed file. */
+static svk_status file_config(svk_log *log, const char *path, const svk_st_file *f, svk_model_config *c)
+{
+    const char *json = svk_st_meta_get(f, CONFIG_KEY);
+    if (!json)
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: no \"%s\" in __metadata__ (not an svk checkpoint?)", path,
+                         CONFIG_KEY);
+    svk_status st = svk_model_config_from_json(json, c);
+    if (st == SVK_OK)
+        st = svk_model_config_validate(c);
+    if (st != SVK_OK)
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: its configuration is invalid: %s", path, svk_last_error());
+    return SVK_OK;
+}
+
+svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, path && config);
+    svk_st_file f;
+    svk_status st = svk_st_read(NULL, path, &f);
+    if (st != SVK_OK)
+        return st;
+    st = file_config(NULL, path, &f, config);
+    svk_st_free(&f);
+    return st;
+}
+
+static bool same_config(const svk_model_config *a, const svk_model_config *b)
+{
+    return a->vocab == b->vocab && a->ctx == b->ctx && a->width == b->width && a->layers == b->layers &&
+           a->heads == b->heads && svk_model_config_hidden(a) == svk_model_config_hidden(b) && a->norm == b->norm &&
+           a->placement == b->placement && a->mlp == b->mlp && a->pos == b->pos && a->bias == b->bias &&
+           a->tie_embeddings == b->tie_embeddings && a->norm_eps == b->norm_eps && a->rope_theta == b->rope_theta;
+}
+
+svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_ARG(log, path && *path);
+    svk_st_file f;
+    svk_status st = svk_st_read(log, path, &f);
+    if (st != SVK_OK)
+        return st;
+    svk_model_config c;
+    if ((st = file_config(log, path, &f, &c)) != SVK_OK)
+        goto done;
+    if (!same_config(&c, &m->params.config)) {
+        char want[1024], got[1024];
+        svk_model_config_to_json(&m->params.config, want, sizeof(want));
+        svk_model_config_to_json(&c, got, sizeof(got));
+        st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: configuration %s differs from the model's %s", path, got, want);
+        goto done;
+    }
+    const int kinds = optimizer ? 3 : 1;
+    uint64_t step = 0;
+    if (optimizer) {
+        const char *s = svk_st_meta_get(&f, STEP_KEY);
+        char *end = NULL;
+        if (s)
+            step = strtoull(s, &end, 10);
+        if (!s || !*s || *end) {
+            st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: no valid optimiser step (\"%s\") to resume from", path,
+                           STEP_KEY);
+            goto done;
+        }
+    }
+    /* Every tensor the model needs, with its shape, dtype and finite values;
+     * then nothing else. Checked in full before anything is written, so a
+     * refused file leaves the model as it was. */
+    const svk_st_tensor **found = calloc(m->n_params * (size_t)kinds, sizeof(*found));
+    if (!found) {
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
+        goto done;
+    }
+    size_t expected_in_file = 0;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < m->n_params; i++) {
+            char name[SVK_PARAM_NAME_MAX + 16];
+            snprintf(name, sizeof(name), "%s%s", state_prefix[k], m->info[i].name);
+            const svk_st_tensor *t = svk_st_find(&f, name);
+            if (t)
+                expected_in_file++;
+            if (k >= kinds)
+                continue;
+            const svk_param_info *p = &m->info[i];
+            if (!t) {
+                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' is missing%s", path, name,
+                               k ? " (saved without optimiser state?)" : "");
+                break;
+            }
+            bool shape_ok = t->ndim == p->ndim && t->shape[0] == p->shape[0] && (p->ndim < 2 || t->shape[1] == p->shape[1]);
+            if (t->dtype != SVK_ST_F32 || !shape_ok) {
+                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                               "%s: tensor '%s' is %s [%llu%s%llu], the model needs F32 [%u%s%u]", path, name,
+                               t->dtype == SVK_ST_F32 ? "F32" : "I32", (unsigned long long)t->shape[0],
+                               t->ndim > 1 ? ", " : "", t->ndim > 1 ? (unsigned long long)t->shape[1] : 0ull, p->shape[0],
+                               p->ndim > 1 ? ", " : "", p->ndim > 1 ? p->shape[1] : 0u);
+                break;
+            }
+            const float *v = t->data;
+            for (uint64_t j = 0; j < t->elems; j++) {
+                float x;
+                memcpy(&x, v + j, sizeof(x)); /* data need not be aligned */
+                if (!isfinite(x)) {
+                    st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' holds %g at element %llu", path,
+                                   name, (double)x, (unsigned long long)j);
+                    break;
+                }
+            }
+            if (st != SVK_OK)
+                break;
+            found[(size_t)k * m->n_params + i] = t;
+        }
+    if (st == SVK_OK && f.n_tensors != expected_in_file) {
+        for (size_t j = 0; j < f.n_tensors; j++) {
+            const char *name = f.tensors[j].name;
+            bool known = false;
+            for (int k = 0; k < 3 && !known; k++) {
+                size_t pl = strlen(state_prefix[k]);
+                if (strncmp(name, state_prefix[k], pl))
+                    continue;
+                for (size_t i = 0; i < m->n_params && !known; i++)
+                    known = !strcmp(name + pl, m->info[i].name);
+            }
+            if (!known) {
+                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: unexpected tensor '%s' for this configuration", path,
+                               name);
+                break;
+            }
+        }
+    }
+    /* Write: parameters (and moments) into their slabs, via aligned copies. */
+    float *buf = NULL;
+    if (st == SVK_OK && !(buf = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float))))
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
+    for (int k = 0; k < kinds && st == SVK_OK; k++)
+        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+            const svk_st_tensor *t = found[(size_t)k * m->n_params + i];
+            const svk_plan_tensor *pt = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
+            memcpy(buf, t->data, t->bytes);
+            st = m->impl->write(m, state_slabs[k], pt->offset, pt->elems, buf);
+        }
+    free(buf);
+    free(found);
+    if (st == SVK_OK) {
+        if (optimizer)
+            m->step = step;
+        else
+            st = svk_model_reset_optimizer(m);
+    }
+done:
+    svk_st_free(&f);
+    return st;
+}

@@ -1,0 +1,363 @@
+/* The model API over a backend (backend_cpu.c, backend_vk.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "model.h"
+#include "vk/context.h"
+
+svk_log *svk_model_log(svk_model *m)
+{
+    return m->ctx ? &m->ctx->log : &m->log;
+}
+
+svk_model_params svk_model_params_default(void)
+{
+    return (svk_model_params){
+        .config = svk_model_config_default(),
+        .seed = 1,
+        .backend = SVK_BACKEND_VULKAN,
+        .optimizer = {.beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f, .weight_decay = 0.1f, .max_norm = 1.0f},
+    };
+}
+
+svk_sample_params svk_sample_params_default(void)
+{
+    return (svk_sample_params){.temperature = 0.0f, .top_k = 0, .seed = 1, .stop_token = -1};
+}
+
+/* Makes the plan for batches [B, T] current. */
+static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T)
+{
+    if (m->has_plan && m->plan.B == B && m->plan.T == T)
+        return SVK_OK;
+    svk_plan p;
+    svk_status st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &p);
+    if (st != SVK_OK)
+        return st;
+    if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {
+        svk_plan_free(&p);
+        return st;
+    }
+    if (m->has_plan)
+        svk_plan_free(&m->plan);
+    m->plan = p;
+    m->has_plan = true;
+    return SVK_OK;
+}
+
+static svk_status write_initial_weights(svk_model *m)
+{
+    svk_status st = SVK_OK;
+    float **data = calloc(m->n_params, sizeof(*data));
+    if (!data)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
+    for (size_t i = 0; i < m->n_params && st == SVK_OK; i++)
+        if (!(data[i] = malloc(m->info[i].elems * sizeof(float))))
+            st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
+    if (st == SVK_OK) {
+        svk_model_init_params(m->info, m->n_params, m->params.seed, data);
+        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+            const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, SVK_SLAB_PARAM)];
+            st = m->impl->write(m, SVK_SLAB_PARAM, t->offset, t->elems, data[i]);
+        }
+    }
+    for (size_t i = 0; i < m->n_params; i++)
+        free(data[i]);
+    free(data);
+    return st;
+}
+
+svk_status svk_model_reset_optimizer(svk_model *m)
+{
+    uint64_t n = m->plan.slab_elems[SVK_SLAB_ADAM_M];
+    float *zero = calloc(n ? n : 1, sizeof(float));
+    if (!zero)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    svk_status st = m->impl->write(m, SVK_SLAB_ADAM_M, 0, n, zero);
+    if (st == SVK_OK)
+        st = m->impl->write(m, SVK_SLAB_ADAM_V, 0, n, zero);
+    free(zero);
+    m->step = 0;
+    return st;
+}
+
+svk_status svk_model_create(const svk_model_params *params, svk_model **out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, params && out);
+    *out = NULL;
+    for (size_t i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
+        SVK_CHECK_ARG(NULL, params->reserved[i] == 0);
+    SVK_CHECK_ARG(NULL, params->backend == SVK_BACKEND_CPU || params->backend == SVK_BACKEND_VULKAN);
+    if (params->backend == SVK_BACKEND_VULKAN && !params->ctx)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "svk_model_create: the Vulkan backend needs a context (params->ctx)");
+    svk_status st = svk_model_config_validate(&params->config);
+    if (st != SVK_OK)
+        return st;
+    const svk_optimizer *o = &params->optimizer;
+    if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
+        !(o->weight_decay >= 0) || !(o->max_norm >= 0))
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "svk_model_create: optimizer settings out of range (beta1=%g beta2=%g eps=%g wd=%g max_norm=%g)",
+                         (double)o->beta1, (double)o->beta2, (double)o->eps, (double)o->weight_decay,
+                         (double)o->max_norm);
+    svk_model *m = calloc(1, sizeof(*m));
+    if (!m)
+        return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
+    m->params = *params;
+    m->ctx = params->backend == SVK_BACKEND_VULKAN ? params->ctx : NULL;
+    m->impl = params->backend == SVK_BACKEND_VULKAN ? &svk_backend_vulkan : &svk_backend_cpu;
+    m->n_params = svk_model_param_list(&params->config, NULL, 0);
+    m->info = calloc(m->n_params, sizeof(*m->info));
+    if (!m->info) {
+        free(m);
+        return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
+    }
+    svk_model_param_list(&params->config, m->info, m->n_params);
+    for (size_t i = 0; i < m->n_params; i++)
+        m->n_elems += m->info[i].elems;
+    if ((st = use_shape(m, 1, 1)) != SVK_OK || (st = write_initial_weights(m)) != SVK_OK ||
+        (st = svk_model_reset_optimizer(m)) != SVK_OK) {
+        svk_model_destroy(&m);
+        return st;
+    }
+    *out = m;
+    return SVK_OK;
+}
+
+void svk_model_destroy(svk_model **pm)
+{
+    if (!pm || !*pm)
+        return;
+    svk_model *m = *pm;
+    if (m->impl && m->impl->destroy)
+        m->impl->destroy(m);
+    if (m->has_plan)
+        svk_plan_free(&m->plan);
+    free(m->info);
+    free(m);
+    *pm = NULL;
+}
+
+const svk_model_config *svk_model_get_config(const svk_model *m)
+{
+    return m ? &m->params.config : NULL;
+}
+
+uint64_t svk_model_param_count(const svk_model *m)
+{
+    return m ? m->n_elems : 0;
+}
+
+uint64_t svk_model_step(const svk_model *m)
+{
+    return m ? m->step : 0;
+}
+
+/* Tokens in [0, V), targets in [-1, V): anything else is the caller's bug,
+ * reported with its position rather than clamped. */
+static svk_status check_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                              const char *func)
+{
+    const svk_model_config *c = &m->params.config;
+    if (!tokens || B == 0 || T == 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: empty batch (tokens %s, B=%u, T=%u)", func,
+                         tokens ? "given" : "NULL", B, T);
+    if (T > c->ctx)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: T=%u exceeds the model's ctx=%u", func, T, c->ctx);
+    if ((uint64_t)B * T > (1ull << 31))
+        return svk_error(svk_model_log(m), SVK_ERROR_TOO_LARGE, "%s: batch of %u x %u tokens is too large", func, B, T);
+    for (uint64_t i = 0; i < (uint64_t)B * T; i++) {
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= c->vocab)
+            return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: token %d at [%llu, %llu] is outside [0, %u)",
+                             func, tokens[i], (unsigned long long)(i / T), (unsigned long long)(i % T), c->vocab);
+        if (targets && (targets[i] < -1 || targets[i] >= (int32_t)c->vocab))
+            return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG,
+                             "%s: target %d at [%llu, %llu] is outside [-1, %u)", func, targets[i],
+                             (unsigned long long)(i / T), (unsigned long long)(i % T), c->vocab);
+    }
+    return SVK_OK;
+}
+
+static svk_status read_output(svk_model *m, float out[SVK_OUT_COUNT])
+{
+    const svk_plan_tensor *t = &m->plan.tensors[m->plan.output];
+    return m->impl->read(m, SVK_SLAB_OUTPUT, t->offset, SVK_OUT_COUNT, out);
+}
+
+svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                                float lr, float *loss)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_ARG(svk_model_log(m), targets);
+    if (!isfinite(lr) || lr < 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_train_step: learning rate %g", (double)lr);
+    svk_status st = check_batch(m, tokens, targets, B, T, __func__);
+    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+        return st;
+    const svk_optimizer *o = &m->params.optimizer;
+    svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
+    const svk_plan *p = &m->plan;
+    if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, loss != NULL)) != SVK_OK)
+        return st;
+    m->step++;
+    if (loss) {
+        float out[SVK_OUT_COUNT];
+        if ((st = read_output(m, out)) != SVK_OK)
+            return st;
+        *loss = out[SVK_OUT_LOSS];
+    }
+    return SVK_OK;
+}
+
+svk_status svk_model_last_step(svk_model *m, svk_step_info *info)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m && info);
+    float out[SVK_OUT_COUNT];
+    svk_status st = read_output(m, out);
+    if (st == SVK_OK)
+    {
+        int32_t valid;
+        memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
+        *info = (svk_step_info){out[SVK_OUT_LOSS], out[SVK_OUT_GRAD_NORM], out[SVK_OUT_CLIP_SCALE], (uint32_t)valid};
+    }
+    return st;
+}
+
+svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                               float *loss)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_ARG(svk_model_log(m), targets && loss);
+    svk_status st = check_batch(m, tokens, targets, B, T, __func__);
+    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+        return st;
+    const svk_plan *p = &m->plan;
+    if ((st = m->impl->run(m, p->phases.forward, p->phases.backward, tokens, targets, NULL, true)) != SVK_OK)
+        return st;
+    float out[SVK_OUT_COUNT];
+    if ((st = read_output(m, out)) == SVK_OK)
+        *loss = out[SVK_OUT_LOSS];
+    return st;
+}
+
+svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_t B, uint32_t T, float *logits)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_ARG(svk_model_log(m), logits);
+    svk_status st = check_batch(m, tokens, NULL, B, T, __func__);
+    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+        return st;
+    const svk_plan *p = &m->plan;
+    if ((st = m->impl->run(m, p->phases.forward, p->phases.loss, tokens, NULL, NULL, true)) != SVK_OK)
+        return st;
+    const svk_plan_tensor *t = &p->tensors[p->logits];
+    return m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, logits);
+}
+
+/* Picks the next token from one row of logits. */
+static int32_t sample(const float *logits, uint32_t V, const svk_sample_params *s, uint64_t *rng, float *work)
+{
+    uint32_t best = 0;
+    for (uint32_t v = 1; v < V; v++)
+        if (logits[v] > logits[best])
+            best = v;
+    if (s->temperature <= 0)
+        return (int32_t)best;
+    /* Top-k: keep the k largest (ties broken by index), then sample from
+     * softmax(logits / temperature) over them. */
+    uint32_t k = s->top_k && s->top_k < V ? s->top_k : V;
+    float threshold = -INFINITY;
+    if (k < V) {
+        memcpy(work, logits, V * sizeof(float));
+        for (uint32_t i = 0; i < k; i++) { /* k passes of selection: V is small */
+            uint32_t arg = 0;
+            for (uint32_t v = 1; v < V; v++)
+                if (work[v] > work[arg])
+                    arg = v;
+            threshold = work[arg];
+            work[arg] = -INFINITY;
+        }
+    }
+    double total = 0;
+    for (uint32_t v = 0; v < V; v++)
+        if (logits[v] >= threshold)
+            total += exp(((double)logits[v] - logits[best]) / s->temperature);
+    double u = svk_uniform_open(rng) * total, acc = 0;
+    for (uint32_t v = 0; v < V; v++) {
+        if (logits[v] < threshold)
+            continue;
+        acc += exp(((double)logits[v] - logits[best]) / s->temperature);
+        if (acc >= u)
+            return (int32_t)v;
+    }
+    return (int32_t)best;
+}
+
+svk_status svk_model_generate(svk_model *m, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
+                              const svk_sample_params *sp, int32_t *out, uint32_t *n_out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_ARG(log, prompt && n_prompt > 0 && n_out && (out || max_new == 0));
+    *n_out = 0;
+    svk_sample_params s = sp ? *sp : svk_sample_params_default();
+    if (!(s.temperature >= 0) || !isfinite(s.temperature))
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "svk_model_generate: temperature %g", (double)s.temperature);
+    const uint32_t ctx = m->params.config.ctx, V = m->params.config.vocab;
+    /* One shape for the whole generation: the window is always ctx long
+     * (padded with token 0 after the text; causal attention keeps the
+     * padding from affecting earlier positions). */
+    uint64_t total = (uint64_t)n_prompt + max_new;
+    int32_t *seq = malloc(total * sizeof(int32_t));
+    int32_t *window = malloc(ctx * sizeof(int32_t));
+    float *logits = malloc((size_t)ctx * V * sizeof(float)), *work = malloc(V * sizeof(float));
+    svk_status st = SVK_OK;
+    if (!seq || !window || !logits || !work) {
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory generating");
+        goto done;
+    }
+    memcpy(seq, prompt, n_prompt * sizeof(int32_t));
+    uint64_t len = n_prompt, rng = s.seed;
+    while (*n_out < max_new) {
+        uint64_t start = len > ctx ? len - ctx : 0, n = len - start;
+        memset(window, 0, ctx * sizeof(int32_t));
+        memcpy(window, seq + start, n * sizeof(int32_t));
+        if ((st = svk_model_forward_logits(m, window, 1, ctx, logits)) != SVK_OK)
+            break;
+        int32_t next = sample(logits + (n - 1) * V, V, &s, &rng, work);
+        seq[len++] = next;
+        out[(*n_out)++] = next;
+        if (next == s.stop_token)
+            break;
+    }
+done:
+    free(seq);
+    free(window);
+    free(logits);
+    free(work);
+    return st;
+}
+
+svk_status svk_model_memory(const svk_model *m, svk_memory_report *r)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m && r);
+    const uint64_t *e = m->plan.slab_elems;
+    *r = (svk_memory_report){
+        .params = e[SVK_SLAB_PARAM] * 4,
+        .grads = e[SVK_SLAB_GRAD] * 4,
+        .optimizer = (e[SVK_SLAB_ADAM_M] + e[SVK_SLAB_ADAM_V]) * 4,
+        .activations = e[SVK_SLAB_ACT] * 4,
+        .io = (e[SVK_SLAB_INPUT] + e[SVK_SLAB_OUTPUT]) * 4,
+    };
+    r->total = r->params + r->grads + r->optimizer + r->activations + r->io;
+    return SVK_OK;
+}

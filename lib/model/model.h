@@ -1,0 +1,51 @@
+/* The model's internals, shared by model.c, checkpoint.c and the backends. */
+#ifndef SVK_MODEL_MODEL_H
+#define SVK_MODEL_MODEL_H
+
+#include "svk/model.h"
+#include "core/error.h"
+#include "plan.h"
+
+/* What a backend does for the model (model.c drives it). */
+typedef struct svk_backend_impl {
+    const char *name;
+    /* Makes the slabs of plan p (the parameter-shaped slabs keep their
+     * contents across shapes) and whatever executes p. */
+    svk_status (*set_plan)(svk_model *m, const svk_plan *p);
+    /* Writes the batch's tokens (and targets, may be NULL) into the input
+     * slab and runs ops [begin, end) of the current plan. wait: return only
+     * when done. */
+    svk_status (*run)(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                      const svk_step_hparams *h, bool wait);
+    /* Copies n elements at offset of a slab to or from the host (after
+     * waiting for the work in flight). */
+    svk_status (*read)(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *dst);
+    svk_status (*write)(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, const void *src);
+    void (*destroy)(svk_model *m);
+} svk_backend_impl;
+
+struct svk_model {
+    svk_log log;                 /* used when there is no context */
+    svk_ctx *ctx;
+    svk_model_params params;
+    svk_param_info *info;        /* the parameter list (plan-independent) */
+    size_t n_params;
+    uint64_t n_elems;            /* parameter elements */
+    uint64_t step;               /* AdamW updates taken */
+    svk_plan plan;               /* for the current batch shape */
+    bool has_plan;
+    const svk_backend_impl *impl;
+    void *backend;
+};
+
+/* The log messages go to: the context's, or the model's own. */
+svk_log *svk_model_log(svk_model *m);
+
+/* Zeroes the AdamW moments and the step (a new model, or weights loaded
+ * without their optimiser state). */
+svk_status svk_model_reset_optimizer(svk_model *m);
+
+extern const svk_backend_impl svk_backend_cpu;
+extern const svk_backend_impl svk_backend_vulkan;
+
+#endif

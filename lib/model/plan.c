@@ -1,0 +1,549 @@
+/*
+ * Builds the step plan (plan.h) from the configuration: the model of
+ * shared/spec/model.md, forward and backward, written once.
+ *
+ * Streams: the residual stream (x, and y for siamese) is one tensor per
+ * sublayer boundary, x_0 .. x_2L, so the backward pass finds every sublayer's
+ * input intact without recomputation.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+static bool is_post(const svk_model_config *c)
+{
+    return c->placement == SVK_PLACEMENT_POST;
+}
+
+typedef struct builder {
+    svk_plan *p;
+    svk_log *log;
+    size_t cap_t, cap_o;
+    bool oom;
+} builder;
+
+static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
+{
+    svk_plan *p = b->p;
+    if (p->n_tensors == b->cap_t) {
+        size_t cap = b->cap_t ? 2 * b->cap_t : 256;
+        svk_plan_tensor *nt = realloc(p->tensors, cap * sizeof(*nt));
+        if (!nt) {
+            b->oom = true;
+            return SVK_NONE;
+        }
+        p->tensors = nt;
+        b->cap_t = cap;
+    }
+    svk_plan_tensor *t = &p->tensors[p->n_tensors];
+    memset(t, 0, sizeof(*t));
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->name, sizeof(t->name), fmt, ap);
+    va_end(ap);
+    t->slab = slab;
+    t->elems = elems;
+    t->param = param;
+    /* Back to back, no padding: a group of norms listed together (params.c)
+     * must stay one contiguous [3, C] array. Kernels address elements
+     * through offsets in their push constants, so no alignment is needed. */
+    t->offset = p->slab_elems[slab];
+    p->slab_elems[slab] += elems;
+    return (uint32_t)p->n_tensors++;
+}
+
+static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...)
+{
+    static svk_plan_op sink; /* absorbs writes after an allocation failure */
+    svk_plan *p = b->p;
+    if (p->n_ops == b->cap_o) {
+        size_t cap = b->cap_o ? 2 * b->cap_o : 512;
+        svk_plan_op *no = realloc(p->ops, cap * sizeof(*no));
+        if (!no) {
+            b->oom = true;
+            return &sink;
+        }
+        p->ops = no;
+        b->cap_o = cap;
+    }
+    svk_plan_op *o = &p->ops[p->n_ops++];
+    memset(o, 0, sizeof(*o));
+    o->code = code;
+    for (int i = 0; i < SVK_PLAN_MAX_T; i++)
+        o->t[i] = SVK_NONE;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o->label, sizeof(o->label), fmt, ap);
+    va_end(ap);
+    return o;
+}
+
+uint32_t svk_plan_param_tensor(const svk_plan *p, size_t param, svk_slab slab)
+{
+    /* Parameters were registered first, four tensors each, in slab order. */
+    return (uint32_t)(param * 4 + (size_t)slab);
+}
+
+static uint32_t param_id(const svk_plan *p, const char *name, svk_slab slab)
+{
+    for (size_t i = 0; i < p->n_params; i++)
+        if (!strcmp(p->params[i].name, name))
+            return svk_plan_param_tensor(p, i, slab);
+    return SVK_NONE;
+}
+
+static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...)
+{
+    char name[SVK_PARAM_NAME_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof(name), fmt, ap);
+    va_end(ap);
+    return param_id(b->p, name, slab);
+}
+
+/* C = op(A) op(B) (+ bias), alpha 1, beta 0 or 1 (accumulate). */
+static void gemm(builder *b, const char *label, uint32_t c, uint32_t a, uint32_t bm, uint32_t bias, bool ta,
+                 bool tb, uint64_t M, uint64_t N, uint64_t K, float beta)
+{
+    svk_plan_op *o = op(b, SVK_OP_GEMM, "%s", label);
+    o->t[0] = c;
+    o->t[1] = a;
+    o->t[2] = bm;
+    o->t[3] = bias;
+    o->dims[0] = M;
+    o->dims[1] = N;
+    o->dims[2] = K;
+    o->f[0] = 1.0f;
+    o->f[1] = beta;
+    o->flags = (ta ? SVK_FLAG_TA : 0) | (tb ? SVK_FLAG_TB : 0);
+}
+
+/* Forward of a Linear: y [N, out] = x [N, in] W^T + bias. */
+static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uint64_t rows, uint64_t out,
+                       uint64_t in)
+{
+    char label[64];
+    snprintf(label, sizeof(label), "%s", name);
+    gemm(b, label, y, x, W(b, SVK_SLAB_PARAM, "%s.weight", name), W(b, SVK_SLAB_PARAM, "%s.bias", name), false,
+         true, rows, out, in, 0.0f);
+}
+
+/* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy). */
+static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, uint32_t x, uint64_t rows,
+                       uint64_t out, uint64_t in, bool accumulate_dx)
+{
+    char label[64];
+    if (dx != SVK_NONE) {
+        snprintf(label, sizeof(label), "%s.dx", name);
+        gemm(b, label, dx, dy, W(b, SVK_SLAB_PARAM, "%s.weight", name), SVK_NONE, false, false, rows, in, out,
+             accumulate_dx ? 1.0f : 0.0f);
+    }
+    snprintf(label, sizeof(label), "%s.dW", name);
+    gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
+    uint32_t db = W(b, SVK_SLAB_GRAD, "%s.bias", name);
+    if (db != SVK_NONE) {
+        svk_plan_op *o = op(b, SVK_OP_BIAS_BWD, "%s.db", name);
+        o->t[0] = db;
+        o->t[1] = dy;
+        o->dims[0] = rows;
+        o->dims[1] = out;
+    }
+}
+
+static void elementwise(builder *b, svk_plan_opcode code, const char *label, uint32_t t0, uint32_t t1, uint64_t n)
+{
+    svk_plan_op *o = op(b, code, "%s", label);
+    o->t[0] = t0;
+    o->t[1] = t1;
+    o->dims[0] = n;
+}
+
+/* Per-sublayer activations kept for the backward pass. */
+typedef struct sub_acts {
+    uint32_t h;                 /* the sublayer's input [N, C] */
+    uint32_t mean, rstd;        /* norm statistics: [3, N] (siamese) or [N] */
+    uint32_t u;                 /* post: x + z, the norm's input */
+    uint32_t qkv, att, att_out; /* attention */
+    uint32_t a, g, gate, up;    /* MLP */
+    uint32_t z;                 /* the sublayer's output [N, C] */
+} sub_acts;
+
+typedef struct dims {
+    uint64_t B, T, N, C, H, F, V;
+} dims;
+
+static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s)
+{
+    const svk_model_config *c = &b->p->config;
+    char name[64];
+    if (attn) {
+        snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
+        linear_fwd(b, name, s->qkv, s->h, d->N, 3 * d->C, d->C);
+        if (c->pos == SVK_POS_ROPE) {
+            svk_plan_op *o = op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
+            o->t[0] = s->qkv;
+            o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+            o->f[0] = c->rope_theta;
+        }
+        svk_plan_op *o = op(b, SVK_OP_ATTN_FWD, "blocks.%u.attn", l);
+        o->t[0] = s->att_out, o->t[1] = s->att, o->t[2] = s->qkv;
+        o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+        snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+        linear_fwd(b, name, s->z, s->att_out, d->N, d->C, d->C);
+    } else if (c->mlp == SVK_MLP_GELU) {
+        snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
+        linear_fwd(b, name, s->a, s->h, d->N, d->F, d->C);
+        elementwise(b, SVK_OP_GELU_FWD, "gelu", s->g, s->a, d->N * d->F);
+        snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+        linear_fwd(b, name, s->z, s->g, d->N, d->C, d->F);
+    } else {
+        snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
+        linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
+        snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
+        linear_fwd(b, name, s->up, s->h, d->N, d->F, d->C);
+        svk_plan_op *o = op(b, SVK_OP_SWIGLU_FWD, "blocks.%u.swiglu", l);
+        o->t[0] = s->g, o->t[1] = s->gate, o->t[2] = s->up;
+        o->dims[0] = d->N * d->F;
+        snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+        linear_fwd(b, name, s->z, s->g, d->N, d->C, d->F);
+    }
+}
+
+/* dz [N, C] -> dh [N, C] (written), parameter gradients accumulated.
+ * scratch: dqkv/da [N, max(3C, F)], datt_out [N, C], dgate/dup. */
+static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s, uint32_t dz,
+                         uint32_t dh, uint32_t s_big, uint32_t s_big2, uint32_t s_c)
+{
+    const svk_model_config *c = &b->p->config;
+    char name[64];
+    if (attn) {
+        snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+        linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false);
+        svk_plan_op *o = op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
+        o->t[0] = s_big, o->t[1] = s_c, o->t[2] = s->qkv, o->t[3] = s->att;
+        o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+        if (c->pos == SVK_POS_ROPE) {
+            o = op(b, SVK_OP_ROPE_BWD, "blocks.%u.attn.rope.bwd", l);
+            o->t[0] = s_big;
+            o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+            o->f[0] = c->rope_theta;
+        }
+        snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
+        linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false);
+    } else if (c->mlp == SVK_MLP_GELU) {
+        snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false);
+        svk_plan_op *o = op(b, SVK_OP_GELU_BWD, "blocks.%u.gelu.bwd", l);
+        o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s_big;
+        o->dims[0] = d->N * d->F;
+        snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
+        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false);
+    } else {
+        /* s_big: ds; then dgate in s_big2 and dup in s->a (free in swiglu). */
+        snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false);
+        svk_plan_op *o = op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
+        o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s->gate, o->t[3] = s->up, o->t[4] = s_big;
+        o->dims[0] = d->N * d->F;
+        snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
+        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false);
+        snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
+        linear_bwd(b, name, dh, s->a, s->h, d->N, d->F, d->C, true);
+    }
+}
+
+static void norm_fwd(builder *b, const char *prefix, uint32_t out, uint32_t mean, uint32_t rstd, uint32_t x,
+                     uint64_t rows, uint64_t width)
+{
+    svk_plan_op *o = op(b, SVK_OP_NORM_FWD, "%s", prefix);
+    o->t[0] = out, o->t[1] = mean, o->t[2] = rstd, o->t[3] = x;
+    o->t[4] = W(b, SVK_SLAB_PARAM, "%s.weight", prefix);
+    o->t[5] = W(b, SVK_SLAB_PARAM, "%s.bias", prefix);
+    o->dims[0] = rows, o->dims[1] = width;
+    o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
+}
+
+static void norm_bwd(builder *b, const char *prefix, uint32_t dx, uint32_t dout, uint32_t x, uint32_t mean,
+                     uint32_t rstd, uint64_t rows, uint64_t width)
+{
+    svk_plan_op *o = op(b, SVK_OP_NORM_BWD, "%s.bwd", prefix);
+    o->t[0] = dx, o->t[1] = W(b, SVK_SLAB_GRAD, "%s.weight", prefix), o->t[2] = W(b, SVK_SLAB_GRAD, "%s.bias", prefix);
+    o->t[3] = dout, o->t[4] = x, o->t[5] = mean, o->t[6] = rstd, o->t[7] = W(b, SVK_SLAB_PARAM, "%s.weight", prefix);
+    o->dims[0] = rows, o->dims[1] = width;
+    o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
+}
+
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, svk_plan *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (B == 0 || T == 0 || T > c->ctx)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "batch shape B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", B, T,
+                         c->ctx);
+    builder b = {.p = p, .log = log};
+    p->config = *c;
+    p->B = B;
+    p->T = T;
+    p->eps = c->norm_eps;
+    dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab};
+    const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, pre = c->placement == SVK_PLACEMENT_PRE;
+    const bool ln = c->norm == SVK_NORM_LAYERNORM;
+    const uint32_t L = c->layers, S = 2 * L; /* sublayers */
+
+    p->n_params = svk_model_param_list(c, NULL, 0);
+    p->params = calloc(p->n_params, sizeof(*p->params));
+    if (!p->params)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
+    svk_model_param_list(c, p->params, p->n_params);
+    for (size_t i = 0; i < p->n_params; i++) {
+        tensor(&b, SVK_SLAB_PARAM, p->params[i].elems, (int32_t)i, "%s", p->params[i].name);
+        tensor(&b, SVK_SLAB_GRAD, p->params[i].elems, (int32_t)i, "grad.%s", p->params[i].name);
+        tensor(&b, SVK_SLAB_ADAM_M, p->params[i].elems, (int32_t)i, "adam_m.%s", p->params[i].name);
+        tensor(&b, SVK_SLAB_ADAM_V, p->params[i].elems, (int32_t)i, "adam_v.%s", p->params[i].name);
+    }
+    p->tokens = tensor(&b, SVK_SLAB_INPUT, d.N, -1, "tokens");
+    p->targets = tensor(&b, SVK_SLAB_INPUT, d.N, -1, "targets");
+    p->output = tensor(&b, SVK_SLAB_OUTPUT, SVK_OUT_COUNT, -1, "output");
+
+    /* Activations. */
+    const uint64_t NC = d.N * d.C, stats = (siamese ? 3 : 1) * d.N;
+    uint32_t *x = calloc(S + 1, sizeof(*x)), *y = calloc(S + 1, sizeof(*y));
+    sub_acts *sa = calloc(S, sizeof(*sa));
+    if (!x || !y || !sa) {
+        free(x);
+        free(y);
+        free(sa);
+        svk_plan_free(p);
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
+    }
+    for (uint32_t k = 0; k <= S; k++) {
+        x[k] = tensor(&b, SVK_SLAB_ACT, NC, -1, "x.%u", k);
+        y[k] = siamese ? tensor(&b, SVK_SLAB_ACT, NC, -1, "y.%u", k) : SVK_NONE;
+    }
+    for (uint32_t k = 0; k < S; k++) {
+        bool attn = k % 2 == 0;
+        sub_acts *s = &sa[k];
+        memset(s, 0xff, sizeof(*s)); /* SVK_NONE everywhere */
+        s->h = is_post(c) ? x[k] : tensor(&b, SVK_SLAB_ACT, NC, -1, "h.%u", k);
+        s->mean = ln ? tensor(&b, SVK_SLAB_ACT, stats, -1, "mean.%u", k) : SVK_NONE;
+        s->rstd = tensor(&b, SVK_SLAB_ACT, stats, -1, "rstd.%u", k);
+        s->z = tensor(&b, SVK_SLAB_ACT, NC, -1, "z.%u", k);
+        if (c->placement == SVK_PLACEMENT_POST)
+            s->u = tensor(&b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
+        if (attn) {
+            s->qkv = tensor(&b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
+            s->att = tensor(&b, SVK_SLAB_ACT, d.B * d.H * d.T * d.T, -1, "att.%u", k);
+            s->att_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "att_out.%u", k);
+        } else {
+            s->a = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "a.%u", k);
+            s->g = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "g.%u", k);
+            if (c->mlp == SVK_MLP_SWIGLU) {
+                s->gate = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "gate.%u", k);
+                s->up = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "up.%u", k);
+            }
+        }
+    }
+    const uint64_t big = (3 * d.C > d.F ? 3 * d.C : d.F) * d.N;
+    uint32_t final_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "final");
+    uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, (siamese ? 3 : 1) * d.N, -1, "final.mean") : SVK_NONE;
+    uint32_t final_rstd = !is_post(c) ? tensor(&b, SVK_SLAB_ACT, (siamese ? 3 : 1) * d.N, -1, "final.rstd") : SVK_NONE;
+    p->logits = tensor(&b, SVK_SLAB_ACT, d.N * d.V, -1, "logits");
+    uint32_t dlogits = tensor(&b, SVK_SLAB_ACT, d.N * d.V, -1, "dlogits");
+    uint32_t dx = tensor(&b, SVK_SLAB_ACT, NC, -1, "dx"), dx2 = tensor(&b, SVK_SLAB_ACT, NC, -1, "dx.next");
+    uint32_t dy = siamese ? tensor(&b, SVK_SLAB_ACT, NC, -1, "dy") : SVK_NONE;
+    uint32_t dy2 = siamese ? tensor(&b, SVK_SLAB_ACT, NC, -1, "dy.next") : SVK_NONE;
+    uint32_t dz = tensor(&b, SVK_SLAB_ACT, NC, -1, "dz"), dh = tensor(&b, SVK_SLAB_ACT, NC, -1, "dh");
+    uint32_t s_big = tensor(&b, SVK_SLAB_ACT, big, -1, "scratch.big");
+    uint32_t s_big2 = tensor(&b, SVK_SLAB_ACT, big, -1, "scratch.big2");
+    uint32_t s_c = tensor(&b, SVK_SLAB_ACT, NC, -1, "scratch.c");
+    uint32_t work = tensor(&b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
+    const uint32_t wte = W(&b, SVK_SLAB_PARAM, "wte.weight"), wpe = W(&b, SVK_SLAB_PARAM, "wpe.weight");
+    const uint32_t lm = c->tie_embeddings ? wte : W(&b, SVK_SLAB_PARAM, "lm_head.weight");
+    const uint32_t dlm = c->tie_embeddings ? W(&b, SVK_SLAB_GRAD, "wte.weight") : W(&b, SVK_SLAB_GRAD, "lm_head.weight");
+    char name[64];
+
+    /* ---- forward ---- */
+    p->phases.forward = p->n_ops;
+    {
+        /* The whole gradient slab: it starts with parameter 0's gradient. */
+        svk_plan_op *o = op(&b, SVK_OP_ZERO, "zero grads");
+        o->t[0] = svk_plan_param_tensor(p, 0, SVK_SLAB_GRAD);
+        o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
+        o = op(&b, SVK_OP_EMBED_FWD, "embedding");
+        o->t[0] = x[0], o->t[1] = p->tokens, o->t[2] = wte, o->t[3] = wpe, o->t[4] = p->output;
+        o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
+        if (siamese)
+            elementwise(&b, SVK_OP_COPY, "y = x", y[0], x[0], NC);
+    }
+    for (uint32_t k = 0; k < S; k++) {
+        uint32_t l = k / 2;
+        bool attn = k % 2 == 0;
+        const sub_acts *s = &sa[k];
+        const char *which = attn ? "attn_norm" : "mlp_norm";
+        snprintf(name, sizeof(name), "blocks.%u.%s", l, which);
+        if (siamese) {
+            /* x_{k+1} = P(x_k) (the new x stream), h = I(x_{k+1} + Q(y_k)) */
+            svk_plan_op *o = op(&b, SVK_OP_SIAMESE_FWD, "%s", name);
+            o->t[0] = x[k + 1], o->t[1] = s->h, o->t[2] = s->mean, o->t[3] = s->rstd, o->t[4] = x[k], o->t[5] = y[k];
+            o->t[6] = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name);
+            o->t[7] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
+            o->dims[0] = d.N, o->dims[1] = d.C;
+            o->flags = ln ? 0 : SVK_FLAG_RMS;
+            sublayer_fwd(&b, &d, l, attn, s);
+            elementwise(&b, SVK_OP_COPY, "y copy", y[k + 1], y[k], NC);
+            o = op(&b, SVK_OP_RESIDUAL_FWD, "blocks.%u.residual", l);
+            o->t[0] = x[k + 1], o->t[1] = y[k + 1], o->t[2] = s->z;
+            o->dims[0] = NC;
+            o->f[0] = sqrtf(2.0f * (float)(l + 1));
+        } else if (pre) {
+            norm_fwd(&b, name, s->h, s->mean, s->rstd, x[k], d.N, d.C);
+            sublayer_fwd(&b, &d, l, attn, s);
+            elementwise(&b, SVK_OP_COPY, "x copy", x[k + 1], x[k], NC);
+            elementwise(&b, SVK_OP_ADD, "residual", x[k + 1], s->z, NC);
+        } else { /* post: x_{k+1} = N(x_k + F(x_k)) */
+            sublayer_fwd(&b, &d, l, attn, s);
+            elementwise(&b, SVK_OP_COPY, "u = x", s->u, x[k], NC);
+            elementwise(&b, SVK_OP_ADD, "u += z", s->u, s->z, NC);
+            norm_fwd(&b, name, x[k + 1], s->mean, s->rstd, s->u, d.N, d.C);
+        }
+    }
+    if (siamese) {
+        svk_plan_op *o = op(&b, SVK_OP_SOUT_FWD, "norm_f");
+        o->t[0] = final_out, o->t[1] = final_mean, o->t[2] = final_rstd, o->t[3] = x[S], o->t[4] = y[S];
+        o->t[5] = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), o->t[6] = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias");
+        o->t[7] = work;
+        o->dims[0] = d.N, o->dims[1] = d.C;
+        o->flags = ln ? 0 : SVK_FLAG_RMS;
+    } else if (pre) {
+        norm_fwd(&b, "norm_f", final_out, final_mean, final_rstd, x[S], d.N, d.C);
+    } else {
+        elementwise(&b, SVK_OP_COPY, "final = x", final_out, x[S], NC);
+    }
+    gemm(&b, "logits", p->logits, final_out, lm, SVK_NONE, false, true, d.N, d.V, d.C, 0.0f);
+
+    /* ---- loss ---- */
+    p->phases.loss = p->n_ops;
+    {
+        svk_plan_op *o = op(&b, SVK_OP_XENT, "cross_entropy");
+        o->t[0] = p->output, o->t[1] = dlogits, o->t[2] = p->logits, o->t[3] = p->targets;
+        o->dims[0] = d.N, o->dims[1] = d.V;
+    }
+
+    /* ---- backward ---- */
+    p->phases.backward = p->n_ops;
+    gemm(&b, "logits.dx", s_c, dlogits, lm, SVK_NONE, false, false, d.N, d.C, d.V, 0.0f);
+    gemm(&b, "logits.dW", dlm, dlogits, final_out, SVK_NONE, true, false, d.V, d.C, d.N, 1.0f);
+    if (siamese) {
+        svk_plan_op *o = op(&b, SVK_OP_SOUT_BWD, "norm_f.bwd");
+        o->t[0] = dx, o->t[1] = dy;
+        o->t[2] = W(&b, SVK_SLAB_GRAD, "norm_f.x.weight"), o->t[3] = W(&b, SVK_SLAB_GRAD, "norm_f.x.bias");
+        o->t[4] = s_c, o->t[5] = x[S], o->t[6] = y[S], o->t[7] = final_mean, o->t[8] = final_rstd;
+        o->t[9] = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), o->t[10] = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias");
+        o->t[11] = work;
+        o->dims[0] = d.N, o->dims[1] = d.C;
+        o->flags = ln ? 0 : SVK_FLAG_RMS;
+    } else if (pre) {
+        norm_bwd(&b, "norm_f", dx, s_c, x[S], final_mean, final_rstd, d.N, d.C);
+    } else {
+        elementwise(&b, SVK_OP_COPY, "dx = dfinal", dx, s_c, NC);
+    }
+    for (uint32_t kk = S; kk-- > 0;) {
+        uint32_t l = kk / 2;
+        bool attn = kk % 2 == 0;
+        const sub_acts *s = &sa[kk];
+        snprintf(name, sizeof(name), "blocks.%u.%s", l, attn ? "attn_norm" : "mlp_norm");
+        /* dx, dy: gradients of x_{kk+1}, y_{kk+1}; produce those of x_kk, y_kk in dx2, dy2, then swap. */
+        if (siamese) {
+            svk_plan_op *o = op(&b, SVK_OP_RESIDUAL_BWD, "blocks.%u.residual.bwd", l);
+            o->t[0] = dz, o->t[1] = dx, o->t[2] = dy;
+            o->dims[0] = NC;
+            o->f[0] = sqrtf(2.0f * (float)(l + 1));
+            sublayer_bwd(&b, &d, l, attn, s, dz, dh, s_big, s_big2, s_c);
+            o = op(&b, SVK_OP_SIAMESE_BWD, "%s.bwd", name);
+            o->t[0] = dx2, o->t[1] = dy2;
+            o->t[2] = W(&b, SVK_SLAB_GRAD, "%s.post.weight", name), o->t[3] = W(&b, SVK_SLAB_GRAD, "%s.post.bias", name);
+            o->t[4] = dh, o->t[5] = dx, o->t[6] = dy, o->t[7] = x[kk], o->t[8] = y[kk], o->t[9] = s->mean;
+            o->t[10] = s->rstd;
+            o->t[11] = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name), o->t[12] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
+            o->t[13] = work;
+            o->dims[0] = d.N, o->dims[1] = d.C;
+            o->flags = ln ? 0 : SVK_FLAG_RMS;
+            uint32_t t0 = dy;
+            dy = dy2;
+            dy2 = t0;
+        } else if (pre) {
+            /* x_{k+1} = x_k + F(N(x_k)): dx_k = dx + N_bwd(F_bwd(dx)). */
+            sublayer_bwd(&b, &d, l, attn, s, dx, dh, s_big, s_big2, s_c);
+            norm_bwd(&b, name, dx2, dh, x[kk], s->mean, s->rstd, d.N, d.C);
+            elementwise(&b, SVK_OP_ADD, "dx += residual", dx2, dx, NC);
+        } else {
+            /* x_{k+1} = N(u), u = x_k + F(x_k): du = N_bwd(dx); dx_k = du + F_bwd(du). */
+            norm_bwd(&b, name, dz, dx, s->u, s->mean, s->rstd, d.N, d.C);
+            sublayer_bwd(&b, &d, l, attn, s, dz, dx2, s_big, s_big2, s_c);
+            elementwise(&b, SVK_OP_ADD, "dx += du", dx2, dz, NC);
+        }
+        uint32_t t0 = dx;
+        dx = dx2;
+        dx2 = t0;
+    }
+    if (siamese)
+        elementwise(&b, SVK_OP_ADD, "de = dx + dy", dx, dy, NC);
+    {
+        svk_plan_op *o = op(&b, SVK_OP_EMBED_BWD, "embedding.bwd");
+        o->t[0] = W(&b, SVK_SLAB_GRAD, "wte.weight"), o->t[1] = W(&b, SVK_SLAB_GRAD, "wpe.weight");
+        o->t[2] = p->tokens, o->t[3] = dx;
+        o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
+    }
+
+    /* ---- clipping and optimiser ---- */
+    p->phases.clip = p->n_ops;
+    {
+        svk_plan_op *o = op(&b, SVK_OP_CLIP, "clip");
+        o->t[0] = p->output, o->t[1] = svk_plan_param_tensor(p, 0, SVK_SLAB_GRAD);
+        o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
+    }
+    p->phases.optimizer = p->n_ops;
+    for (size_t i = 0; i < p->n_params; i++) {
+        svk_plan_op *o = op(&b, SVK_OP_ADAMW, "adamw.%s", p->params[i].name);
+        for (int s2 = 0; s2 < 4; s2++)
+            o->t[s2] = svk_plan_param_tensor(p, i, (svk_slab)s2);
+        o->t[4] = p->output;
+        o->dims[0] = p->params[i].elems;
+        o->flags = p->params[i].decay ? SVK_FLAG_DECAY : 0;
+    }
+    p->phases.end = p->n_ops;
+    free(x);
+    free(y);
+    free(sa);
+    if (b.oom) {
+        svk_plan_free(p);
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
+    }
+    return SVK_OK;
+}
+
+void svk_plan_free(svk_plan *p)
+{
+    free(p->params);
+    free(p->tensors);
+    free(p->ops);
+    memset(p, 0, sizeof(*p));
+}
+
+const char *svk_plan_opcode_name(svk_plan_opcode code)
+{
+    static const char *const names[SVK_OP_COUNT_] = {
+        "zero", "copy", "add", "embed_fwd", "embed_bwd", "norm_fwd", "norm_bwd", "siamese_fwd", "siamese_bwd",
+        "sout_fwd", "sout_bwd", "residual_fwd", "residual_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd",
+        "attn_bwd", "gelu_fwd", "gelu_bwd", "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw",
+    };
+    return (unsigned)code < SVK_OP_COUNT_ ? names[code] : "?";
+}

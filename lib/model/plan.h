@@ -1,0 +1,144 @@
+/*
+ * The training step as a plan: the ordered list of kernel invocations over
+ * named tensors that one step of the model runs — forward, loss, backward,
+ * clipping, AdamW — for one configuration and batch shape. This is the one
+ * place the model's structure is written (shared/spec/model.md); both
+ * backends execute it (plan_cpu.c with the CPU reference, plan_vk.c by
+ * recording device operations), so they cannot disagree on the model.
+ *
+ * Tensors live in slabs by lifetime; every tensor has an element offset in
+ * its slab, assigned when the plan is built. Parameters, their gradients and
+ * the two AdamW moments are laid out in the same order (the parameter list
+ * of params.h), so parameter i has the same offset in all four slabs.
+ */
+#ifndef SVK_MODEL_PLAN_H
+#define SVK_MODEL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "params.h"
+
+typedef enum svk_slab {
+    SVK_SLAB_PARAM = 0,   /* weights */
+    SVK_SLAB_GRAD,        /* their gradients (zeroed at the start of each step) */
+    SVK_SLAB_ADAM_M,      /* AdamW first moments */
+    SVK_SLAB_ADAM_V,      /* AdamW second moments */
+    SVK_SLAB_ACT,         /* activations and their gradients, one step's life */
+    SVK_SLAB_INPUT,       /* int32 tokens [B, T] and targets [B, T], written by the host each step */
+    SVK_SLAB_OUTPUT,      /* results the host may read: loss, counts, gradient norm */
+    SVK_SLAB_COUNT
+} svk_slab;
+
+/* Elements of SVK_SLAB_OUTPUT: floats, then int32 counts (stored as int32
+ * bits on every backend, as the device kernels write them). */
+enum {
+    SVK_OUT_LOSS = 0,       /* mean cross-entropy of the step */
+    SVK_OUT_GRAD_NORM,      /* global L2 norm of the gradients, before clipping */
+    SVK_OUT_CLIP_SCALE,     /* min(1, max_norm / (norm + 1e-6)), right after GRAD_NORM */
+    SVK_OUT_VALID_TARGETS,  /* int32: targets in [0, V) */
+    SVK_OUT_BAD_TARGETS,    /* int32: targets outside [-1, V), right after VALID_TARGETS */
+    SVK_OUT_VALID_TOKENS,   /* int32: tokens in [0, V) */
+    SVK_OUT_BAD_TOKENS,     /* int32: tokens outside [0, V), right after VALID_TOKENS */
+    SVK_OUT_COUNT
+};
+
+#define SVK_NONE UINT32_MAX
+
+typedef struct svk_plan_tensor {
+    char name[80];
+    svk_slab slab;
+    uint64_t elems;
+    uint64_t offset;      /* elements from the start of the slab */
+    int32_t param;        /* index into the parameter list, or -1 */
+} svk_plan_tensor;
+
+typedef enum svk_plan_opcode {
+    SVK_OP_ZERO,          /* dims[0] elements from t0's offset in its slab = 0 (may span tensors) */
+    SVK_OP_COPY,          /* t0 = t1 */
+    SVK_OP_ADD,           /* t0 += t1 */
+    SVK_OP_EMBED_FWD,     /* t0 out [N,C] = wte t2 [tokens t1] + wpe t3 (opt); output t4 counts bad tokens; dims B,T,C,V */
+    SVK_OP_EMBED_BWD,     /* dwte t0 +=, dwpe t1 (opt) +=, tokens t2, dout t3 */
+    SVK_OP_NORM_FWD,      /* out t0, mean t1 (layernorm), rstd t2, x t3, g t4, b t5 (layernorm); dims rows, width */
+    SVK_OP_NORM_BWD,      /* dx t0, dg t1 +=, db t2 +=, dout t3, x t4, mean t5, rstd t6, g t7 */
+    SVK_OP_SIAMESE_FWD,   /* xn t0, h t1, mean t2, rstd t3, x t4, y t5, g t6 [3,C], b t7 */
+    SVK_OP_SIAMESE_BWD,   /* dx t0, dy t1, dg t2, db t3, dh t4, dxn t5, dy_in t6, x t7, y t8, mean t9, rstd t10,
+                             g t11, b t12, work t13 */
+    SVK_OP_SOUT_FWD,      /* out t0, mean t1, rstd t2, x t3, y t4, g t5, b t6, work t7 */
+    SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11 */
+    SVK_OP_RESIDUAL_FWD,  /* x t0 += z t2 / c, y t1 += z; f[0] = c */
+    SVK_OP_RESIDUAL_BWD,  /* dz t0 = dx t1 / c + dy t2; f[0] = c */
+    SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB */
+    SVK_OP_ROPE_FWD,      /* qkv t0 in place; dims B, T, C, H; f[0] = theta */
+    SVK_OP_ROPE_BWD,      /* dqkv t0 in place */
+    SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H */
+    SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3 */
+    SVK_OP_GELU_FWD,      /* out t0 = gelu(x t1) */
+    SVK_OP_GELU_BWD,      /* dx t0 = dout t2 * gelu'(x t1) */
+    SVK_OP_SWIGLU_FWD,    /* out t0 = silu(gate t1) * up t2 */
+    SVK_OP_SWIGLU_BWD,    /* dgate t0, dup t1, gate t2, up t3, dout t4 */
+    SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N]; dims rows, N */
+    SVK_OP_XENT,          /* output t0 (loss, counts), dlogits t1, logits t2, targets t3; dims rows, V */
+    SVK_OP_CLIP,          /* output t0: norm of dims[0] elements from t1 (the whole grad slab), clip scale */
+    SVK_OP_ADAMW,         /* p t0, g t1, m t2, v t3, output t4 (clip scale); flags DECAY */
+    SVK_OP_COUNT_
+} svk_plan_opcode;
+
+#define SVK_PLAN_MAX_T 14
+enum { SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8 };
+
+typedef struct svk_plan_op {
+    svk_plan_opcode code;
+    uint32_t t[SVK_PLAN_MAX_T];  /* tensor ids, SVK_NONE where absent */
+    uint64_t dims[4];
+    float f[2];
+    uint32_t flags;
+    char label[48];              /* e.g. "blocks.2.attn.qkv" */
+} svk_plan_op;
+
+/* Where the phases of a step begin in ops[]. */
+typedef struct svk_plan_phases {
+    size_t forward, loss, backward, clip, optimizer, end;
+} svk_plan_phases;
+
+typedef struct svk_plan {
+    svk_model_config config;
+    uint32_t B, T;
+    svk_param_info *params;
+    size_t n_params;
+    svk_plan_tensor *tensors;
+    size_t n_tensors;
+    svk_plan_op *ops;
+    size_t n_ops;
+    svk_plan_phases phases;
+    uint64_t slab_elems[SVK_SLAB_COUNT];
+    uint32_t tokens, targets, logits, output; /* well-known tensor ids */
+    float eps;
+} svk_plan;
+
+/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx). */
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, svk_plan *out);
+void svk_plan_free(svk_plan *p);
+
+/* Tensor id of a parameter's (or gradient's, ...) tensor. */
+uint32_t svk_plan_param_tensor(const svk_plan *p, size_t param, svk_slab slab);
+
+const char *svk_plan_opcode_name(svk_plan_opcode code);
+
+#endif
+
+/* What changes from step to step, or from run to run, and so is not part of
+ * the plan: the optimiser's hyperparameters and the step number. */
+typedef struct svk_step_hparams {
+    float lr;            /* this update's learning rate */
+    uint64_t t;          /* the update's number, from 1 */
+    float beta1, beta2, adam_eps, weight_decay;
+    float max_norm;      /* clipping threshold; 0 = off */
+} svk_step_hparams;
+
+/* The CPU backend (plan_cpu.c): runs ops [begin, end) of the plan with the
+ * float reference kernels over host slabs (slab[SVK_SLAB_INPUT] holds int32). */
+svk_status svk_plan_cpu_run(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
+                            size_t end, const svk_step_hparams *h);

@@ -1,0 +1,88 @@
+#include <math.h>
+
+#include "adamw.h"
+
+#include "common/push_adamw.h"
+#include "elem_util.h"
+
+/* 1 - beta^t in double from the float beta, rounded once: the reference's
+ * bias correction (lib/ref/adamw.c), so both round the same way. */
+static float bias_correction(float beta, uint64_t t)
+{
+    return (float)(1 - pow((double)beta, (double)t));
+}
+
+void svk_adamw_step_values(uint64_t t, float lr, float beta1, float beta2, float out[3])
+{
+    out[0] = lr;
+    out[1] = bias_correction(beta1, t);
+    out[2] = bias_correction(beta2, t);
+}
+
+static bool overlap(svk_tref a, svk_tref b, uint64_t n)
+{
+    return a.buf == b.buf && a.off < b.off + n && b.off < a.off + n;
+}
+
+svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a && a->p.buf);
+    svk_ctx *ctx = a->p.buf->ctx;
+    char op[128];
+    svk_elem_opname(op, "adamw", a->label);
+    if (!(a->beta1 >= 0 && a->beta1 < 1) || !(a->beta2 >= 0 && a->beta2 < 1))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: beta1=%g beta2=%g, each must be in [0, 1)", op,
+                         (double)a->beta1, (double)a->beta2);
+    if (!(a->eps >= 0) || !isfinite(a->eps) || !(a->weight_decay >= 0) || !isfinite(a->weight_decay))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: eps=%g weight_decay=%g, each must be finite and >= 0",
+                         op, (double)a->eps, (double)a->weight_decay);
+    if (!a->step.buf && (a->t == 0 || !isfinite(a->lr)))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: t=%llu (counts from 1) lr=%g (finite)", op,
+                         (unsigned long long)a->t, (double)a->lr);
+    svk_range r[6];
+    svk_status st;
+    if ((st = svk_op_bind(ctx, op, "p", a->p, a->n, &r[0])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "g", a->g, a->n, &r[1])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "m", a->m, a->n, &r[2])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "v", a->v, a->n, &r[3])) != SVK_OK)
+        return st;
+    /* p, m, v are read and written by the same invocation, but two of them
+     * sharing elements would update one element twice. */
+    if (overlap(a->p, a->m, a->n) || overlap(a->p, a->v, a->n) || overlap(a->m, a->v, a->n))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: p (element %llu), m (%llu) and v (%llu) overlap", op,
+                         (unsigned long long)a->p.off, (unsigned long long)a->m.off, (unsigned long long)a->v.off);
+    uint32_t flags = a->decay ? SVK_ADAMW_FLAG_DECAY : 0u;
+    /* Absent optional operands: g stands in; the shader never reads them. */
+    r[4] = r[5] = r[1];
+    if (a->scale.buf) {
+        if ((st = svk_op_bind(ctx, op, "scale", a->scale, 1, &r[4])) != SVK_OK)
+            return st;
+        flags |= SVK_ADAMW_FLAG_SCALE;
+    }
+    if (a->step.buf) {
+        if ((st = svk_op_bind(ctx, op, "step", a->step, 3, &r[5])) != SVK_OK)
+            return st;
+        flags |= SVK_ADAMW_FLAG_STEP_BUFFER;
+    }
+    float sv[3] = {0, 1, 1};
+    if (!a->step.buf)
+        svk_adamw_step_values(a->t, a->lr, a->beta1, a->beta2, sv);
+    svk_push_adamw push = {
+        .n = (uint32_t)a->n,
+        .off_p = svk_elem_off(a->p),
+        .off_g = svk_elem_off(a->g),
+        .off_m = svk_elem_off(a->m),
+        .off_v = svk_elem_off(a->v),
+        .off_scale = a->scale.buf ? svk_elem_off(a->scale) : 0u,
+        .off_step = a->step.buf ? svk_elem_off(a->step) : 0u,
+        .flags = flags,
+        .lr = sv[0],
+        .beta1 = a->beta1,
+        .beta2 = a->beta2,
+        .eps = a->eps,
+        .weight_decay = a->weight_decay,
+        .bc1 = sv[1],
+        .bc2 = sv[2],
+    };
+    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, r, 6, &push, sizeof(push), a->label);
+}

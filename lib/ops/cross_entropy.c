@@ -1,0 +1,67 @@
+#include "cross_entropy.h"
+
+#include "common/push_cross_entropy.h"
+#include "elem_util.h"
+#include "index_check.h"
+
+svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a && a->logits.buf);
+    svk_ctx *ctx = a->logits.buf->ctx;
+    char op[128];
+    svk_elem_opname(op, "cross_entropy", a->label);
+    /* The shaders' strided loops over V and rows must not wrap 32 bits. */
+    if (a->rows == 0 || a->V == 0 || a->rows >= (1ull << 31) || a->V >= (1ull << 31))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: rows=%llu V=%llu, each must be in 1..2^31-1", op,
+                         (unsigned long long)a->rows, (unsigned long long)a->V);
+    if (a->V > UINT32_MAX / a->rows)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: logits of %llu x %llu span 2^32 elements", op,
+                         (unsigned long long)a->rows, (unsigned long long)a->V);
+    const uint64_t n = a->rows * a->V;
+    svk_range logits, targets, dlogits, losses, counts, loss;
+    svk_status st;
+    if ((st = svk_op_bind(ctx, op, "logits", a->logits, n, &logits)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "targets", a->targets, a->rows, &targets)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "losses", a->losses, a->rows, &losses)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "counts", a->counts, 2, &counts)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "loss", a->loss, 1, &loss)) != SVK_OK)
+        return st;
+    if (a->dlogits.buf) {
+        if ((st = svk_op_bind(ctx, op, "dlogits", a->dlogits, n, &dlogits)) != SVK_OK)
+            return st;
+        if (a->dlogits.buf == a->logits.buf && a->dlogits.off != a->logits.off &&
+            a->dlogits.off < a->logits.off + n && a->logits.off < a->dlogits.off + n)
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "%s: dlogits (element %llu) overlaps logits (element %llu) without being it", op,
+                             (unsigned long long)a->dlogits.off, (unsigned long long)a->logits.off);
+    } else {
+        dlogits = losses; /* never written without FLAG_DLOGITS; losses, written anyway, stands in */
+    }
+
+    svk_index_check_args ic = {
+        .n = a->rows, .V = a->V, .idx = a->targets, .counts = a->counts,
+        .has_ignore = true, .ignore = -1, .label = a->label,
+    };
+    if ((st = svk_index_check_record(cl, &ic)) != SVK_OK)
+        return st;
+
+    svk_push_cross_entropy push = {
+        .rows = (uint32_t)a->rows,
+        .V = (uint32_t)a->V,
+        .off_logits = svk_elem_off(a->logits),
+        .off_targets = svk_elem_off(a->targets),
+        .off_dlogits = a->dlogits.buf ? svk_elem_off(a->dlogits) : 0u,
+        .off_losses = svk_elem_off(a->losses),
+        .off_counts = svk_elem_off(a->counts),
+        .off_loss = svk_elem_off(a->loss),
+        .flags = a->dlogits.buf ? SVK_CROSS_ENTROPY_FLAG_DLOGITS : 0u,
+    };
+    const svk_range rows_b[5] = {logits, targets, counts, dlogits, losses};
+    /* One workgroup per row. */
+    if ((st = svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CROSS_ENTROPY, a->rows, 1, rows_b, 5, &push, sizeof(push),
+                                a->label)) != SVK_OK)
+        return st;
+    const svk_range loss_b[3] = {losses, counts, loss};
+    return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CROSS_ENTROPY_LOSS, 1, 1, loss_b, 3, &push, sizeof(push),
+                             a->label);
+}

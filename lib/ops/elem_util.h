@@ -1,0 +1,71 @@
+/*
+ * Internal helpers of the elementwise-family ops (gelu, swiglu, bias,
+ * colsum, embedding, index_check, cross_entropy, clip, adamw): naming an op
+ * in messages, and recording a 1-D dispatch whose workgroups are spread by
+ * svk_op_grid(). Not a public header.
+ */
+#ifndef SVK_OPS_ELEM_UTIL_H
+#define SVK_OPS_ELEM_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ops.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+/* "kernel" or "kernel 'label'", the prefix of every message of an op. */
+static inline const char *svk_elem_opname(char buf[128], const char *kernel, const char *label)
+{
+    if (label)
+        snprintf(buf, 128, "%s '%s'", kernel, label);
+    else
+        snprintf(buf, 128, "%s", kernel);
+    return buf;
+}
+
+/* The workgroup width (specialisation constant 0) the registry builds
+ * kernel k with; the ops size their grids with it. */
+static inline uint32_t svk_elem_wg(svk_kernel_id k)
+{
+    return svk_kernel_info_get(k)->spec_defaults[0];
+}
+
+/* Records kernel k over `groups` workgroups spread over x and y, times
+ * groups_z in z. */
+static inline svk_status svk_elem_dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
+                                           uint64_t groups, uint32_t groups_z, const svk_range *bindings,
+                                           uint32_t n_bindings, const void *push, uint32_t push_size,
+                                           const char *label)
+{
+    svk_dispatch d = {
+        .kernel = k,
+        .n_bindings = n_bindings,
+        .push = push,
+        .push_size = push_size,
+        .label = label ? label : svk_kernel_info_get(k)->name,
+    };
+    memcpy(d.bindings, bindings, n_bindings * sizeof(*bindings));
+    svk_status st = svk_op_grid(ctx, op, groups, d.groups);
+    if (st != SVK_OK)
+        return st;
+    d.groups[2] = groups_z;
+    return svk_cmdlist_dispatch(cl, &d);
+}
+
+/* A 1-D elementwise kernel over n elements, one per invocation. */
+static inline svk_status svk_elem_dispatch_1d(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
+                                              uint64_t n, const svk_range *bindings, uint32_t n_bindings,
+                                              const void *push, uint32_t push_size, const char *label)
+{
+    return svk_elem_dispatch(cl, ctx, op, k, svk_div_up(n, svk_elem_wg(k)), 1, bindings, n_bindings, push,
+                             push_size, label);
+}
+
+/* The 32-bit element offset of an operand svk_op_bind() accepted. */
+static inline uint32_t svk_elem_off(svk_tref t)
+{
+    return (uint32_t)t.off;
+}
+
+#endif

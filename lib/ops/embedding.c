@@ -1,0 +1,130 @@
+#include "embedding.h"
+
+#include "common/push_embedding.h"
+#include "elem_util.h"
+#include "index_check.h"
+
+/* Shape checks shared by both directions. */
+static svk_status check_shape(svk_ctx *ctx, const char *op, uint64_t B, uint64_t T, uint64_t C, uint64_t V)
+{
+    if (!B || !T || !C || !V)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: empty shape B=%llu T=%llu C=%llu V=%llu", op,
+                         (unsigned long long)B, (unsigned long long)T, (unsigned long long)C,
+                         (unsigned long long)V);
+    if (V > (1ull << 31))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: V=%llu exceeds the int32 token range", op,
+                         (unsigned long long)V);
+    if (T > UINT32_MAX / B || C > UINT32_MAX / (B * T) || C > UINT32_MAX / V)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: B=%llu T=%llu C=%llu V=%llu spans 2^32 elements", op,
+                         (unsigned long long)B, (unsigned long long)T, (unsigned long long)C,
+                         (unsigned long long)V);
+    return SVK_OK;
+}
+
+static svk_status count_tokens(svk_cmdlist *cl, uint64_t n, uint64_t V, svk_tref tokens, svk_tref counts,
+                               const char *label)
+{
+    svk_index_check_args ic = {.n = n, .V = V, .idx = tokens, .counts = counts, .label = label};
+    return svk_index_check_record(cl, &ic);
+}
+
+svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a && a->tokens.buf);
+    svk_ctx *ctx = a->tokens.buf->ctx;
+    char op[128];
+    svk_elem_opname(op, "embedding_fwd", a->label);
+    svk_status st = check_shape(ctx, op, a->B, a->T, a->C, a->V);
+    if (st != SVK_OK)
+        return st;
+    const uint64_t rows = a->B * a->T, n = rows * a->C;
+    svk_range r[4];
+    if ((st = svk_op_bind(ctx, op, "tokens", a->tokens, rows, &r[0])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "wte", a->wte, a->V * a->C, &r[1])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "out", a->out, n, &r[3])) != SVK_OK)
+        return st;
+    if (a->wpe.buf) {
+        if ((st = svk_op_bind(ctx, op, "wpe", a->wpe, a->T * a->C, &r[2])) != SVK_OK)
+            return st;
+    } else {
+        r[2] = r[1]; /* never read without FLAG_WPE; wte stands in */
+    }
+    if (a->counts.buf && (st = count_tokens(cl, rows, a->V, a->tokens, a->counts, a->label)) != SVK_OK)
+        return st;
+    svk_push_embedding push = {
+        .B = (uint32_t)a->B,
+        .T = (uint32_t)a->T,
+        .C = (uint32_t)a->C,
+        .V = (uint32_t)a->V,
+        .off_tokens = svk_elem_off(a->tokens),
+        .off_table = svk_elem_off(a->wte),
+        .off_wpe = a->wpe.buf ? svk_elem_off(a->wpe) : 0u,
+        .off_act = svk_elem_off(a->out),
+        .flags = a->wpe.buf ? SVK_EMBEDDING_FLAG_WPE : 0u,
+    };
+    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_FWD, n, r, 4, &push, sizeof(push), a->label);
+}
+
+/* Vocabulary slices of the dwte pass (grid y): enough workgroups to fill a
+ * GPU (about 64 with the column groups) without multiplying the token scan
+ * beyond need, and never more slices than tokens can fall in. */
+static uint32_t wte_slices(uint64_t col_groups, uint64_t V)
+{
+    uint64_t s = col_groups >= 64 ? 1 : 64 / col_groups;
+    return (uint32_t)(s < V ? s : V);
+}
+
+svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a && a->tokens.buf);
+    svk_ctx *ctx = a->tokens.buf->ctx;
+    char op[128];
+    svk_elem_opname(op, "embedding_bwd", a->label);
+    svk_status st = check_shape(ctx, op, a->B, a->T, a->C, a->V);
+    if (st != SVK_OK)
+        return st;
+    const uint64_t rows = a->B * a->T, n = rows * a->C;
+    svk_range tok, dout, dwte, dwpe = {0};
+    if ((st = svk_op_bind(ctx, op, "tokens", a->tokens, rows, &tok)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dout", a->dout, n, &dout)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dwte", a->dwte, a->V * a->C, &dwte)) != SVK_OK ||
+        (a->dwpe.buf && (st = svk_op_bind(ctx, op, "dwpe", a->dwpe, a->T * a->C, &dwpe)) != SVK_OK))
+        return st;
+    if (a->counts.buf && (st = count_tokens(cl, rows, a->V, a->tokens, a->counts, a->label)) != SVK_OK)
+        return st;
+
+    const svk_kernel_id k = SVK_KERNEL_EMBEDDING_BWD;
+    const uint64_t col_groups = svk_div_up(a->C, svk_elem_wg(k));
+    svk_push_embedding push = {
+        .B = (uint32_t)a->B,
+        .T = (uint32_t)a->T,
+        .C = (uint32_t)a->C,
+        .V = (uint32_t)a->V,
+        .off_tokens = svk_elem_off(a->tokens),
+        .off_table = svk_elem_off(a->dwte),
+        .off_act = svk_elem_off(a->dout),
+        .slices = wte_slices(col_groups, a->V),
+        .flags = 0,
+    };
+    /* dwte: column groups in x, vocabulary slices in y (no grid spreading:
+     * both are small, and the dispatch check reports a device limit). */
+    svk_dispatch d = {
+        .kernel = k,
+        .bindings = {tok, dout, dwte},
+        .n_bindings = 3,
+        .push = &push,
+        .push_size = sizeof(push),
+        .groups = {(uint32_t)col_groups, push.slices, 1},
+        .label = a->label ? a->label : "embedding_bwd",
+    };
+    if (col_groups > UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: C=%llu", op, (unsigned long long)a->C);
+    if ((st = svk_cmdlist_dispatch(cl, &d)) != SVK_OK || !a->dwpe.buf)
+        return st;
+    /* dwpe: one invocation per element of [T, C]. */
+    push.off_table = svk_elem_off(a->dwpe);
+    push.slices = 0;
+    push.flags = SVK_EMBEDDING_FLAG_POS;
+    const svk_range rp[3] = {tok, dout, dwpe};
+    return svk_elem_dispatch_1d(cl, ctx, op, k, a->T * a->C, rp, 3, &push, sizeof(push), a->label);
+}

@@ -1,0 +1,127 @@
+#include "norm_param_reduce.h"
+
+#include "common/push_norm_param_reduce.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3])
+{
+    /* Vulkan guarantees 128 invocations and 128 in x; 256 is common. */
+    uint32_t total = 256;
+    while (total > 128 && (total > ctx->info.max_workgroup_invocations || total > ctx->info.max_workgroup_size[0]))
+        total >>= 1;
+    uint32_t wx = width <= 256 ? 32 : total;
+    spec[0] = wx;
+    spec[1] = total / wx;
+    spec[2] = 1;
+}
+
+svk_norm_lanes svk_norm_lanes_for(uint32_t rows)
+{
+    svk_norm_lanes l;
+    l.rows_per_part = (uint32_t)svk_div_up(rows, SVK_NORM_MAX_PARTS);
+    l.n_part = (uint32_t)svk_div_up(rows, l.rows_per_part);
+    return l;
+}
+
+svk_status svk_norm_check_disjoint(svk_ctx *ctx, const char *op, const char *name_a, svk_range a,
+                                   const char *name_b, svk_range b, bool allow_equal)
+{
+    if (a.buf != b.buf || a.offset + a.size <= b.offset || b.offset + b.size <= a.offset)
+        return SVK_OK;
+    if (allow_equal && a.offset == b.offset && a.size == b.size)
+        return SVK_OK;
+    return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                     "%s: %s (elements [%llu, %llu)) and %s (elements [%llu, %llu)) of buffer '%s' overlap%s", op,
+                     name_a, (unsigned long long)(a.offset / 4), (unsigned long long)((a.offset + a.size) / 4), name_b,
+                     (unsigned long long)(b.offset / 4), (unsigned long long)((b.offset + b.size) / 4), a.buf->name,
+                     allow_equal ? " without being the same operand" : "");
+}
+
+svk_status svk_norm_check_operands(svk_ctx *ctx, const char *op, const svk_norm_operand *ops, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++) {
+            if (!ops[i].r.buf || !ops[j].r.buf || (!ops[i].written && !ops[j].written))
+                continue;
+            bool eq = ((ops[i].may_equal >> j) & 1u) || ((ops[j].may_equal >> i) & 1u);
+            svk_status st = svk_norm_check_disjoint(ctx, op, ops[i].name, ops[i].r, ops[j].name, ops[j].r, eq);
+            if (st != SVK_OK)
+                return st;
+        }
+    return SVK_OK;
+}
+
+svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
+                                 uint32_t units, const svk_range *bindings, uint32_t n_bindings,
+                                 const void *push, uint32_t push_size, const char *label)
+{
+    uint32_t spec[3];
+    svk_norm_row_spec(ctx, width, spec);
+    svk_dispatch d = {
+        .kernel = kernel,
+        .spec = spec,
+        .n_bindings = n_bindings,
+        .push = push,
+        .push_size = push_size,
+        .label = label,
+    };
+    for (uint32_t i = 0; i < n_bindings && i < SVK_MAX_BINDINGS; i++)
+        d.bindings[i] = bindings[i];
+    svk_status st = svk_op_grid(ctx, label, svk_div_up(units, spec[1]), d.groups);
+    if (st != SVK_OK)
+        return st;
+    return svk_cmdlist_dispatch(cl, &d);
+}
+
+svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_reduce_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "norm_param_reduce";
+    if (!a->part.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand partials has no buffer", op);
+    svk_ctx *ctx = a->part.buf->ctx;
+    if (a->C == 0 || a->n_norms == 0 || a->n_part == 0 || a->blocks_per_norm < 1 || a->blocks_per_norm > 2)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "%s: C=%u n_norms=%u n_part=%u blocks_per_norm=%u (each >= 1, blocks_per_norm 1 or 2)", op,
+                         a->C, a->n_norms, a->n_part, a->blocks_per_norm);
+    uint64_t cols = (uint64_t)a->n_norms * a->C;
+    uint64_t outs = cols * a->blocks_per_norm;
+    svk_range rp, rg, rb;
+    svk_status st;
+    if ((st = svk_op_bind(ctx, op, "partials", a->part, outs * a->n_part, &rp)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dg", a->dg, cols, &rg)) != SVK_OK)
+        return st;
+    if (a->blocks_per_norm == 2) {
+        if ((st = svk_op_bind(ctx, op, "db", a->db, cols, &rb)) != SVK_OK ||
+            (st = svk_norm_check_disjoint(ctx, op, "dg", rg, "db", rb, false)) != SVK_OK)
+            return st;
+    } else {
+        rb = rg; /* never read: a stand-in for binding 2 */
+    }
+    if ((st = svk_norm_check_disjoint(ctx, op, "partials", rp, "dg", rg, false)) != SVK_OK ||
+        (st = svk_norm_check_disjoint(ctx, op, "partials", rp, "db", rb, false)) != SVK_OK)
+        return st;
+
+    const svk_kernel_info *k = svk_kernel_info_get(SVK_KERNEL_NORM_PARAM_REDUCE);
+    svk_push_norm_param_reduce push = {
+        .C = a->C,
+        .n_norms = a->n_norms,
+        .n_part = a->n_part,
+        .blocks_per_norm = a->blocks_per_norm,
+        .off_part = (uint32_t)a->part.off,
+        .off_dg = (uint32_t)a->dg.off,
+        .off_db = a->blocks_per_norm == 2 ? (uint32_t)a->db.off : 0u,
+    };
+    svk_dispatch d = {
+        .kernel = SVK_KERNEL_NORM_PARAM_REDUCE,
+        .bindings = {rp, rg, rb},
+        .n_bindings = 3,
+        .push = &push,
+        .push_size = sizeof(push),
+        .label = op,
+    };
+    if ((st = svk_op_grid(ctx, op, svk_div_up(outs, k->spec_defaults[0]), d.groups)) != SVK_OK)
+        return st;
+    return svk_cmdlist_dispatch(cl, &d);
+}

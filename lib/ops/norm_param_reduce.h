@@ -1,0 +1,68 @@
+/*
+ * What the norm operations (layernorm.c, rmsnorm.c, siamese_norm.c) share:
+ * the workgroup shape of their row kernels, how their backward passes split
+ * rows into lanes, and the second stage of those passes
+ * (shaders/norm_param_reduce.comp), which adds the lanes' partial gain and
+ * bias gradients to dg and db in a fixed order.
+ *
+ * Internal to lib/ops; the model records these through the norm ops.
+ */
+#ifndef SVK_OPS_NORM_PARAM_REDUCE_H
+#define SVK_OPS_NORM_PARAM_REDUCE_H
+
+#include "ops.h"
+
+/* Workgroup shape of a row kernel for rows of `width` elements: spec[0]
+ * invocations per row (32 for rows up to 256 wide, so that narrow rows do
+ * not leave most of a workgroup idle, else 256), spec[1] rows per workgroup,
+ * spec[2] = 1; 256 invocations in all, or the device's limit if lower. */
+void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3]);
+
+/* The backward passes give lane p rows [p * rows_per_part, (p + 1) *
+ * rows_per_part); at most SVK_NORM_MAX_PARTS lanes, so the partials stay
+ * small and the ordered second stage short. A function of rows alone: the
+ * same shapes always sum in the same order. */
+#define SVK_NORM_MAX_PARTS 256u
+typedef struct svk_norm_lanes {
+    uint32_t rows_per_part;
+    uint32_t n_part;
+} svk_norm_lanes;
+svk_norm_lanes svk_norm_lanes_for(uint32_t rows);
+
+/* dg[k * C + i] += sum over p of part[(k * bpn) * n_part * C + p * C + i]
+ * and, when blocks_per_norm is 2, db likewise from the next block, for
+ * k < n_norms, i < C, the sum taken in order p = 0, 1, ... */
+typedef struct svk_norm_param_reduce_args {
+    uint32_t C, n_norms, n_part;
+    uint32_t blocks_per_norm; /* 1: gains only (rmsnorm); 2: gains and biases */
+    svk_tref part;            /* [n_norms * blocks_per_norm, n_part, C] */
+    svk_tref dg;              /* [n_norms, C], accumulated */
+    svk_tref db;              /* [n_norms, C], accumulated; unused (may be {NULL}) with 1 block */
+    const char *label;
+} svk_norm_param_reduce_args;
+svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_reduce_args *a);
+
+/* Fails unless ranges a and b are disjoint, or (allow_equal) the same
+ * operand exactly: the row kernels work in place only element for element. */
+svk_status svk_norm_check_disjoint(svk_ctx *ctx, const char *op, const char *name_a, svk_range a,
+                                   const char *name_b, svk_range b, bool allow_equal);
+
+/* One operand of an operation, for svk_norm_check_operands(). */
+typedef struct svk_norm_operand {
+    const char *name;
+    svk_range r;        /* r.buf NULL: absent, skipped */
+    bool written;
+    uint32_t may_equal; /* bit j: this operand may be operand j exactly (in place) */
+} svk_norm_operand;
+/* Every written operand must be disjoint from every other operand, except
+ * the exact equalities may_equal allows (in either direction). */
+svk_status svk_norm_check_operands(svk_ctx *ctx, const char *op, const svk_norm_operand *ops, uint32_t n);
+
+/* Records a row kernel (layernorm_*, rmsnorm_*, siamese_norm_*) over `units`
+ * rows (forward) or lanes (backward) of `width` elements, with the shape of
+ * svk_norm_row_spec() and its workgroups spread by svk_op_grid(). */
+svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
+                                 uint32_t units, const svk_range *bindings, uint32_t n_bindings,
+                                 const void *push, uint32_t push_size, const char *label);
+
+#endif

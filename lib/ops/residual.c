@@ -1,0 +1,90 @@
+#include "residual.h"
+
+#include <math.h>
+
+#include "common/push_residual.h"
+#include "norm_param_reduce.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+static svk_status check(svk_ctx *ctx, const char *op, uint64_t n, float c)
+{
+    if (n == 0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: n=0, must be >= 1", op);
+    if (n > UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: n=%llu exceeds 2^32 - 1 elements", op,
+                         (unsigned long long)n);
+    if (c == 0 || !isfinite(c))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: c=%g must be finite and nonzero", op, (double)c);
+    return SVK_OK;
+}
+
+static svk_status dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id kernel, uint64_t n,
+                           const svk_range bind[3], const svk_push_residual *push)
+{
+    const svk_kernel_info *k = svk_kernel_info_get(kernel);
+    svk_dispatch d = {
+        .kernel = kernel,
+        .bindings = {bind[0], bind[1], bind[2]},
+        .n_bindings = 3,
+        .push = push,
+        .push_size = sizeof(*push),
+        .label = op,
+    };
+    svk_status st = svk_op_grid(ctx, op, svk_div_up(n, k->spec_defaults[0]), d.groups);
+    if (st != SVK_OK)
+        return st;
+    return svk_cmdlist_dispatch(cl, &d);
+}
+
+svk_status svk_residual_fwd_record(svk_cmdlist *cl, const svk_residual_fwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "residual_fwd";
+    if (!a->x.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
+    svk_ctx *ctx = a->x.buf->ctx;
+    svk_status st = check(ctx, op, a->n, a->c);
+    if (st != SVK_OK)
+        return st;
+    svk_range rx, ry, rz;
+    if ((st = svk_op_bind(ctx, op, "x", a->x, a->n, &rx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "y", a->y, a->n, &ry)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "z", a->z, a->n, &rz)) != SVK_OK)
+        return st;
+    const svk_norm_operand ops[] = {{"x", rx, true, 0}, {"y", ry, true, 0}, {"z", rz, false, 0}};
+    if ((st = svk_norm_check_operands(ctx, op, ops, 3)) != SVK_OK)
+        return st;
+    svk_push_residual push = {
+        .n = (uint32_t)a->n, .off_x = (uint32_t)a->x.off, .off_y = (uint32_t)a->y.off,
+        .off_z = (uint32_t)a->z.off, .c = a->c,
+    };
+    const svk_range bind[3] = {rx, ry, rz};
+    return dispatch(cl, ctx, op, SVK_KERNEL_RESIDUAL_FWD, a->n, bind, &push);
+}
+
+svk_status svk_residual_bwd_record(svk_cmdlist *cl, const svk_residual_bwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "residual_bwd";
+    if (!a->dx.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand dx has no buffer", op);
+    svk_ctx *ctx = a->dx.buf->ctx;
+    svk_status st = check(ctx, op, a->n, a->c);
+    if (st != SVK_OK)
+        return st;
+    svk_range rdx, rdy, rdz;
+    if ((st = svk_op_bind(ctx, op, "dx", a->dx, a->n, &rdx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dy", a->dy, a->n, &rdy)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dz", a->dz, a->n, &rdz)) != SVK_OK)
+        return st;
+    const svk_norm_operand ops[] = {{"dx", rdx, false, 0}, {"dy", rdy, false, 0}, {"dz", rdz, true, 3u}};
+    if ((st = svk_norm_check_operands(ctx, op, ops, 3)) != SVK_OK)
+        return st;
+    svk_push_residual push = {
+        .n = (uint32_t)a->n, .off_x = (uint32_t)a->dx.off, .off_y = (uint32_t)a->dy.off,
+        .off_z = (uint32_t)a->dz.off, .c = a->c,
+    };
+    const svk_range bind[3] = {rdx, rdy, rdz};
+    return dispatch(cl, ctx, op, SVK_KERNEL_RESIDUAL_BWD, a->n, bind, &push);
+}

@@ -1,0 +1,268 @@
+#include "siamese_norm.h"
+
+#include <math.h>
+
+#include "common/push_norm_bwd.h"
+#include "common/push_siamese_norm_bwd.h"
+#include "common/push_siamese_norm_fwd.h"
+#include "norm_param_reduce.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+/* The block input and the model output are the same computation: the model
+ * output is the block input without xn (N_x, N_y, N_out in the roles of
+ * P, Q, I) and, backwards, without dxn and dy_in. */
+typedef struct fwd_job {
+    svk_norm_kind kind;
+    uint32_t rows, C;
+    float eps;
+    svk_tref x, y, g, b, xn, h, mean, rstd; /* xn.buf NULL: not written */
+    const char *h_name;
+} fwd_job;
+
+typedef struct bwd_job {
+    svk_norm_kind kind;
+    uint32_t rows, C;
+    svk_tref dh, dxn, dy_in, x, y, mean, rstd, g, b, dx, dy, dg, db, scratch; /* dxn, dy_in may be absent */
+    const char *dh_name;
+} bwd_job;
+
+static svk_status check_shape(svk_ctx *ctx, const char *op, svk_norm_kind kind, uint32_t rows, uint32_t C)
+{
+    if (kind != SVK_NORM_LAYERNORM && kind != SVK_NORM_RMSNORM)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: kind=%d is neither layernorm nor rmsnorm", op,
+                         (int)kind);
+    if (rows == 0 || C == 0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: rows=%u C=%u, each must be >= 1", op, rows, C);
+    return SVK_OK;
+}
+
+static svk_status record_fwd(svk_cmdlist *cl, const char *op, const fwd_job *j)
+{
+    svk_ctx *ctx = j->x.buf->ctx;
+    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
+    if (st != SVK_OK)
+        return st;
+    if (!(j->eps > 0) || !isfinite(j->eps))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: eps=%g must be finite and > 0", op, (double)j->eps);
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C;
+    svk_range rx, ry, rg, rb = {0}, rxn = {0}, rh, rm = {0}, rr;
+    if ((st = svk_op_bind(ctx, op, "x", j->x, n, &rx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "y", j->y, n, &ry)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "g", j->g, 3 * (uint64_t)j->C, &rg)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "b", j->b, 3 * (uint64_t)j->C, &rb)) != SVK_OK) ||
+        (j->xn.buf && (st = svk_op_bind(ctx, op, "xn", j->xn, n, &rxn)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, j->h_name, j->h, n, &rh)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, 3 * (uint64_t)j->rows, &rm)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "rstd", j->rstd, 3 * (uint64_t)j->rows, &rr)) != SVK_OK)
+        return st;
+    /* The kernel reads row element 0 of x and y after other invocations may
+     * have written theirs: no in-place use. */
+    const svk_norm_operand ops[] = {
+        {"x", rx, false, 0}, {"y", ry, false, 0}, {"g", rg, false, 0}, {"b", rb, false, 0},
+        {"xn", rxn, true, 0}, {j->h_name, rh, true, 0}, {"mean", rm, true, 0}, {"rstd", rr, true, 0},
+    };
+    if ((st = svk_norm_check_operands(ctx, op, ops, 8)) != SVK_OK)
+        return st;
+
+    svk_push_siamese_norm_fwd push = {
+        .rows = j->rows,
+        .C = j->C,
+        .off_x = (uint32_t)j->x.off,
+        .off_y = (uint32_t)j->y.off,
+        .off_g = (uint32_t)j->g.off,
+        .off_b = ln ? (uint32_t)j->b.off : 0u,
+        .off_xn = j->xn.buf ? (uint32_t)j->xn.off : 0u,
+        .off_h = (uint32_t)j->h.off,
+        .off_mean = ln ? (uint32_t)j->mean.off : 0u,
+        .off_rstd = (uint32_t)j->rstd.off,
+        .flags = (ln ? 0u : SVK_SIAMESE_FLAG_RMS) | (j->xn.buf ? SVK_SIAMESE_FLAG_XN : 0u),
+        .eps = j->eps,
+    };
+    /* Stand-ins for what the kernel does not touch: g for b (read), h for
+     * xn and rstd for mean (written anyway). */
+    const svk_range bind[] = {rx, ry, rg, ln ? rb : rg, j->xn.buf ? rxn : rh, rh, ln ? rm : rr, rr};
+    return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_FWD, j->C, j->rows, bind, 8, &push,
+                                 sizeof(push), op);
+}
+
+uint64_t svk_siamese_norm_bwd_scratch_elems(svk_norm_kind kind, uint32_t rows, uint32_t C)
+{
+    uint64_t bpn = kind == SVK_NORM_RMSNORM ? 1 : 2;
+    uint64_t n_part = svk_norm_lanes_for(rows ? rows : 1).n_part;
+    return (uint64_t)rows * C + 3 * bpn * n_part * C;
+}
+
+/* Q's (k = 1) or P's (k = 0) backward: a layernorm_bwd / rmsnorm_bwd
+ * dispatch reading du from scratch. add: dy_in (ADD_DX, Q) or dxn
+ * (ADD_DOUT, P), or absent. */
+static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
+                                svk_norm_lanes lanes, uint32_t k, svk_tref add, svk_range radd, svk_tref in,
+                                svk_range rin, svk_tref out, svk_range rout)
+{
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
+    svk_buffer *sb = j->scratch.buf;
+    uint64_t s0 = j->scratch.off;
+    uint64_t part = s0 + n + k * bpn * blk;
+    /* du and the partials are disjoint parts of the scratch buffer, and the
+     * P and Q stages touch disjoint partials, so they need no barrier between
+     * them; but a descriptor spans the whole buffer (lib/vk/cmd.c), and
+     * synchronisation validation, which cannot know which bytes a shader
+     * touches, takes the Q stage's partial writes as a hazard for the P
+     * stage's read of du. Declaring the whole scratch range for both makes
+     * the list record the barrier validation expects. */
+    svk_range rdu = {sb, s0 * 4, svk_siamese_norm_bwd_scratch_elems(j->kind, j->rows, j->C) * 4};
+    svk_range rpart = rdu;
+    svk_range rm = ln ? (svk_range){j->mean.buf, (j->mean.off + k * j->rows) * 4, (uint64_t)j->rows * 4} : rdu;
+    svk_range rr = {j->rstd.buf, (j->rstd.off + k * j->rows) * 4, (uint64_t)j->rows * 4};
+    svk_range rg = {j->g.buf, (j->g.off + k * j->C) * 4, (uint64_t)j->C * 4};
+    uint32_t flags = 0;
+    if (add.buf)
+        flags = k == 1 ? SVK_NORM_FLAG_ADD_DX : SVK_NORM_FLAG_ADD_DOUT;
+    svk_push_norm_bwd push = {
+        .rows = j->rows,
+        .width = j->C,
+        .rows_per_part = lanes.rows_per_part,
+        .n_part = lanes.n_part,
+        .off_dout = (uint32_t)s0,
+        .off_add = add.buf ? (uint32_t)add.off : 0u,
+        .off_x = (uint32_t)in.off,
+        .off_mean = ln ? (uint32_t)(j->mean.off + k * j->rows) : 0u,
+        .off_rstd = (uint32_t)(j->rstd.off + k * j->rows),
+        .off_g = (uint32_t)(j->g.off + k * j->C),
+        .off_dx = (uint32_t)out.off,
+        .off_part = (uint32_t)part,
+        .part_b = (uint32_t)blk,
+        .flags = flags,
+    };
+    /* Without add, the input stands in for it (never read). */
+    svk_range ra = add.buf ? radd : rin;
+    if (ln) {
+        const svk_range bind[] = {rdu, ra, rin, rm, rr, rg, rout, rpart};
+        return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_LAYERNORM_BWD, j->C, lanes.n_part, bind, 8, &push,
+                                     sizeof(push), op);
+    }
+    const svk_range bind[] = {rdu, ra, rin, rr, rg, rout, rpart};
+    return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_BWD, j->C, lanes.n_part, bind, 7, &push,
+                                 sizeof(push), op);
+}
+
+static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
+{
+    svk_ctx *ctx = j->x.buf->ctx;
+    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
+    if (st != SVK_OK)
+        return st;
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C, C3 = 3 * (uint64_t)j->C, R3 = 3 * (uint64_t)j->rows;
+    svk_norm_lanes lanes = svk_norm_lanes_for(j->rows);
+    uint64_t scratch_n = svk_siamese_norm_bwd_scratch_elems(j->kind, j->rows, j->C);
+    svk_range rdh, rdxn = {0}, rdyi = {0}, rx, ry, rm = {0}, rr, rg, rb = {0}, rdx, rdy, rdg, rdb = {0}, rs;
+    if ((st = svk_op_bind(ctx, op, j->dh_name, j->dh, n, &rdh)) != SVK_OK ||
+        (j->dxn.buf && (st = svk_op_bind(ctx, op, "dxn", j->dxn, n, &rdxn)) != SVK_OK) ||
+        (j->dy_in.buf && (st = svk_op_bind(ctx, op, "dy_in", j->dy_in, n, &rdyi)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "x", j->x, n, &rx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "y", j->y, n, &ry)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, R3, &rm)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "rstd", j->rstd, R3, &rr)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "g", j->g, C3, &rg)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "b", j->b, C3, &rb)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "dx", j->dx, n, &rdx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dy", j->dy, n, &rdy)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dg", j->dg, C3, &rdg)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "db", j->db, C3, &rdb)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "scratch", j->scratch, scratch_n, &rs)) != SVK_OK)
+        return st;
+    /* dh is last read by the first stage, dxn and dy_in element for element
+     * by the stage that writes dx or dy. */
+    enum { DH, DXN, DYI };
+    const svk_norm_operand ops[] = {
+        {j->dh_name, rdh, false, 0}, {"dxn", rdxn, false, 0}, {"dy_in", rdyi, false, 0},
+        {"x", rx, false, 0}, {"y", ry, false, 0}, {"mean", rm, false, 0}, {"rstd", rr, false, 0},
+        {"g", rg, false, 0}, {"b", rb, false, 0},
+        {"dx", rdx, true, (1u << DH) | (1u << DXN)}, {"dy", rdy, true, (1u << DH) | (1u << DYI)},
+        {"dg", rdg, true, 0}, {"db", rdb, true, 0}, {"scratch", rs, true, 0},
+    };
+    if ((st = svk_norm_check_operands(ctx, op, ops, 14)) != SVK_OK)
+        return st;
+
+    /* Stage 1: du and I's partials. */
+    uint64_t blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
+    uint64_t s0 = j->scratch.off, part_i = s0 + n + 2 * bpn * blk;
+    svk_push_siamese_norm_bwd push = {
+        .rows = j->rows,
+        .C = j->C,
+        .rows_per_part = lanes.rows_per_part,
+        .n_part = lanes.n_part,
+        .off_dh = (uint32_t)j->dh.off,
+        .off_x = (uint32_t)j->x.off,
+        .off_y = (uint32_t)j->y.off,
+        .off_g = (uint32_t)j->g.off,
+        .off_b = ln ? (uint32_t)j->b.off : 0u,
+        .off_mean = ln ? (uint32_t)j->mean.off : 0u,
+        .off_rstd = (uint32_t)j->rstd.off,
+        .off_du = (uint32_t)s0,
+        .off_part = (uint32_t)part_i,
+        .part_b = (uint32_t)blk,
+        .flags = ln ? 0u : SVK_SIAMESE_FLAG_RMS,
+    };
+    /* Stand-ins (never read): g for b, rstd for mean. */
+    const svk_range bind[] = {rdh, rx, ry, rg, ln ? rb : rg, ln ? rm : rr, rr, rs};
+    if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD, j->C, lanes.n_part, bind, 8, &push,
+                                    sizeof(push), op)) != SVK_OK)
+        return st;
+    /* Stages 2 and 3: Q, then P. */
+    if ((st = record_branch(cl, ctx, op, j, lanes, 1, j->dy_in, rdyi, j->y, ry, j->dy, rdy)) != SVK_OK ||
+        (st = record_branch(cl, ctx, op, j, lanes, 0, j->dxn, rdxn, j->x, rx, j->dx, rdx)) != SVK_OK)
+        return st;
+    /* Stage 4: the partials of P, Q, I into dg, db. */
+    svk_norm_param_reduce_args ra = {
+        .C = j->C, .n_norms = 3, .n_part = lanes.n_part, .blocks_per_norm = (uint32_t)bpn,
+        .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
+    };
+    return svk_norm_param_reduce_record(cl, &ra);
+}
+
+svk_status svk_siamese_norm_fwd_record(svk_cmdlist *cl, const svk_siamese_norm_fwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "siamese_norm_fwd";
+    if (!a->x.buf || !a->xn.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand %s has no buffer", op, a->x.buf ? "xn" : "x");
+    fwd_job j = {a->kind, a->rows, a->C, a->eps, a->x, a->y, a->g, a->b, a->xn, a->h, a->mean, a->rstd, "h"};
+    return record_fwd(cl, op, &j);
+}
+
+svk_status svk_siamese_out_fwd_record(svk_cmdlist *cl, const svk_siamese_out_fwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "siamese_out_fwd";
+    if (!a->x.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
+    fwd_job j = {a->kind, a->rows, a->C, a->eps, a->x, a->y, a->g, a->b, {0}, a->out, a->mean, a->rstd, "out"};
+    return record_fwd(cl, op, &j);
+}
+
+svk_status svk_siamese_norm_bwd_record(svk_cmdlist *cl, const svk_siamese_norm_bwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "siamese_norm_bwd";
+    if (!a->x.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
+    bwd_job j = {a->kind, a->rows, a->C, a->dh, a->dxn, a->dy_in, a->x, a->y, a->mean, a->rstd,
+                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, "dh"};
+    return record_bwd(cl, op, &j);
+}
+
+svk_status svk_siamese_out_bwd_record(svk_cmdlist *cl, const svk_siamese_out_bwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a);
+    const char *op = a->label ? a->label : "siamese_out_bwd";
+    if (!a->x.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
+    bwd_job j = {a->kind, a->rows, a->C, a->dout, {0}, {0}, a->x, a->y, a->mean, a->rstd,
+                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, "dout"};
+    return record_bwd(cl, op, &j);
+}

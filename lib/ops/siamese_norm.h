@@ -1,0 +1,92 @@
+/*
+ * SiameseNorm's fused norms on the device (shaders/siamese_norm_fwd.comp,
+ * siamese_norm_bwd.comp, layernorm_bwd.comp / rmsnorm_bwd.comp,
+ * norm_param_reduce.comp), with the semantics of the CPU reference
+ * (lib/ref/ref_decls.h):
+ *
+ *   block input  xn = P(x),  h = I(xn + Q(y))          svk_ref_siamese_norm_fwd/_bwd
+ *   model output out = N_out(N_x(x) + N_y(y))          svk_ref_siamese_out_fwd/_bwd
+ *
+ * Three norms of one kind (layernorm or rmsnorm). Gains and biases are
+ * [3, C] in the order P, Q, I (N_x, N_y, N_out); the statistics [3, rows]
+ * likewise. Gradients of activations are written, those of g and b
+ * accumulated, deterministically (bit-identical on every replay).
+ *
+ * Forward: one pass over each row computes all three norms and saves their
+ * statistics. Backward, four dispatches: du (the gradient of I's input)
+ * into scratch, then Q's and P's backward, then the ordered sum of the gain
+ * and bias partials of all three norms. Split so that no dispatch binds more
+ * than the eight buffers a kernel may take (SVK_MAX_BINDINGS).
+ */
+#ifndef SVK_OPS_SIAMESE_NORM_H
+#define SVK_OPS_SIAMESE_NORM_H
+
+#include "ops.h"
+#include "svk/config.h" /* svk_norm_kind */
+
+typedef struct svk_siamese_norm_fwd_args {
+    svk_norm_kind kind;
+    uint32_t rows, C;       /* each >= 1 */
+    float eps;              /* finite, > 0 */
+    svk_tref x;             /* [rows, C], the post-norm stream */
+    svk_tref y;             /* [rows, C], the pre-norm stream */
+    svk_tref g;             /* [3, C]: P, Q, I */
+    svk_tref b;             /* [3, C]: P, Q, I (layernorm; ignored, may be {NULL}, for rmsnorm) */
+    svk_tref xn;            /* [rows, C], written: P(x) */
+    svk_tref h;             /* [rows, C], written: I(xn + Q(y)) */
+    svk_tref mean;          /* [3, rows], written (layernorm; ignored, may be {NULL}, for rmsnorm) */
+    svk_tref rstd;          /* [3, rows], written */
+    const char *label;      /* NULL: "siamese_norm_fwd" */
+} svk_siamese_norm_fwd_args;
+/* The outputs must be disjoint from every operand (no in-place use). */
+svk_status svk_siamese_norm_fwd_record(svk_cmdlist *cl, const svk_siamese_norm_fwd_args *a);
+
+typedef struct svk_siamese_norm_bwd_args {
+    svk_norm_kind kind;
+    uint32_t rows, C;       /* each >= 1, as in the forward pass */
+    svk_tref dh;            /* [rows, C], gradient of h */
+    svk_tref dxn;           /* [rows, C] or {NULL} (zero): gradient reaching xn from its later use */
+    svk_tref dy_in;         /* [rows, C] or {NULL} (zero): gradient reaching y from its later use */
+    svk_tref x, y;          /* [rows, C], the forward inputs (xn and h are not needed) */
+    svk_tref mean, rstd;    /* [3, rows] each, saved by the forward pass (mean: layernorm only) */
+    svk_tref g, b;          /* [3, C] each (b: layernorm only) */
+    svk_tref dx;            /* [rows, C], written; may be dxn or dh exactly */
+    svk_tref dy;            /* [rows, C], written: dy_in + the gradient through Q; may be dy_in or dh exactly */
+    svk_tref dg, db;        /* [3, C] each, accumulated (+=) (db: layernorm only) */
+    svk_tref scratch;       /* svk_siamese_norm_bwd_scratch_elems(kind, rows, C) floats, clobbered */
+    const char *label;      /* NULL: "siamese_norm_bwd" */
+} svk_siamese_norm_bwd_args;
+
+/* Floats of scratch the backward passes (block input and model output)
+ * need: du [rows, C], then the gain (and bias) partials of the three norms. */
+uint64_t svk_siamese_norm_bwd_scratch_elems(svk_norm_kind kind, uint32_t rows, uint32_t C);
+
+svk_status svk_siamese_norm_bwd_record(svk_cmdlist *cl, const svk_siamese_norm_bwd_args *a);
+
+typedef struct svk_siamese_out_fwd_args {
+    svk_norm_kind kind;
+    uint32_t rows, C;
+    float eps;
+    svk_tref x, y;          /* [rows, C], the two streams after the last block */
+    svk_tref g, b;          /* [3, C]: N_x, N_y, N_out (b: layernorm only) */
+    svk_tref out;           /* [rows, C], written; disjoint from every operand */
+    svk_tref mean, rstd;    /* [3, rows], written (mean: layernorm only) */
+    const char *label;      /* NULL: "siamese_out_fwd" */
+} svk_siamese_out_fwd_args;
+svk_status svk_siamese_out_fwd_record(svk_cmdlist *cl, const svk_siamese_out_fwd_args *a);
+
+typedef struct svk_siamese_out_bwd_args {
+    svk_norm_kind kind;
+    uint32_t rows, C;
+    svk_tref dout;          /* [rows, C] */
+    svk_tref x, y;          /* [rows, C], the forward inputs */
+    svk_tref mean, rstd;    /* [3, rows], saved by the forward pass (mean: layernorm only) */
+    svk_tref g, b;          /* [3, C] (b: layernorm only) */
+    svk_tref dx, dy;        /* [rows, C], written; either may be dout exactly */
+    svk_tref dg, db;        /* [3, C], accumulated (db: layernorm only) */
+    svk_tref scratch;       /* svk_siamese_norm_bwd_scratch_elems(kind, rows, C) floats, clobbered */
+    const char *label;      /* NULL: "siamese_out_bwd" */
+} svk_siamese_out_bwd_args;
+svk_status svk_siamese_out_bwd_record(svk_cmdlist *cl, const svk_siamese_out_bwd_args *a);
+
+#endif

@@ -1,0 +1,61 @@
+#version 450
+/*
+ * Fused AdamW update of one tensor, PyTorch semantics (spec, "Optimiser"),
+ * in one pass: p, g, m, v are each read once and p, m, v written once.
+ *   g' = scale * g                     scale from device memory (the clip
+ *                                      op's output): no host round trip
+ *   p -= lr * wd * p                   decoupled decay, with FLAG_DECAY only
+ *   m = b1 m + (1 - b1) g';  v = b2 v + (1 - b2) g'^2
+ *   p -= lr * (m / bc1) / (sqrt(v / bc2) + eps),  bc = 1 - beta^t
+ * The bias corrections come from the host (computed in double from t and
+ * rounded once, as the reference does), in the push constants or, with
+ * FLAG_STEP_BUFFER, with lr from a small buffer the host rewrites each step
+ * so that a recorded list can be replayed unchanged. The operations are in
+ * the reference's order; `precise` keeps the compiler from fusing them into
+ * FMAs, so the float result stays within a few roundings of the reference.
+ * Reference: lib/ref/adamw.c. Conformance: tools/conformance/conform_adamw.c.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_adamw.h"
+
+/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
+ * value only after this declaration (before it, the default 1). */
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#include "common/grid.glsl"
+#include "common/elem_index.glsl"
+
+layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 2, std430) buffer BufM { float m[]; };
+layout(set = 0, binding = 3, std430) buffer BufV { float v[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufScale { float scale[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufStep { float step[]; };
+
+void main()
+{
+    uint i;
+    if (!svk_elem_index(pc.n, i))
+        return;
+    float lr = pc.lr, bc1 = pc.bc1, bc2 = pc.bc2;
+    if ((pc.flags & SVK_ADAMW_FLAG_STEP_BUFFER) != 0u) {
+        lr = step[pc.off_step];
+        bc1 = step[pc.off_step + 1u];
+        bc2 = step[pc.off_step + 2u];
+    }
+    const float s = (pc.flags & SVK_ADAMW_FLAG_SCALE) != 0u ? scale[pc.off_scale] : 1.0;
+
+    precise float gi = g[pc.off_g + i] * s;
+    precise float pi = p[pc.off_p + i];
+    if ((pc.flags & SVK_ADAMW_FLAG_DECAY) != 0u)
+        pi -= lr * pc.weight_decay * pi;
+    precise float mi = pc.beta1 * m[pc.off_m + i] + (1.0 - pc.beta1) * gi;
+    precise float vi = pc.beta2 * v[pc.off_v + i] + (1.0 - pc.beta2) * gi * gi;
+    precise float mhat = mi / bc1;
+    precise float vhat = vi / bc2;
+    pi -= lr * mhat / (sqrt(vhat) + pc.eps);
+    p[pc.off_p + i] = pi;
+    m[pc.off_m + i] = mi;
+    v[pc.off_v + i] = vi;
+}

@@ -1,0 +1,42 @@
+#version 450
+/*
+ * Softmax backward for the materialised attention path (lib/ops/attention.c;
+ * reference svk_ref_attention_bwd). Row r of the [B, H, T, T] tensors, query
+ * t = r % T: with p the saved probabilities and d = dP = dO V^T (computed by
+ * a GEMM over every key), writes in place
+ *     dS_j = p_j (dP_j - sum_k p_k dP_k)   for keys j <= t,
+ *     dS_j = 0                             for keys j > t,
+ * the zeros making the following GEMMs (dQ = dS K, dK = dS^T Q) causal.
+ * The 1 / sqrt(D) factor is applied by those GEMMs (alpha).
+ *
+ * One workgroup per row (spread over x and y by svk_op_grid).
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_attention_softmax.h"
+#include "common/grid.glsl"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufP { float p[]; };
+layout(set = 0, binding = 1, std430) buffer BufD { float d[]; };
+
+#include "common/attention_rows.glsl"
+
+void main()
+{
+    const uint row = svk_group_index();
+    if (row >= pc.rows)
+        return; /* the whole workgroup: no barrier is skipped by part of it */
+    const uint tid = gl_LocalInvocationID.x;
+    const uint n = row % pc.T + 1u;
+    const uint bp = pc.off_p + row * pc.T, bd = pc.off_d + row * pc.T;
+
+    float dot = 0.0;
+    for (uint j = tid; j < n; j += ATT_WG)
+        dot += p[bp + j] * d[bd + j];
+    dot = att_reduce_sum(dot);
+
+    for (uint j = tid; j < pc.T; j += ATT_WG)
+        d[bd + j] = j < n ? p[bp + j] * (d[bd + j] - dot) : 0.0;
+}

@@ -1,0 +1,52 @@
+#version 450
+/*
+ * Causal softmax over keys, in place, for the materialised attention path
+ * (lib/ops/attention.c; reference svk_ref_attention_fwd in
+ * lib/ref/attention.c). Row r of the [B, H, T, T] tensor holds the scaled
+ * scores of query t = r % T against every key (the GEMM computed them all);
+ * keys 0..t are turned into probabilities and keys t+1..T-1 are written 0,
+ * exactly as the reference saves them.
+ *
+ * Numerically stable form: p_j = exp(s_j - max) / sum, so every exponent is
+ * <= 0 (no overflow at any logit size) and the sum is >= 1. Pass 2 stores
+ * exp(s_j - max) in place and pass 3 rescales it; each invocation touches
+ * only its own elements between the passes, so no barrier is needed there.
+ *
+ * One workgroup per row (spread over x and y by svk_op_grid).
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_attention_softmax.h"
+#include "common/grid.glsl"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+
+#include "common/attention_rows.glsl"
+
+void main()
+{
+    const uint row = svk_group_index();
+    if (row >= pc.rows)
+        return; /* the whole workgroup: no barrier is skipped by part of it */
+    const uint tid = gl_LocalInvocationID.x;
+    const uint n = row % pc.T + 1u; /* keys 0..t */
+    const uint base = pc.off_p + row * pc.T;
+
+    float mx = uintBitsToFloat(0xff800000u); /* -inf: the identity of max */
+    for (uint j = tid; j < n; j += ATT_WG)
+        mx = max(mx, p[base + j]);
+    mx = att_reduce_max(mx);
+
+    float sum = 0.0;
+    for (uint j = tid; j < n; j += ATT_WG) {
+        const float e = exp(p[base + j] - mx);
+        p[base + j] = e;
+        sum += e;
+    }
+    sum = att_reduce_sum(sum);
+
+    for (uint j = tid; j < pc.T; j += ATT_WG)
+        p[base + j] = j < n ? p[base + j] / sum : 0.0;
+}

@@ -1,0 +1,46 @@
+#version 450
+/*
+ * Second stage of gradient clipping: the global L2 norm from the n partial
+ * sums of squares clip_sumsq.comp wrote, and the clip scale
+ *   norm = sqrt(sum of partials),  scale = min(1, max_norm / (norm + 1e-6)),
+ * scale 1 when max_norm == 0 (clipping off), written to out[0] = norm,
+ * out[1] = scale in device memory, where the AdamW update reads the scale
+ * (no host round trip). One workgroup; invocation k adds slots k, k + WG, ...
+ * in order, then a shared-memory tree: a fixed order, the same bits on every
+ * run. A NaN norm (a non-finite gradient) gives a NaN scale, as the
+ * reference's comparison does: the min is written as a comparison that is
+ * false for NaN, never as min(), whose NaN result GLSL leaves undefined.
+ * Reference: lib/ref/clip.c. Conformance: tools/conformance/conform_clip.c.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_clip.h"
+
+/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
+ * value only after this declaration (before it, the default 1). */
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#include "common/wg_reduce.glsl"
+
+layout(set = 0, binding = 0, std430) readonly buffer BufPartials { float partials[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer BufOut { float outv[]; };
+
+void main()
+{
+    const uint wg = gl_WorkGroupSize.x, lid = gl_LocalInvocationID.x;
+    float ss = 0.0;
+    for (uint i = lid; i < pc.n; i += wg)
+        ss += partials[pc.off_partials + i];
+    ss = svk_wg_sum(ss);
+    if (lid == 0u) {
+        const float norm = sqrt(ss);
+        float scale = 1.0;
+        if (pc.max_norm != 0.0) {
+            scale = pc.max_norm / (norm + 1e-6);
+            if (scale > 1.0)
+                scale = 1.0;
+        }
+        outv[pc.off_out] = norm;
+        outv[pc.off_out + 1u] = scale;
+    }
+}

@@ -1,0 +1,11 @@
+/* Flags of the SiameseNorm push constants (push_siamese_norm_fwd.h,
+ * push_siamese_norm_bwd.h), shared by C and GLSL. */
+#ifndef SVK_SIAMESE_NORM_FLAGS_H
+#define SVK_SIAMESE_NORM_FLAGS_H
+
+/* The norms are RMSNorms (else LayerNorms). */
+#define SVK_SIAMESE_FLAG_RMS 1u
+/* Forward: write xn = P(x) (the model output N_out(N_x(x) + N_y(y)) does not). */
+#define SVK_SIAMESE_FLAG_XN 2u
+
+#endif

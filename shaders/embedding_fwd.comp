@@ -1,0 +1,40 @@
+#version 450
+/*
+ * Token + position embedding: out[b, t, c] = wte[tokens[b, t], c] + wpe[t, c]
+ * (wpe only with SVK_EMBEDDING_FLAG_WPE, i.e. pos = learned). One invocation
+ * per element of out. A token outside [0, V) is never used as an address:
+ * its row of out is written 0 (the op counts such tokens separately, with
+ * index_check.comp). Reference: lib/ref/embedding.c.
+ * Conformance: tools/conformance/conform_embedding.c.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_embedding.h"
+
+/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
+ * value only after this declaration (before it, the default 1). */
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#include "common/grid.glsl"
+#include "common/elem_index.glsl"
+
+layout(set = 0, binding = 0, std430) readonly buffer BufTokens { int tokens[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufWte { float wte[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufWpe { float wpe[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float outv[]; };
+
+void main()
+{
+    uint i;
+    if (!svk_elem_index(pc.B * pc.T * pc.C, i))
+        return;
+    const uint row = i / pc.C, c = i % pc.C, t = row % pc.T;
+    const int tok = tokens[pc.off_tokens + row];
+    float v = 0.0;
+    if (tok >= 0 && uint(tok) < pc.V) {
+        v = wte[pc.off_table + uint(tok) * pc.C + c];
+        if ((pc.flags & SVK_EMBEDDING_FLAG_WPE) != 0u)
+            v += wpe[pc.off_wpe + t * pc.C + c];
+    }
+    outv[pc.off_act + i] = v;
+}

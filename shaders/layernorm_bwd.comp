@@ -1,0 +1,93 @@
+#version 450
+/*
+ * LayerNorm backward from the saved mean and rstd. With
+ * xhat = (x - mean) rstd and dxhat = dout g:
+ *   dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)),
+ *   dg += sum over rows of dout xhat,  db += sum over rows of dout.
+ * Reference: lib/ref/layernorm.c. Conformance: tools/conformance/conform_norm.c.
+ *
+ * x - mean is formed first: with a large common offset both are close and
+ * the difference is exact (Sterbenz), as in the reference.
+ *
+ * Parameter gradients are deterministic without atomics: lane p (one row of
+ * invocations) walks rows [p R, (p + 1) R) in order (R = rows_per_part) and
+ * sums their contributions into row p of the gain and bias partial blocks
+ * (each invocation only touches its own columns, so the read-modify-write
+ * needs no synchronisation); norm_param_reduce.comp then adds the partial
+ * rows in order to dg and db.
+ *
+ * SiameseNorm reuses this kernel for its P and Q norms (flags): the
+ * gradient reaching the norm may be dout + add, or dx may be add + the
+ * gradient through the norm. dx may equal dout, x or add: every invocation
+ * writes only elements it has finished reading.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_norm_bwd.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufDout { float dout[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufMean { float mean[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufRstd { float rstd[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 6, std430) writeonly buffer BufDx { float dx[]; };
+layout(set = 0, binding = 7, std430) buffer BufPart { float part[]; };
+
+#include "common/grid.glsl"
+#include "common/norm_row.glsl"
+
+void main()
+{
+    const uint lx = gl_LocalInvocationID.x;
+    const uint first = svk_group_index() * WG_Y;
+    if (first >= pc.n_part)
+        return; /* a surplus group of the grid: uniform, before any barrier */
+    const uint lane = first + gl_LocalInvocationID.y;
+    const bool lane_on = lane < pc.n_part;
+    const uint W = pc.width;
+    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
+    const uint pg = pc.off_part + lane * W, pb = pg + pc.part_b;
+
+    /* The same trip count in every lane: the reductions hold barriers. */
+    for (uint j = 0u; j < pc.rows_per_part; j++) {
+        const uint row = lane * pc.rows_per_part + j;
+        const bool on = lane_on && row < pc.rows;
+        const uint e = row * W;
+        const float mu = on ? mean[pc.off_mean + row] : 0.0;
+        const float rs = on ? rstd[pc.off_rstd + row] : 0.0;
+
+        float sd = 0.0, sdx = 0.0;
+        if (on)
+            for (uint i = lx; i < W; i += WG_X) {
+                float dv = dout[pc.off_dout + e + i];
+                if (add_dout)
+                    dv += add[pc.off_add + e + i];
+                const float xhat = (x[pc.off_x + e + i] - mu) * rs;
+                const float dxhat = dv * g[pc.off_g + i];
+                sd += dxhat;
+                sdx += dxhat * xhat;
+                const float cg = dv * xhat;
+                part[pg + i] = j == 0u ? cg : part[pg + i] + cg;
+                part[pb + i] = j == 0u ? dv : part[pb + i] + dv;
+            }
+        const vec4 sums = nr_row_sum(vec4(sd, sdx, 0.0, 0.0));
+        const float mean_d = sums.x / float(W), mean_dx = sums.y / float(W);
+
+        if (on)
+            for (uint i = lx; i < W; i += WG_X) {
+                float dv = dout[pc.off_dout + e + i];
+                if (add_dout)
+                    dv += add[pc.off_add + e + i];
+                const float xhat = (x[pc.off_x + e + i] - mu) * rs;
+                const float dxhat = dv * g[pc.off_g + i];
+                float v = rs * (dxhat - mean_d - xhat * mean_dx);
+                if (add_dx)
+                    v += add[pc.off_add + e + i];
+                dx[pc.off_dx + e + i] = v;
+            }
+    }
+}

@@ -1,0 +1,74 @@
+#version 450
+/*
+ * LayerNorm forward over the last axis, biased variance:
+ *   out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps),
+ * saving mean and rstd per row for the backward pass.
+ * Reference: lib/ref/layernorm.c. Conformance: tools/conformance/conform_norm.c.
+ *
+ * Numerics: two passes around a shift. K = x[row, 0] is subtracted before
+ * summing, so the mean is carried as K + m with m = mean(x - K) small when
+ * the row has a large common offset: for x = 1e4 + noise, x - K is exact
+ * (Sterbenz) and m, the deviations (x - K) - m and their squares keep full
+ * float precision, where a float mean near 1e4 would already be off by up
+ * to half an ulp of 1e4 (5e-4) and E[x^2] - mean^2 would cancel every digit.
+ * The variance is the mean of squared deviations (second pass), so an error
+ * e in the mean only adds e^2 to it.
+ *
+ * One lane (WG_X invocations) per row, WG_Y rows per workgroup (norm_row.glsl).
+ * out may equal x: every invocation writes only the elements it read.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_norm_fwd.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufB { float b[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float o[]; };
+layout(set = 0, binding = 4, std430) writeonly buffer BufMean { float mean[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
+
+#include "common/grid.glsl"
+#include "common/norm_row.glsl"
+
+void main()
+{
+    const uint lx = gl_LocalInvocationID.x;
+    const uint first = svk_group_index() * WG_Y;
+    if (first >= pc.rows)
+        return; /* a surplus group of the grid: uniform, before any barrier */
+    const uint row = first + gl_LocalInvocationID.y;
+    const bool on = row < pc.rows;
+    const uint W = pc.width;
+    const uint base = pc.off_x + row * W;
+
+    const float K = on ? x[base] : 0.0;
+    float s = 0.0;
+    if (on)
+        for (uint i = lx; i < W; i += WG_X)
+            s += x[base + i] - K;
+    const float m = nr_row_sum(vec4(s, 0.0, 0.0, 0.0)).x / float(W);
+
+    float ss = 0.0;
+    if (on)
+        for (uint i = lx; i < W; i += WG_X) {
+            const float d = (x[base + i] - K) - m;
+            ss += d * d;
+        }
+    const float var = nr_row_sum(vec4(ss, 0.0, 0.0, 0.0)).x / float(W);
+    const float rs = inversesqrt(var + pc.eps);
+
+    if (!on)
+        return;
+    const uint ob = pc.off_out + row * W;
+    for (uint i = lx; i < W; i += WG_X) {
+        const float d = (x[base + i] - K) - m;
+        o[ob + i] = d * rs * g[pc.off_g + i] + b[pc.off_b + i];
+    }
+    if (lx == 0u && (pc.flags & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
+        mean[pc.off_mean + row] = K + m;
+    if (lx == 0u && (pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+        rstd[pc.off_rstd + row] = rs;
+}

@@ -1,0 +1,148 @@
+/*
+ * The fused AdamW update (shaders/adamw.comp; lib/ref/adamw.c): sequences of
+ * updates recorded into one list (t = 1, 2, 3, and t = 1000), decay on and
+ * off, a gradient scale < 1 read from device memory, the scale produced by
+ * the clip op itself in the same list (no host round trip), lr and the bias
+ * corrections read from a step buffer instead of push constants, sizes 1,
+ * primes and a million.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "conform.h"
+#include "ops/adamw.h"
+#include "ops/clip.h"
+
+/* p, m, v after the updates against the double reference run through the
+ * same updates from the same float state. The float reference itself
+ * differs from the double one by ~3e-8 in p and ~6e-8 in m and v per
+ * update (measured, relative norm): each update is about ten correctly
+ * rounded operations, a division (2.5 ULP allowed on the device) and a
+ * square root (inherited from inversesqrt: ~3 ULP), and the errors compound
+ * mildly over a few updates. That is ~2^-24 * 20 = 1.2e-6 per element in
+ * the worst case; the norm-wise error is far smaller. 1e-6 keeps a factor
+ * ~10 above the measured float-vs-double difference at three updates. */
+static const double TOL_ADAMW = 1e-6;
+
+#define MAX_STEPS 4
+
+typedef struct adam_case {
+    uint32_t n;
+    uint32_t n_steps;
+    uint64_t t[MAX_STEPS];
+    int decay;
+    float scale;      /* 0: no scale operand (1); else read from a [1] buffer */
+    int clip;         /* the scale comes from svk_clip_record over g, max_norm 1 */
+    int step_buffer;  /* lr and bias corrections from a device buffer */
+    int fresh;        /* m = v = 0, as before the first update */
+    int quick;
+} adam_case;
+
+static const adam_case cases[] = {
+    {1, 1, {1}, 1, 0, 0, 0, 1, 1},
+    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1},
+    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1},
+    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1},
+    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1},
+    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1},
+    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1},
+    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0},
+    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0},
+};
+
+static const float LR = 3e-3f, BETA1 = 0.9f, BETA2 = 0.95f, EPS = 1e-8f, WD = 0.1f;
+
+/* A different rate at each update, as a schedule gives. */
+static float lr_of(uint32_t step)
+{
+    return LR * (1.0f + 0.25f * (float)step);
+}
+
+static void run_case(cf_state *cf, const adam_case *e)
+{
+    char shape[96];
+    int len = snprintf(shape, sizeof(shape), "n=%u t=", e->n);
+    for (uint32_t s = 0; s < e->n_steps; s++)
+        len += snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%llu", s ? "," : "",
+                        (unsigned long long)e->t[s]);
+    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s", e->decay ? " wd" : "",
+             e->scale != 0 ? " scale" : "", e->clip ? " clip" : "", e->step_buffer ? " stepbuf" : "",
+             e->fresh ? " m=v=0" : "");
+    cf_case *c = cf_begin(cf, "adamw", "update", shape);
+    if (!c)
+        return;
+    size_t n = e->n;
+    float *p0 = cf_random(c, n, -1, 1), *g = cf_random(c, n, -1, 1);
+    float *m0 = cf_random(c, n, -0.1f, 0.1f), *v0 = cf_random(c, n, 0, 0.01f);
+    if (!p0 || !g || !m0 || !v0)
+        goto end;
+    if (e->fresh)
+        for (size_t i = 0; i < n; i++)
+            m0[i] = v0[i] = 0;
+    svk_tref tg = cf_input(c, "g", g, n);
+    cf_out *p = cf_output(c, "p", n, p0), *m = cf_output(c, "m", n, m0), *v = cf_output(c, "v", n, v0);
+    cf_out *clip_out = e->clip ? cf_output(c, "clip", 2, NULL) : NULL;
+    if (!p || !m || !v || (e->clip && !clip_out))
+        goto end;
+    svk_tref tscale = {0};
+    if (e->scale != 0)
+        tscale = cf_input(c, "scale", &e->scale, 1);
+    if (e->clip) {
+        uint64_t size = n;
+        svk_clip_args ca = {
+            .count = 1, .grads = &tg, .sizes = &size,
+            .partials = cf_input(c, "partials", NULL, svk_clip_scratch_elems(1, &size)),
+            .max_norm = 1.0f, .out = cf_tref(clip_out),
+        };
+        if (!cf_ok(c, svk_clip_record(cf_list(c), &ca)))
+            goto end;
+        tscale = (svk_tref){clip_out->buf, cf_tref(clip_out).off + 1};
+    }
+    for (uint32_t s = 0; s < e->n_steps; s++) {
+        svk_adamw_args a = {
+            .n = n, .p = cf_tref(p), .g = tg, .m = cf_tref(m), .v = cf_tref(v), .scale = tscale,
+            .lr = lr_of(s), .t = e->t[s], .beta1 = BETA1, .beta2 = BETA2, .eps = EPS, .weight_decay = WD,
+            .decay = e->decay,
+        };
+        if (e->step_buffer) {
+            /* What the host would write into mapped memory before each
+             * submission; here each update has its own buffer. */
+            float sv[3];
+            svk_adamw_step_values(e->t[s], lr_of(s), BETA1, BETA2, sv);
+            a.step = cf_input(c, "step", sv, 3);
+            a.lr = NAN; /* must not be used */
+            a.t = 0;
+        }
+        if (!cf_ok(c, svk_adamw_record(cf_list(c), &a)))
+            goto end;
+    }
+    if (!cf_run(c))
+        goto end;
+
+    double *rp = cf_to_double(c, p0, n), *rm = cf_to_double(c, m0, n), *rv = cf_to_double(c, v0, n);
+    double *rg = cf_to_double(c, g, n);
+    if (!rp || !rm || !rv || !rg)
+        goto end;
+    double scale = e->scale != 0 ? e->scale : 1.0;
+    if (e->clip) {
+        const double *arr[1] = {rg};
+        size_t sz = n;
+        scale = svk_ref_clip_scale_f64(svk_ref_global_norm_f64(1, arr, &sz), 1.0);
+        cf_compare_scalar(c, "clip scale", clip_out->host[1], scale, TOL_ADAMW);
+    }
+    for (uint32_t s = 0; s < e->n_steps; s++)
+        svk_ref_adamw_f64(n, rp, rg, rm, rv, scale, lr_of(s), BETA1, BETA2, EPS, WD, e->decay, e->t[s]);
+    cf_compare(c, p, rp, TOL_ADAMW);
+    cf_compare(c, m, rm, TOL_ADAMW);
+    cf_compare(c, v, rv, TOL_ADAMW);
+end:
+    cf_end(c);
+}
+
+void cf_run_adamw(cf_state *cf)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!cf->quick || cases[i].quick)
+            run_case(cf, &cases[i]);
+}

@@ -1,0 +1,139 @@
+/*
+ * Bias add and its gradient, the column sums of lib/ops/colsum.c
+ * (shaders/bias_fwd.comp, colsum.comp; lib/ref/bias.c): rows of width 1 and
+ * >= 8192, rows around the 32-row block and the 1024-block cap (where the
+ * block grows), padded leading dimensions through svk_colsum_record, values
+ * offset by 1e4 (the sums' relative error grows with the offset over the
+ * sum), and accumulation into random initial gradients.
+ */
+#include <stdio.h>
+
+#include "conform.h"
+#include "ops/bias.h"
+#include "ops/colsum.h"
+
+/* bias_fwd: one addition per element; Vulkan float addition is correctly
+ * rounded, so each element is within 2^-24 (6e-8) relative of the double
+ * sum of the same inputs. */
+static const double TOL_BIAS_FWD = 1e-7;
+/* Column sums: each stage is a sequential float sum, of at most 32 rows
+ * (more only past 32768 rows, up to rows / 1024) then of at most 1024
+ * partials, plus the accumulation. With random signs the rounding error of
+ * an n-term sum grows like 2^-24 sqrt(n) relative to the sum of |terms|;
+ * for zero-mean inputs that sum is sqrt(rows) times the result, so the
+ * relative error is about 2^-24 sqrt(block) sqrt(blocks)-ish: ~1e-6 at
+ * 40000 rows. With the 1e4 offset the result is large and the error small.
+ * 2e-5 bounds the largest case with a factor 10 to spare. */
+static const double TOL_COLSUM = 2e-5;
+
+typedef struct bias_case {
+    uint32_t rows, N;
+    uint32_t pad;     /* colsum only: ld = N + pad */
+    float offset;     /* added to every dout value */
+    int quick;
+} bias_case;
+
+static const bias_case cases[] = {
+    {1, 1, 0, 0, 1},
+    {1, 7, 0, 0, 1},
+    {7, 1, 0, 0, 1},
+    {32, 64, 0, 0, 1},
+    {33, 65, 0, 0, 1},
+    {257, 129, 0, 0, 1},
+    {1000, 3, 2, 0, 1},
+    {64, 8192, 0, 0, 0},
+    {8193, 1, 0, 0, 1},
+    {8192, 768, 0, 0, 0},
+    {2049, 37, 5, 1e4f, 1},
+    {40000, 5, 0, 0, 0},
+    {32769, 17, 3, 1e4f, 0},
+};
+
+static void bias_fwd(cf_state *cf, const bias_case *b)
+{
+    char shape[96];
+    snprintf(shape, sizeof(shape), "%ux%u", b->rows, b->N);
+    cf_case *c = cf_begin(cf, "bias", "fwd", shape);
+    if (!c)
+        return;
+    size_t n = (size_t)b->rows * b->N;
+    float *bias = cf_random(c, b->N, -1, 1), *out0 = cf_random(c, n, -1, 1);
+    if (!bias || !out0)
+        goto end;
+    for (size_t i = 0; i < n; i++)
+        out0[i] += b->offset;
+    svk_tref tb = cf_input(c, "bias", bias, b->N);
+    cf_out *out = cf_output(c, "out", n, out0);
+    if (!out)
+        goto end;
+    svk_bias_fwd_args a = {.rows = b->rows, .N = b->N, .bias = tb, .out = cf_tref(out)};
+    if (!cf_ok(c, svk_bias_fwd_record(cf_list(c), &a)) || !cf_run(c))
+        goto end;
+    double *db = cf_to_double(c, bias, b->N), *ref = cf_to_double(c, out0, n);
+    if (!db || !ref)
+        goto end;
+    svk_ref_bias_fwd_f64(b->rows, b->N, db, ref);
+    cf_compare(c, out, ref, TOL_BIAS_FWD);
+end:
+    cf_end(c);
+}
+
+/* bias_bwd, or with use_colsum svk_colsum_record over a padded [rows, ld]
+ * source (the reference then runs on the packed copy). */
+static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum)
+{
+    char shape[96];
+    uint32_t ld = b->N + (use_colsum ? b->pad : 0);
+    snprintf(shape, sizeof(shape), "%ux%u%s%s", b->rows, b->N, ld > b->N ? " padded" : "",
+             b->offset != 0 ? " +1e4" : "");
+    cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", use_colsum ? "-" : "bwd", shape);
+    if (!c)
+        return;
+    size_t n = (size_t)b->rows * ld, packed = (size_t)b->rows * b->N;
+    float *src = cf_random(c, n, -1, 1), *dst0 = cf_random(c, b->N, -1, 1);
+    float *pk = cf_alloc(c, packed * sizeof(float));
+    if (!src || !dst0 || !pk)
+        goto end;
+    for (size_t r = 0; r < b->rows; r++)
+        for (size_t j = 0; j < b->N; j++) {
+            src[r * ld + j] += b->offset;
+            pk[r * b->N + j] = src[r * ld + j];
+        }
+    uint64_t ns = svk_colsum_scratch_elems(b->rows, b->N);
+    svk_tref tsrc = cf_input(c, "dout", src, n);
+    svk_tref scratch = ns ? cf_input(c, "scratch", NULL, ns) : (svk_tref){0};
+    cf_out *dst = cf_output(c, "dbias", b->N, dst0);
+    if (!dst)
+        goto end;
+    svk_status st;
+    if (use_colsum) {
+        svk_colsum_args a = {.rows = b->rows, .N = b->N, .ld = ld, .src = tsrc, .dst = cf_tref(dst),
+                             .scratch = scratch};
+        st = svk_colsum_record(cf_list(c), &a);
+    } else {
+        svk_bias_bwd_args a = {.rows = b->rows, .N = b->N, .dout = tsrc, .dbias = cf_tref(dst), .scratch = scratch};
+        st = svk_bias_bwd_record(cf_list(c), &a);
+    }
+    if (!cf_ok(c, st) || !cf_run(c))
+        goto end;
+    double *dsrc = cf_to_double(c, pk, packed), *ref = cf_to_double(c, dst0, b->N);
+    if (!dsrc || !ref)
+        goto end;
+    svk_ref_bias_bwd_f64(b->rows, b->N, dsrc, ref);
+    cf_compare(c, dst, ref, TOL_COLSUM);
+end:
+    cf_end(c);
+}
+
+void cf_run_bias(cf_state *cf)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const bias_case *b = &cases[i];
+        if (cf->quick && !b->quick)
+            continue;
+        bias_fwd(cf, b);
+        bias_bwd(cf, b, 0);
+        if (b->pad)
+            bias_bwd(cf, b, 1);
+    }
+}

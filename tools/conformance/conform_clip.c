@@ -1,0 +1,124 @@
+/*
+ * Gradient clipping (shaders/clip_sumsq.comp, clip_scale.comp;
+ * lib/ref/clip.c): the global L2 norm over a list of gradient tensors of
+ * awkward sizes (1, primes, around the 4096-element partial chunk, a
+ * million), in separate buffers or as views into one slab, and the clip
+ * scale with clipping active, inactive (norm below max_norm) and off
+ * (max_norm 0), with tiny and large gradients, and a NaN gradient (the norm
+ * and the scale must come out NaN, as the reference's do).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "conform.h"
+#include "ops/clip.h"
+
+/* The norm: float squares summed sequentially over 16 elements per
+ * invocation, then float trees over 256 invocations and over the partial
+ * slots (the reference sums in double). Each level adds about 2^-24 times
+ * its depth in relative error, all terms being positive: ~20 levels, 1.2e-6
+ * worst case for the sum, half of it for its square root. The scale is one
+ * division further (2.5 ULP). */
+static const double TOL_CLIP_NORM = 2e-6;
+static const double TOL_CLIP_SCALE = 2e-6;
+
+#define MAX_TENSORS 6
+
+typedef struct clip_case {
+    uint32_t count;
+    uint32_t sizes[MAX_TENSORS];
+    float mag;        /* gradients uniform in [-mag, mag] */
+    float max_norm;
+    int slab;         /* all tensors are views into one buffer */
+    int nan;          /* one gradient element is NaN */
+    int quick;
+} clip_case;
+
+static const clip_case cases[] = {
+    {1, {1}, 1.0f, 1.0f, 0, 0, 1},
+    {1, {1}, 1e-3f, 1.0f, 0, 0, 1},
+    {1, {4096}, 1.0f, 0.0f, 0, 0, 1},
+    {4, {7, 4096, 4097, 1}, 1.0f, 1.0f, 0, 0, 1},
+    {4, {7, 4096, 4097, 1}, 1.0f, 1.0f, 1, 0, 1},
+    {3, {100003, 12, 196613}, 1e-4f, 1.0f, 0, 0, 1},
+    {3, {100003, 12, 196613}, 30.0f, 0.5f, 1, 0, 0},
+    {6, {768, 2304, 589824, 3, 65536, 1}, 1e-2f, 1.0f, 1, 0, 0},
+    {1, {1000003}, 1.0f, 1.0f, 0, 0, 0},
+    {2, {5000, 77}, 1.0f, 1.0f, 0, 1, 1},
+    {2, {5000, 77}, 1.0f, 0.0f, 0, 1, 0},
+};
+
+static void run_case(cf_state *cf, const clip_case *e)
+{
+    char shape[96];
+    int len = snprintf(shape, sizeof(shape), "%u grad%s", e->count, e->count > 1 ? "s" : "");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < e->count; i++)
+        total += e->sizes[i];
+    snprintf(shape + len, sizeof(shape) - (size_t)len, " %llu |g|<%g max %g%s%s", (unsigned long long)total,
+             (double)e->mag, (double)e->max_norm, e->slab ? " slab" : "", e->nan ? " NaN" : "");
+    cf_case *c = cf_begin(cf, "clip", "norm", shape);
+    if (!c)
+        return;
+    uint64_t sizes[MAX_TENSORS];
+    svk_tref grads[MAX_TENSORS];
+    float *host[MAX_TENSORS];
+    double *dhost[MAX_TENSORS];
+    size_t dsizes[MAX_TENSORS];
+    /* Slab: every tensor at an odd offset into one buffer, 3 elements apart. */
+    size_t slab_n = total + 3 * e->count;
+    float *slab = e->slab ? cf_random(c, slab_n, -e->mag, e->mag) : NULL;
+    uint64_t offs[MAX_TENSORS], off = 0;
+    for (uint32_t i = 0; i < e->count; i++) {
+        sizes[i] = dsizes[i] = e->sizes[i];
+        off += 3;
+        offs[i] = off;
+        host[i] = e->slab ? (slab ? slab + off : NULL) : cf_random(c, e->sizes[i], -e->mag, e->mag);
+        if (!host[i])
+            goto end;
+        if (e->nan && i == e->count - 1)
+            host[i][e->sizes[i] / 2] = NAN;
+        off += e->sizes[i];
+    }
+    /* Uploaded once the data is final (NaN included). */
+    svk_tref tslab = e->slab ? cf_input(c, "grads", slab, slab_n) : (svk_tref){0};
+    for (uint32_t i = 0; i < e->count; i++)
+        grads[i] = e->slab ? (svk_tref){tslab.buf, offs[i]} : cf_input(c, "grad", host[i], e->sizes[i]);
+    svk_tref partials = cf_input(c, "partials", NULL, svk_clip_scratch_elems(e->count, sizes));
+    cf_out *out = cf_output(c, "out", 2, NULL);
+    if (!out)
+        goto end;
+    svk_clip_args a = {
+        .count = e->count, .grads = grads, .sizes = sizes,
+        .partials = partials, .max_norm = e->max_norm, .out = cf_tref(out),
+    };
+    if (!cf_ok(c, svk_clip_record(cf_list(c), &a)) || !cf_run(c))
+        goto end;
+    for (uint32_t i = 0; i < e->count; i++)
+        if (!(dhost[i] = cf_to_double(c, host[i], e->sizes[i])))
+            goto end;
+    double norm = svk_ref_global_norm_f64(e->count, (const double *const *)dhost, dsizes);
+    double scale = svk_ref_clip_scale_f64(norm, e->max_norm);
+    if (e->nan) {
+        /* NaN in, NaN out: a non-finite gradient must poison the update,
+         * never pass as "no clipping". (With max_norm 0 the scale is 1.) */
+        int ok = isnan(out->host[0]) && isnan(norm) &&
+                 (e->max_norm == 0 ? out->host[1] == 1 && scale == 1 : isnan(out->host[1]) && isnan(scale));
+        if (!ok)
+            cf_fail(c, "NaN gradient: norm %g scale %g (reference %g, %g)", (double)out->host[0],
+                    (double)out->host[1], norm, scale);
+        cf_compare_scalar(c, "NaN propagated", ok ? 0.0f : 1.0f, 0.0, 0.5);
+    } else {
+        cf_compare_scalar(c, "norm", out->host[0], norm, TOL_CLIP_NORM);
+        cf_compare_scalar(c, "scale", out->host[1], scale, TOL_CLIP_SCALE);
+    }
+end:
+    cf_end(c);
+}
+
+void cf_run_clip(cf_state *cf)
+{
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!cf->quick || cases[i].quick)
+            run_case(cf, &cases[i]);
+}
