@@ -50,7 +50,7 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     else
         for (uint64_t i = 0; i < n; i++)
             in[p->tensors[p->targets].offset + i] = -1;
-    return svk_plan_cpu_run(svk_model_log(m), p, s->slabs, begin, end, h);
+    return svk_plan_cpu_run_f32(svk_model_log(m), p, s->slabs, begin, end, h);
 }
 
 static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)

@@ -138,7 +138,10 @@ typedef struct svk_step_hparams {
     float max_norm;      /* clipping threshold; 0 = off */
 } svk_step_hparams;
 
-/* The CPU backend (plan_cpu.c): runs ops [begin, end) of the plan with the
- * float reference kernels over host slabs (slab[SVK_SLAB_INPUT] holds int32). */
-svk_status svk_plan_cpu_run(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
-                            size_t end, const svk_step_hparams *h);
+/* The CPU backend (plan_cpu_tmpl.c): runs ops [begin, end) of the plan with
+ * the reference kernels over host slabs of float (_f32) or double (_f64);
+ * slab[SVK_SLAB_INPUT] holds int32 in both. */
+svk_status svk_plan_cpu_run_f32(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
+                                size_t end, const svk_step_hparams *h);
+svk_status svk_plan_cpu_run_f64(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
+                                size_t end, const svk_step_hparams *h);

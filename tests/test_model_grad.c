@@ -1,0 +1,128 @@
+/*
+ * The whole model's gradients against finite differences: the step plan
+ * (lib/model/plan.c) run in double precision with the CPU reference, for
+ * every placement, norm, MLP and position kind. This is what proves the
+ * plan's backward pass is the derivative of its forward pass; the kernels'
+ * own derivatives are checked one by one in tests/ref/.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/plan.h"
+#include "test_util.h"
+
+typedef struct run {
+    svk_plan p;
+    void *slabs[SVK_SLAB_COUNT];
+} run;
+
+static double loss_of(run *r)
+{
+    svk_plan_cpu_run_f64(NULL, &r->p, r->slabs, r->p.phases.forward, r->p.phases.backward, NULL);
+    return ((double *)r->slabs[SVK_SLAB_OUTPUT])[r->p.tensors[r->p.output].offset + SVK_OUT_LOSS];
+}
+
+static bool check(tu_tally *t, const char *name, const svk_model_config *c, cf_rng *rng)
+{
+    run r;
+    enum { B = 2, T = 5 };
+    if (svk_plan_build(NULL, c, B, T, &r.p) != SVK_OK) {
+        tu_check(t, false, "%s: plan: %s", name, svk_last_error());
+        return false;
+    }
+    for (int k = 0; k < SVK_SLAB_COUNT; k++)
+        r.slabs[k] = calloc(r.p.slab_elems[k] + 1, 8);
+    /* Weights of order 1, so every path carries a visible gradient. */
+    double *w = r.slabs[SVK_SLAB_PARAM];
+    for (uint64_t i = 0; i < r.p.slab_elems[SVK_SLAB_PARAM]; i++)
+        w[i] = cf_rng_uniform(rng, -0.6f, 0.6f);
+    for (size_t i = 0; i < r.p.n_params; i++)
+        if (r.p.params[i].init_value == 1.0f) { /* gains around 1 */
+            const svk_plan_tensor *pt = &r.p.tensors[svk_plan_param_tensor(&r.p, i, SVK_SLAB_PARAM)];
+            for (uint64_t k = 0; k < pt->elems; k++)
+                w[pt->offset + k] += 1.0;
+        }
+    int32_t *in = r.slabs[SVK_SLAB_INPUT];
+    for (int i = 0; i < B * T; i++) {
+        in[r.p.tensors[r.p.tokens].offset + i] = (int32_t)(cf_rng_next(rng) % c->vocab);
+        in[r.p.tensors[r.p.targets].offset + i] = i % 4 == 3 ? -1 : (int32_t)(cf_rng_next(rng) % c->vocab);
+    }
+    /* Analytic: forward, loss, backward. */
+    svk_plan_cpu_run_f64(NULL, &r.p, r.slabs, r.p.phases.forward, r.p.phases.clip, NULL);
+    /* A copy: every forward pass starts by zeroing the gradient slab. */
+    size_t gbytes = r.p.slab_elems[SVK_SLAB_GRAD] * sizeof(double);
+    double *grad = malloc(gbytes + 8);
+    memcpy(grad, r.slabs[SVK_SLAB_GRAD], gbytes);
+    /* Finite differences on a sample: a few elements of every tensor. */
+    double num = 0, den = 0, worst = 0;
+    const char *worst_name = "";
+    int n = 0;
+    for (size_t i = 0; i < r.p.n_params; i++) {
+        const svk_plan_tensor *pt = &r.p.tensors[svk_plan_param_tensor(&r.p, i, SVK_SLAB_PARAM)];
+        for (int s = 0; s < 3; s++) {
+            uint64_t k = pt->offset + cf_rng_next(rng) % pt->elems;
+            double x0 = w[k], h = 1e-4 * (fabs(x0) > 0.1 ? fabs(x0) : 0.1);
+            /* Fourth-order central difference. */
+            w[k] = x0 + h;
+            double p1 = loss_of(&r);
+            w[k] = x0 - h;
+            double m1 = loss_of(&r);
+            w[k] = x0 + 2 * h;
+            double p2 = loss_of(&r);
+            w[k] = x0 - 2 * h;
+            double m2 = loss_of(&r);
+            w[k] = x0;
+            double fd = (8 * (p1 - m1) - (p2 - m2)) / (12 * h);
+            double an = grad[k], e = fabs(an - fd) / (fabs(fd) + 1e-6);
+            num += (an - fd) * (an - fd);
+            den += fd * fd;
+            if (e > worst) {
+                worst = e;
+                worst_name = pt->name;
+            }
+            n++;
+        }
+    }
+    double rel = sqrt(num / den);
+    tu_check(t, rel < 1e-6, "%-36s %d sampled gradients: rel err %.2e (worst element %.1e in %s)", name, n, rel, worst,
+             worst_name);
+    free(grad);
+    for (int k = 0; k < SVK_SLAB_COUNT; k++)
+        free(r.slabs[k]);
+    svk_plan_free(&r.p);
+    return rel < 1e-6;
+}
+
+int main(int argc, char **argv)
+{
+    tu_args args;
+    tu_parse_args(argc, argv, "test_model_grad", &args);
+    tu_tally t = {0, 0};
+    cf_rng rng;
+    cf_rng_seed(&rng, args.seed);
+    static const char *const placements[] = {"pre", "post", "siamese"};
+    static const char *const norms[] = {"layernorm", "rmsnorm"};
+    static const char *const mlps[] = {"gelu", "swiglu"};
+    static const char *const pos[] = {"learned", "rope"};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 2; b++)
+            for (int m = 0; m < 2; m++)
+                for (int q = 0; q < 2; q++) {
+                    svk_model_config c = svk_model_config_default();
+                    c.vocab = 11, c.ctx = 8, c.width = 8, c.layers = 2, c.heads = 2, c.mlp_hidden = 12;
+                    svk_model_config_set(&c, "placement", placements[a]);
+                    svk_model_config_set(&c, "norm", norms[b]);
+                    svk_model_config_set(&c, "mlp", mlps[m]);
+                    svk_model_config_set(&c, "pos", pos[q]);
+                    /* Untied and bias-free variants on alternate combinations. */
+                    c.tie_embeddings = (a + b + m + q) % 2 == 0;
+                    c.bias = (a + m) % 2 == 0;
+                    char name[96];
+                    snprintf(name, sizeof(name), "%s %s %s %s%s%s", placements[a], norms[b], mlps[m], pos[q],
+                             c.tie_embeddings ? "" : " untied", c.bias ? "" : " nobias");
+                    check(&t, name, &c, &rng);
+                }
+    return tu_finish(&t);
+}
