@@ -459,4 +459,15 @@ static svk_status write_slab(svk_model *m, svk_slab slab, uint64_t offset, uint6
     return copy(m, slab, offset, n, (void *)src, false);
 }
 
-const svk_backend_impl svk_backend_vulkan = {"vulkan", set_plan, run, read_slab, write_slab, destroy};
+static void forget_recordings(svk_model *m)
+{
+    vk_state *s = m->backend;
+    if (!s)
+        return;
+    finish_pending(s);
+    for (int i = 0; i < MAX_LISTS; i++)
+        svk_cmdlist_destroy(&s->lists[i].cl);
+}
+
+const svk_backend_impl svk_backend_vulkan = {"vulkan", set_plan, run, read_slab, write_slab, destroy,
+                                             forget_recordings};

@@ -346,6 +346,12 @@ done:
     return st;
 }
 
+void svk_model_forget_recordings(svk_model *m)
+{
+    if (m && m->impl->forget_recordings)
+        m->impl->forget_recordings(m);
+}
+
 svk_status svk_model_memory(const svk_model *m, svk_memory_report *r)
 {
     svk_error_clear_thread();

@@ -22,6 +22,9 @@ typedef struct svk_backend_impl {
     svk_status (*read)(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *dst);
     svk_status (*write)(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, const void *src);
     void (*destroy)(svk_model *m);
+    /* Drops recorded work so the next run records afresh (tests compare
+     * replayed with re-recorded steps); may be NULL. */
+    void (*forget_recordings)(svk_model *m);
 } svk_backend_impl;
 
 struct svk_model {
@@ -44,6 +47,10 @@ svk_log *svk_model_log(svk_model *m);
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */
 svk_status svk_model_reset_optimizer(svk_model *m);
+
+/* Tests: the next step records its command lists again instead of
+ * replaying the ones it has. */
+void svk_model_forget_recordings(svk_model *m);
 
 extern const svk_backend_impl svk_backend_cpu;
 extern const svk_backend_impl svk_backend_vulkan;
