@@ -215,65 +215,77 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
     case SVK_OP_ADD:
         return svk_add_record(cl, T(r, t[0]), T(r, t[1]), d[0], label);
     case SVK_OP_EMBED_FWD: {
-        svk_embedding_fwd_args a = {d[0], d[1], d[2], d[3], T(r, t[1]), T(r, t[2]), T(r, t[3]), T(r, t[0]),
-                                    OUT(r, SVK_OUT_VALID_TOKENS), label};
+        svk_embedding_fwd_args a = {.B = d[0], .T = d[1], .C = d[2], .V = d[3], .tokens = T(r, t[1]),
+                                    .wte = T(r, t[2]), .wpe = T(r, t[3]), .out = T(r, t[0]),
+                                    .counts = OUT(r, SVK_OUT_VALID_TOKENS), .label = label};
         return svk_embedding_fwd_record(cl, &a);
     }
     case SVK_OP_EMBED_BWD: {
-        svk_embedding_bwd_args a = {d[0], d[1], d[2], d[3], T(r, t[2]), T(r, t[3]), T(r, t[0]), T(r, t[1]),
-                                    {NULL, 0}, label};
+        svk_embedding_bwd_args a = {.B = d[0], .T = d[1], .C = d[2], .V = d[3], .tokens = T(r, t[2]),
+                                    .dout = T(r, t[3]), .dwte = T(r, t[0]), .dwpe = T(r, t[1]), .label = label};
         return svk_embedding_bwd_record(cl, &a);
     }
     case SVK_OP_NORM_FWD:
         if (kind == SVK_NORM_RMSNORM) {
-            svk_rmsnorm_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]), T(r, t[0]),
-                                      T(r, t[2]), label};
+            svk_rmsnorm_fwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .eps = eps, .x = T(r, t[3]),
+                                      .g = T(r, t[4]), .out = T(r, t[0]), .rstd = T(r, t[2]), .label = label};
             return svk_rmsnorm_fwd_record(cl, &a);
         } else {
-            svk_layernorm_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]), T(r, t[5]),
-                                        T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+            svk_layernorm_fwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .eps = eps,
+                                        .x = T(r, t[3]), .g = T(r, t[4]), .b = T(r, t[5]), .out = T(r, t[0]),
+                                        .mean = T(r, t[1]), .rstd = T(r, t[2]), .label = label};
             return svk_layernorm_fwd_record(cl, &a);
         }
     case SVK_OP_NORM_BWD:
         if (kind == SVK_NORM_RMSNORM) {
-            svk_rmsnorm_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], T(r, t[3]), T(r, t[4]), T(r, t[6]),
-                                      T(r, t[7]), T(r, t[0]), T(r, t[1]), scratch(r), label};
+            svk_rmsnorm_bwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .dout = T(r, t[3]),
+                                      .x = T(r, t[4]), .rstd = T(r, t[6]), .g = T(r, t[7]), .dx = T(r, t[0]),
+                                      .dg = T(r, t[1]), .scratch = scratch(r), .label = label};
             return svk_rmsnorm_bwd_record(cl, &a);
         } else {
-            svk_layernorm_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], T(r, t[3]), T(r, t[4]), T(r, t[5]),
-                                        T(r, t[6]), T(r, t[7]), T(r, t[0]), T(r, t[1]), T(r, t[2]), scratch(r),
-                                        label};
+            svk_layernorm_bwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .dout = T(r, t[3]),
+                                        .x = T(r, t[4]), .mean = T(r, t[5]), .rstd = T(r, t[6]), .g = T(r, t[7]),
+                                        .dx = T(r, t[0]), .dg = T(r, t[1]), .db = T(r, t[2]),
+                                        .scratch = scratch(r), .label = label};
             return svk_layernorm_bwd_record(cl, &a);
         }
     case SVK_OP_SIAMESE_FWD: {
-        svk_siamese_norm_fwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[4]), T(r, t[5]),
-                                       T(r, t[6]), T(r, t[7]), T(r, t[0]), T(r, t[1]), T(r, t[2]), T(r, t[3]),
-                                       label};
+        svk_siamese_norm_fwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1], .eps = eps,
+                                       .x = T(r, t[4]), .y = T(r, t[5]), .g = T(r, t[6]), .b = T(r, t[7]),
+                                       .xn = T(r, t[0]), .h = T(r, t[1]), .mean = T(r, t[2]), .rstd = T(r, t[3]),
+                                       .label = label};
         return svk_siamese_norm_fwd_record(cl, &a);
     }
     case SVK_OP_SIAMESE_BWD: {
-        svk_siamese_norm_bwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], T(r, t[4]), T(r, t[5]), T(r, t[6]),
-                                       T(r, t[7]), T(r, t[8]), T(r, t[9]), T(r, t[10]), T(r, t[11]), T(r, t[12]),
-                                       T(r, t[0]), T(r, t[1]), T(r, t[2]), T(r, t[3]), scratch(r), label};
+        svk_siamese_norm_bwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1],
+                                       .dh = T(r, t[4]), .dxn = T(r, t[5]), .dy_in = T(r, t[6]), .x = T(r, t[7]),
+                                       .y = T(r, t[8]), .mean = T(r, t[9]), .rstd = T(r, t[10]), .g = T(r, t[11]),
+                                       .b = T(r, t[12]), .dx = T(r, t[0]), .dy = T(r, t[1]), .dg = T(r, t[2]),
+                                       .db = T(r, t[3]), .scratch = scratch(r), .label = label};
         return svk_siamese_norm_bwd_record(cl, &a);
     }
     case SVK_OP_SOUT_FWD: {
-        svk_siamese_out_fwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], eps, T(r, t[3]), T(r, t[4]),
-                                      T(r, t[5]), T(r, t[6]), T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+        svk_siamese_out_fwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1], .eps = eps,
+                                      .x = T(r, t[3]), .y = T(r, t[4]), .g = T(r, t[5]), .b = T(r, t[6]),
+                                      .out = T(r, t[0]), .mean = T(r, t[1]), .rstd = T(r, t[2]), .label = label};
         return svk_siamese_out_fwd_record(cl, &a);
     }
     case SVK_OP_SOUT_BWD: {
-        svk_siamese_out_bwd_args a = {kind, (uint32_t)d[0], (uint32_t)d[1], T(r, t[4]), T(r, t[5]), T(r, t[6]),
-                                      T(r, t[7]), T(r, t[8]), T(r, t[9]), T(r, t[10]), T(r, t[0]), T(r, t[1]),
-                                      T(r, t[2]), T(r, t[3]), scratch(r), label};
+        svk_siamese_out_bwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1],
+                                      .dout = T(r, t[4]), .x = T(r, t[5]), .y = T(r, t[6]), .mean = T(r, t[7]),
+                                      .rstd = T(r, t[8]), .g = T(r, t[9]), .b = T(r, t[10]), .dx = T(r, t[0]),
+                                      .dy = T(r, t[1]), .dg = T(r, t[2]), .db = T(r, t[3]),
+                                      .scratch = scratch(r), .label = label};
         return svk_siamese_out_bwd_record(cl, &a);
     }
     case SVK_OP_RESIDUAL_FWD: {
-        svk_residual_fwd_args a = {d[0], o->f[0], T(r, t[0]), T(r, t[1]), T(r, t[2]), label};
+        svk_residual_fwd_args a = {.n = d[0], .c = o->f[0], .x = T(r, t[0]), .y = T(r, t[1]), .z = T(r, t[2]),
+                                   .label = label};
         return svk_residual_fwd_record(cl, &a);
     }
     case SVK_OP_RESIDUAL_BWD: {
-        svk_residual_bwd_args a = {d[0], o->f[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        svk_residual_bwd_args a = {.n = d[0], .c = o->f[0], .dx = T(r, t[1]), .dy = T(r, t[2]), .dz = T(r, t[0]),
+                                   .label = label};
         return svk_residual_bwd_record(cl, &a);
     }
     case SVK_OP_GEMM: {
@@ -290,50 +302,57 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
     }
     case SVK_OP_ROPE_FWD:
     case SVK_OP_ROPE_BWD: {
-        svk_rope_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], o->f[0], T(r, t[0]), label};
+        svk_rope_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2], .H = (uint32_t)d[3],
+                           .theta = o->f[0], .qkv = T(r, t[0]), .label = label};
         return o->code == SVK_OP_ROPE_FWD ? svk_rope_fwd_record(cl, &a) : svk_rope_bwd_record(cl, &a);
     }
     case SVK_OP_ATTN_FWD: {
-        svk_attention_fwd_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], T(r, t[2]),
-                                    T(r, t[0]), T(r, t[1]), label};
+        svk_attention_fwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
+                                    .H = (uint32_t)d[3], .qkv = T(r, t[2]), .out = T(r, t[0]), .att = T(r, t[1]),
+                                    .label = label};
         return svk_attention_fwd_record(cl, &a);
     }
     case SVK_OP_ATTN_BWD: {
-        svk_attention_bwd_args a = {(uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[2], (uint32_t)d[3], T(r, t[1]),
-                                    T(r, t[2]), T(r, t[3]), T(r, t[0]), scratch(r), label};
+        svk_attention_bwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
+                                    .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]), .att = T(r, t[3]),
+                                    .dqkv = T(r, t[0]), .scratch = scratch(r), .label = label};
         return svk_attention_bwd_record(cl, &a);
     }
     case SVK_OP_GELU_FWD: {
-        svk_gelu_fwd_args a = {d[0], T(r, t[1]), T(r, t[0]), label};
+        svk_gelu_fwd_args a = {.n = d[0], .x = T(r, t[1]), .out = T(r, t[0]), .label = label};
         return svk_gelu_fwd_record(cl, &a);
     }
     case SVK_OP_GELU_BWD: {
-        svk_gelu_bwd_args a = {d[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        svk_gelu_bwd_args a = {.n = d[0], .x = T(r, t[1]), .dout = T(r, t[2]), .dx = T(r, t[0]), .label = label};
         return svk_gelu_bwd_record(cl, &a);
     }
     case SVK_OP_SWIGLU_FWD: {
-        svk_swiglu_fwd_args a = {d[0], T(r, t[1]), T(r, t[2]), T(r, t[0]), label};
+        svk_swiglu_fwd_args a = {.n = d[0], .gate = T(r, t[1]), .up = T(r, t[2]), .out = T(r, t[0]), .label = label};
         return svk_swiglu_fwd_record(cl, &a);
     }
     case SVK_OP_SWIGLU_BWD: {
-        svk_swiglu_bwd_args a = {d[0], T(r, t[2]), T(r, t[3]), T(r, t[4]), T(r, t[0]), T(r, t[1]), label};
+        svk_swiglu_bwd_args a = {.n = d[0], .gate = T(r, t[2]), .up = T(r, t[3]), .dout = T(r, t[4]),
+                                 .dgate = T(r, t[0]), .dup = T(r, t[1]), .label = label};
         return svk_swiglu_bwd_record(cl, &a);
     }
     case SVK_OP_BIAS_BWD: {
-        svk_bias_bwd_args a = {d[0], d[1], T(r, t[1]), T(r, t[0]), scratch(r), label};
+        svk_bias_bwd_args a = {.rows = d[0], .N = d[1], .dout = T(r, t[1]), .dbias = T(r, t[0]),
+                               .scratch = scratch(r), .label = label};
         return svk_bias_bwd_record(cl, &a);
     }
     case SVK_OP_XENT: {
-        svk_cross_entropy_args a = {d[0], d[1], T(r, t[2]), T(r, t[3]), T(r, t[1]),
-                                    (svk_tref){r->s->losses, 0}, OUT(r, SVK_OUT_VALID_TARGETS),
-                                    OUT(r, SVK_OUT_LOSS), label};
+        svk_cross_entropy_args a = {.rows = d[0], .V = d[1], .logits = T(r, t[2]), .targets = T(r, t[3]),
+                                    .dlogits = T(r, t[1]), .losses = (svk_tref){r->s->losses, 0},
+                                    .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
+                                    .label = label};
         return svk_cross_entropy_record(cl, &a);
     }
     case SVK_OP_CLIP: {
         svk_tref g = T(r, t[1]);
         uint64_t n = d[0];
-        svk_clip_args a = {1, &g, &n, (svk_tref){r->s->clip_partials, 0}, r->m->params.optimizer.max_norm,
-                           OUT(r, SVK_OUT_GRAD_NORM), label};
+        svk_clip_args a = {.count = 1, .grads = &g, .sizes = &n, .partials = (svk_tref){r->s->clip_partials, 0},
+                           .max_norm = r->m->params.optimizer.max_norm, .out = OUT(r, SVK_OUT_GRAD_NORM),
+                           .label = label};
         return svk_clip_record(cl, &a);
     }
     case SVK_OP_ADAMW: {

@@ -223,3 +223,45 @@ done:
     svk_st_free(&f);
     return st;
 }
+
+svk_status svk_model_dump_grads(svk_model *m, const char *path)
+{
+    svk_log *log = svk_model_log(m);
+    svk_st_entry *e = calloc(m->n_params, sizeof(*e));
+    char (*names)[SVK_PARAM_NAME_MAX + 8] = calloc(m->n_params, sizeof(*names));
+    float *host = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float));
+    svk_status st = SVK_OK;
+    if (!e || !names || !host)
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
+    float *at = host;
+    for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+        const svk_param_info *p = &m->info[i];
+        const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, SVK_SLAB_GRAD)];
+        st = m->impl->read(m, SVK_SLAB_GRAD, t->offset, t->elems, at);
+        snprintf(names[i], sizeof(names[0]), "grad.%s", p->name);
+        e[i] = (svk_st_entry){names[i], SVK_ST_F32, p->ndim, {p->shape[0], p->shape[1]}, at};
+        at += p->elems;
+    }
+    if (st == SVK_OK)
+        st = svk_st_write(log, path, e, m->n_params, NULL, 0);
+    free(e);
+    free(names);
+    free(host);
+    return st;
+}
+
+svk_status svk_model_dump_logits(svk_model *m, const char *path)
+{
+    svk_log *log = svk_model_log(m);
+    const svk_plan *p = &m->plan;
+    const svk_plan_tensor *t = &p->tensors[p->logits];
+    float *host = malloc(t->elems * sizeof(float));
+    if (!host)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
+    svk_status st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);
+    svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B, p->T, p->config.vocab}, host};
+    if (st == SVK_OK)
+        st = svk_st_write(log, path, &e, 1, NULL, 0);
+    free(host);
+    return st;
+}

@@ -1,0 +1,72 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addition_eval.h"
+
+svk_status svk_addition_accuracy(svk_model *m, const svk_addition *task, size_t n, size_t show, size_t *correct)
+{
+    const svk_model_config *c = svk_model_get_config(m);
+    const uint32_t L = svk_addition_max_len(task->digits), T = L + 1 <= c->ctx ? L + 1 : c->ctx;
+    *correct = 0;
+    if (n == 0)
+        return SVK_OK;
+    char (*prompt)[32] = calloc(n, sizeof(*prompt)), (*answer)[32] = calloc(n, sizeof(*answer));
+    char (*got)[32] = calloc(n, sizeof(*got));
+    uint32_t *len = calloc(n, sizeof(*len));
+    bool *done = calloc(n, sizeof(*done));
+    int32_t *tok = calloc(n * T, sizeof(*tok));
+    float *logits = malloc(n * T * c->vocab * sizeof(float));
+    svk_status st = SVK_OK;
+    if (!prompt || !answer || !got || !len || !done || !tok || !logits) {
+        st = SVK_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        svk_addition_heldout(task, i, prompt[i], answer[i]);
+        len[i] = (uint32_t)strlen(prompt[i]);
+        for (uint32_t k = 0; k < len[i]; k++)
+            tok[i * T + k] = (unsigned char)prompt[i][k];
+        for (uint32_t k = len[i]; k < T; k++)
+            tok[i * T + k] = '\n'; /* after the text: causal attention never looks there */
+    }
+    /* One forward pass per answer character, all problems in one batch;
+     * each row reads the logits at its own last position. */
+    for (uint32_t step = 0; step <= task->digits + 1 && st == SVK_OK; step++) {
+        if ((st = svk_model_forward_logits(m, tok, (uint32_t)n, T, logits)) != SVK_OK)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            if (done[i] || len[i] >= T)
+                continue;
+            const float *row = logits + ((size_t)i * T + len[i] - 1) * c->vocab;
+            uint32_t best = 0;
+            for (uint32_t v = 1; v < c->vocab; v++)
+                if (row[v] > row[best])
+                    best = v;
+            size_t gl = strlen(got[i]);
+            got[i][gl] = best >= 32 && best < 127 ? (char)best : best == '\n' ? '\n' : '?';
+            tok[i * T + len[i]] = (int32_t)best;
+            len[i]++;
+            done[i] = best == '\n' || gl + 2 >= sizeof(got[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool ok = !strcmp(got[i], answer[i]);
+        *correct += ok;
+        if (i < show) {
+            size_t gl = strlen(got[i]);
+            printf("  %s%-*.*s %s (want %.*s)\n", prompt[i], (int)task->digits + 1,
+                   (int)(gl && got[i][gl - 1] == '\n' ? gl - 1 : gl), got[i], ok ? "ok" : "wrong",
+                   (int)strlen(answer[i]) - 1, answer[i]);
+        }
+    }
+out:
+    free(prompt);
+    free(answer);
+    free(got);
+    free(len);
+    free(done);
+    free(tok);
+    free(logits);
+    return st;
+}

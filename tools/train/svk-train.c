@@ -1,0 +1,419 @@
+/*
+ * svk-train: trains an svk model (shared/spec/model.md) on the built-in
+ * addition task, a text file, or one fixed batch; prints progress and, for
+ * the addition task, the exact-match accuracy on held-out problems.
+ * Run with no arguments it trains the default SiameseNorm model on addition
+ * on the default Vulkan device: the README's main job.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "addition_eval.h"
+#include "data/data.h"
+#include "model/model.h"
+#include "ref.h"
+#include "svk/svk.h"
+
+typedef struct options {
+    const char *device;          /* "cpu", "vulkan", "vulkan:N" */
+    svk_model_config config;
+    bool config_set;
+    const char *data;            /* text file, or NULL: addition */
+    uint32_t digits, eval_n;
+    uint32_t steps, batch, seq, warmup, save_every, log_every;
+    float lr, clip, wd;
+    bool constant_lr, jsonl;
+    uint64_t seed;
+    const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: svk-train [options]\n"
+"Trains an svk model; with no options, the default SiameseNorm model on the addition task.\n"
+"  --device cpu|vulkan|vulkan:N  backend and device (default vulkan: SVK_DEVICE, else the best device)\n"
+"  --config KEY=VALUE      model configuration key (repeatable): vocab ctx width layers heads mlp_hidden\n"
+"                          norm placement mlp pos bias tie_embeddings norm_eps rope_theta\n"
+"  --task addition         the built-in addition task (default); --digits N operand digits (default 2)\n"
+"  --data FILE             train on the bytes of FILE instead\n"
+"  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
+"  --steps N (default 600)  --batch B (default 32)  --seq T (default 32)\n"
+"  --lr X (default 3e-3)  --warmup N (default 50)  --constant-lr  --clip X (default 1, 0 = off)  --wd X (default 0.1)\n"
+"  --seed N                initialisation and data seed (default 1)\n"
+"  --save PATH  --save-every N  --resume PATH  --init-from PATH (weights only)\n"
+"  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
+"  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
+"  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s)\n"
+"  --log-every N           progress every N steps (default 20)\n"
+"  --eval N                held-out addition problems to score at the end (default 500)\n");
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || v > UINT32_MAX || s[0] == '-')
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_f32(const char *s, float *out)
+{
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (!*s || *end || errno || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    *o = (options){
+        .device = "vulkan", .config = svk_model_config_default(), .digits = 2, .eval_n = 500,
+        .steps = 600, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
+        .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true, takes = true;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--constant-lr")) {
+            o->constant_lr = true, takes = false;
+        } else if (!strcmp(a, "--jsonl")) {
+            o->jsonl = true, takes = false;
+        } else if (!v) {
+            fprintf(stderr, "svk-train: %s needs a value (try --help)\n", a);
+            return 2;
+        } else if (!strcmp(a, "--device")) {
+            o->device = v;
+        } else if (!strcmp(a, "--config")) {
+            char key[64];
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key)) {
+                fprintf(stderr, "svk-train: --config takes KEY=VALUE, not '%s'\n", v);
+                return 2;
+            }
+            memcpy(key, v, (size_t)(eq - v));
+            key[eq - v] = '\0';
+            if (svk_model_config_set(&o->config, key, eq + 1) != SVK_OK) {
+                fprintf(stderr, "svk-train: %s\n", svk_last_error());
+                return 2;
+            }
+            o->config_set = true;
+        } else if (!strcmp(a, "--task")) {
+            if (strcmp(v, "addition")) {
+                fprintf(stderr, "svk-train: unknown task '%s' (the built-in task is 'addition')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--data")) o->data = v;
+        else if (!strcmp(a, "--digits")) ok = parse_u32(v, &o->digits);
+        else if (!strcmp(a, "--eval")) ok = parse_u32(v, &o->eval_n);
+        else if (!strcmp(a, "--steps")) ok = parse_u32(v, &o->steps);
+        else if (!strcmp(a, "--batch")) ok = parse_u32(v, &o->batch) && o->batch > 0;
+        else if (!strcmp(a, "--seq")) ok = parse_u32(v, &o->seq) && o->seq > 0;
+        else if (!strcmp(a, "--warmup")) ok = parse_u32(v, &o->warmup);
+        else if (!strcmp(a, "--save-every")) ok = parse_u32(v, &o->save_every);
+        else if (!strcmp(a, "--log-every")) ok = parse_u32(v, &o->log_every) && o->log_every > 0;
+        else if (!strcmp(a, "--lr")) ok = parse_f32(v, &o->lr) && o->lr >= 0;
+        else if (!strcmp(a, "--clip")) ok = parse_f32(v, &o->clip) && o->clip >= 0;
+        else if (!strcmp(a, "--wd")) ok = parse_f32(v, &o->wd) && o->wd >= 0;
+        else if (!strcmp(a, "--seed")) {
+            char *end;
+            o->seed = strtoull(v, &end, 10);
+            ok = *v && !*end;
+        } else if (!strcmp(a, "--save")) o->save = v;
+        else if (!strcmp(a, "--resume")) o->resume = v;
+        else if (!strcmp(a, "--init-from")) o->init_from = v;
+        else if (!strcmp(a, "--tokens")) o->tokens = v;
+        else if (!strcmp(a, "--targets")) o->targets = v;
+        else if (!strcmp(a, "--dump-grads")) o->dump_grads = v;
+        else if (!strcmp(a, "--dump-logits")) o->dump_logits = v;
+        else {
+            fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "svk-train: bad value '%s' for %s\n", v, a);
+            return 2;
+        }
+        if (takes)
+            i++;
+    }
+    if (!!o->tokens != !!o->targets) {
+        fprintf(stderr, "svk-train: --tokens and --targets go together\n");
+        return 2;
+    }
+    if (o->resume && o->init_from) {
+        fprintf(stderr, "svk-train: --resume and --init-from exclude each other\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* A raw int32 [B, T] file of exactly B * T values. */
+static int32_t *read_batch(const char *path, uint32_t B, uint32_t T)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "svk-train: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t n = (size_t)B * T;
+    int32_t *v = malloc(n * sizeof(*v) + 1);
+    size_t got = v ? fread(v, sizeof(*v), n, f) : 0;
+    int extra = fgetc(f);
+    fclose(f);
+    if (!v || got != n || extra != EOF) {
+        fprintf(stderr, "svk-train: %s must hold exactly B*T = %u*%u int32 values (--batch, --seq)\n", path, B, T);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void fmt_time(char *buf, size_t n, double s)
+{
+    if (s < 60)
+        snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "svk-train: %s: %s\n", what, svk_last_error());
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    svk_ctx *ctx = NULL;
+    svk_model *m = NULL;
+    svk_addition task = {0};
+    svk_text text = {0};
+    int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
+    rc = 1;
+
+    /* The configuration: a resumed run takes its checkpoint's. */
+    if (o.resume) {
+        svk_model_config fc;
+        if (svk_checkpoint_config(o.resume, &fc) != SVK_OK)
+            return fail("--resume");
+        if (o.config_set && memcmp(&fc, &o.config, sizeof(fc))) {
+            fprintf(stderr, "svk-train: --config cannot change the configuration of a resumed run (%s)\n", o.resume);
+            return 2;
+        }
+        o.config = fc;
+    }
+    if (svk_model_config_validate(&o.config) != SVK_OK)
+        return fail("--config");
+    if (o.seq > o.config.ctx) {
+        fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", o.seq, o.config.ctx);
+        return 2;
+    }
+    bool addition = !o.data && !o.tokens;
+    if ((addition || o.data) && o.config.vocab < 256) {
+        fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
+        return 2;
+    }
+
+    svk_model_params mp = svk_model_params_default();
+    mp.config = o.config;
+    mp.seed = o.seed;
+    mp.optimizer.max_norm = o.clip;
+    mp.optimizer.weight_decay = o.wd;
+    if (!strcmp(o.device, "cpu")) {
+        mp.backend = SVK_BACKEND_CPU;
+    } else if (!strncmp(o.device, "vulkan", 6) && (o.device[6] == '\0' || o.device[6] == ':')) {
+        svk_ctx_params cp = svk_ctx_params_default();
+        if (o.device[6] == ':') {
+            uint32_t idx;
+            if (!parse_u32(o.device + 7, &idx)) {
+                fprintf(stderr, "svk-train: --device vulkan:N takes a device index, not '%s'\n", o.device + 7);
+                return 2;
+            }
+            cp.device_index = (int32_t)idx;
+        }
+        if (svk_ctx_create(&cp, &ctx) != SVK_OK)
+            return fail("no Vulkan device (use --device cpu to train on the CPU reference)");
+        mp.ctx = ctx;
+    } else {
+        fprintf(stderr, "svk-train: --device takes cpu, vulkan or vulkan:N, not '%s'\n", o.device);
+        return 2;
+    }
+    if (svk_model_create(&mp, &m) != SVK_OK) {
+        fail("creating the model");
+        goto out;
+    }
+    if (o.resume && svk_model_load(m, o.resume, true) != SVK_OK) {
+        fail("--resume");
+        goto out;
+    }
+    if (o.init_from && svk_model_load(m, o.init_from, false) != SVK_OK) {
+        fail("--init-from");
+        goto out;
+    }
+
+    const uint32_t B = o.batch, T = o.seq;
+    tok = malloc((size_t)B * T * sizeof(*tok));
+    tgt = malloc((size_t)B * T * sizeof(*tgt));
+    if (!tok || !tgt) {
+        fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
+        goto out;
+    }
+    if (o.tokens) {
+        if (!(fixed_tok = read_batch(o.tokens, B, T)) || !(fixed_tgt = read_batch(o.targets, B, T)))
+            goto out;
+    } else if (o.data) {
+        if (svk_text_open(NULL, &text, o.data, o.seed) != SVK_OK) {
+            fail("--data");
+            goto out;
+        }
+    } else if (svk_addition_init(NULL, &task, o.digits, o.eval_n, o.seed) != SVK_OK) {
+        fail("addition task");
+        goto out;
+    }
+
+    svk_memory_report mem;
+    svk_model_memory(m, &mem);
+    const char *dev = ctx ? svk_ctx_device_info(ctx)->name : "CPU reference";
+    if (!o.jsonl)
+        printf("svk-train: %s placement, %s, %u layers x %u wide, %llu parameters, on %s\n"
+               "           batch %u x %u, %u steps, lr %g%s, data: %s\n",
+               o.config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o.config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
+               o.config.norm == SVK_NORM_RMSNORM ? "rmsnorm" : "layernorm", o.config.layers, o.config.width,
+               (unsigned long long)svk_model_param_count(m), dev, B, T, o.steps, (double)o.lr,
+               o.constant_lr ? " constant" : " warm-up + cosine",
+               o.tokens ? "fixed batch" : o.data ? o.data : "addition task");
+
+    const bool tty = isatty(fileno(stderr)) && !o.jsonl;
+    const uint64_t first = svk_model_step(m), total = first + o.steps;
+    double t0 = now(), t_log = t0;
+    uint64_t tokens_since = 0;
+    float loss = NAN;
+    for (uint64_t s = first; s < total; s++) {
+        if (fixed_tok) {
+            memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
+            memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
+        } else if (o.data) {
+            svk_text_batch(NULL, &text, B, T, tok, tgt);
+        } else if (svk_addition_batch(NULL, &task, B, T, tok, tgt) != SVK_OK) {
+            fail("addition task");
+            goto out;
+        }
+        float lr = o.constant_lr ? o.lr : (float)svk_ref_lr_schedule_f64(s, total, o.warmup, o.lr);
+        bool log_now = o.jsonl || (s + 1) % o.log_every == 0 || s + 1 == total || s == first;
+        bool first_step = s == first;
+        if (svk_model_train_step(m, tok, tgt, B, T, lr, log_now || first_step ? &loss : NULL) != SVK_OK) {
+            fail("training step");
+            goto out;
+        }
+        tokens_since += (uint64_t)B * T;
+        if (first_step && o.dump_grads && svk_model_dump_grads(m, o.dump_grads) != SVK_OK) {
+            fail("--dump-grads");
+            goto out;
+        }
+        if (first_step && o.dump_logits && svk_model_dump_logits(m, o.dump_logits) != SVK_OK) {
+            fail("--dump-logits");
+            goto out;
+        }
+        if (log_now) {
+            double t = now(), tps = tokens_since / (t - t_log > 1e-9 ? t - t_log : 1e-9);
+            t_log = t;
+            tokens_since = 0;
+            svk_step_info info = {0};
+            svk_model_last_step(m, &info);
+            if (o.jsonl) {
+                printf("{\"step\": %llu, \"loss\": %.6f, \"lr\": %.6g, \"grad_norm\": %.6g, \"tokens_per_s\": %.1f}\n",
+                       (unsigned long long)(s + 1), (double)loss, (double)lr, (double)info.grad_norm, tps);
+                fflush(stdout);
+            } else {
+                double done = (double)(s + 1 - first) / o.steps, el = t - t0;
+                char eta[16];
+                fmt_time(eta, sizeof(eta), done > 0 ? el / done - el : 0);
+                if (tty) {
+                    char bar[31];
+                    int fill = (int)(done * 30);
+                    for (int k = 0; k < 30; k++)
+                        bar[k] = k < fill ? '#' : '.';
+                    bar[30] = '\0';
+                    fprintf(stderr, "\r[%s] step %llu/%llu  loss %.4f  %.0f tok/s  ETA %s   ", bar,
+                            (unsigned long long)(s + 1), (unsigned long long)total, (double)loss, tps, eta);
+                    if (s + 1 == total)
+                        fprintf(stderr, "\n");
+                } else {
+                    printf("step %6llu/%llu  loss %.4f  lr %.2e  grad norm %.3f  %.0f tok/s  ETA %s\n",
+                           (unsigned long long)(s + 1), (unsigned long long)total, (double)loss, (double)lr,
+                           (double)info.grad_norm, tps, eta);
+                    fflush(stdout);
+                }
+            }
+        }
+        if (o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != total &&
+            svk_model_save(m, o.save, true) != SVK_OK) {
+            fail("--save-every");
+            goto out;
+        }
+    }
+    double elapsed = now() - t0;
+    if (!o.jsonl)
+        printf("trained %u steps in %.1f s (%.0f tokens/s), final loss %.4f\n", o.steps, elapsed,
+               (double)o.steps * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
+    if (o.save) {
+        if (svk_model_save(m, o.save, true) != SVK_OK) {
+            fail("--save");
+            goto out;
+        }
+        if (!o.jsonl)
+            printf("saved %s\n", o.save);
+    }
+    if (addition && o.eval_n) {
+        size_t correct = 0;
+        if (!o.jsonl)
+            printf("held-out problems (%u digits):\n", o.digits);
+        if (svk_addition_accuracy(m, &task, o.eval_n, o.jsonl ? 0 : 8, &correct) != SVK_OK) {
+            fail("evaluating");
+            goto out;
+        }
+        if (o.jsonl)
+            printf("{\"heldout_accuracy\": %.4f, \"heldout\": %u}\n", (double)correct / o.eval_n, o.eval_n);
+        else
+            printf("held-out accuracy: %zu/%u = %.1f%% exact match\n", correct, o.eval_n, 100.0 * correct / o.eval_n);
+    }
+    rc = 0;
+out:
+    free(tok);
+    free(tgt);
+    free(fixed_tok);
+    free(fixed_tgt);
+    svk_addition_free(&task);
+    svk_text_free(&text);
+    svk_model_destroy(&m);
+    svk_ctx_destroy(&ctx);
+    return rc;
+}
