@@ -103,9 +103,10 @@ void main()
         else
             rest += exp(l - mx);
     }
-    rest = svk_wg_sum(rest);
-    n_max = svk_wg_sum_u(n_max);
-    rest += float(n_max - 1u); /* sum = 1 + rest, one maximum's term aside */
+    svk_wg_sum_fu(rest, n_max);
+    /* sum = 1 + rest, one maximum's term aside. (With NaN logits n_max may
+     * be 0; rest is NaN then anyway.) */
+    rest += float(n_max) - 1.0;
     const float sum = 1.0 + rest;
 
     if (lid == 0u)

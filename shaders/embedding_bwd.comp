@@ -67,16 +67,22 @@ void accumulate_wte()
     const uint n = pc.B * pc.T;
     /* Invocations past C still load tokens and meet every barrier. */
     for (uint p0 = 0u; p0 < n; p0 += wg) {
-        chunk[lid] = p0 + lid < n ? tokens[pc.off_tokens + p0 + lid] : -1;
+        /* Each token is judged once, by the invocation that loads it: -1
+         * unless it is valid and its row belongs to this slice. */
+        int tok = -1;
+        if (p0 + lid < n) {
+            tok = tokens[pc.off_tokens + p0 + lid];
+            if (!valid(tok) || uint(tok) % pc.slices != slice)
+                tok = -1;
+        }
+        chunk[lid] = tok;
         barrier();
         const uint len = min(wg, n - p0);
         if (c < pc.C) {
             for (uint k = 0u; k < len; k++) {
-                const int tok = chunk[k];
-                if (valid(tok) && uint(tok) % pc.slices == slice) {
-                    const uint p = p0 + k;
-                    dst[pc.off_table + uint(tok) * pc.C + c] += dout[pc.off_act + p * pc.C + c];
-                }
+                const int t = chunk[k];
+                if (t >= 0)
+                    dst[pc.off_table + uint(t) * pc.C + c] += dout[pc.off_act + (p0 + k) * pc.C + c];
             }
         }
         barrier(); /* the next chunk overwrites what this one read */

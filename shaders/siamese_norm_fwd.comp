@@ -1,7 +1,8 @@
 #version 450
 /*
- * SiameseNorm block input in one pass over each row (three norms P, Q, I of
- * one kind, LayerNorm or RMSNorm, pc.flags):
+ * SiameseNorm block input in one dispatch, one lane (norm_row.glsl) per row
+ * computing all three norms P, Q, I (one kind, LayerNorm or RMSNorm,
+ * pc.flags) without leaving the workgroup:
  *   xn = P(x)                the new post-norm stream
  *   h  = I(xn + Q(y))        the input of the shared sublayer
  * saving the statistics of all three ([3, rows]: P, Q, I). With xn not
@@ -11,9 +12,12 @@
  *
  * LayerNorm statistics are the shifted two-pass ones of layernorm_fwd.comp
  * (K = the row's first element), for x and y together, then for
- * u = P(x) + Q(y). u is kept in h between passes: each invocation reads back
- * only elements it wrote itself, so no barrier is needed for that, and no
- * scratch buffer.
+ * u = P(x) + Q(y): 4 row reductions (2 for RMSNorm). u is kept in h
+ * between passes: each invocation reads back only elements it wrote itself,
+ * so that needs no barrier and no scratch buffer.
+ *
+ * xn and h must not overlap x or y: every invocation reads the row's first
+ * elements (the shifts) while others may already be writing theirs.
  */
 #extension GL_GOOGLE_include_directive : require
 

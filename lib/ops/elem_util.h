@@ -32,14 +32,16 @@ static inline uint32_t svk_elem_wg(svk_kernel_id k)
 }
 
 /* Records kernel k over `groups` workgroups spread over x and y, times
- * groups_z in z. */
-static inline svk_status svk_elem_dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
-                                           uint64_t groups, uint32_t groups_z, const svk_range *bindings,
-                                           uint32_t n_bindings, const void *push, uint32_t push_size,
-                                           const char *label)
+ * groups_z in z, specialised with spec (the kernel's n_spec values; NULL:
+ * the registry's defaults). */
+static inline svk_status svk_elem_dispatch_spec(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
+                                                const uint32_t *spec, uint64_t groups, uint32_t groups_z,
+                                                const svk_range *bindings, uint32_t n_bindings, const void *push,
+                                                uint32_t push_size, const char *label)
 {
     svk_dispatch d = {
         .kernel = k,
+        .spec = spec,
         .n_bindings = n_bindings,
         .push = push,
         .push_size = push_size,
@@ -51,6 +53,16 @@ static inline svk_status svk_elem_dispatch(svk_cmdlist *cl, svk_ctx *ctx, const 
         return st;
     d.groups[2] = groups_z;
     return svk_cmdlist_dispatch(cl, &d);
+}
+
+/* svk_elem_dispatch_spec with the registry's specialisation. */
+static inline svk_status svk_elem_dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
+                                           uint64_t groups, uint32_t groups_z, const svk_range *bindings,
+                                           uint32_t n_bindings, const void *push, uint32_t push_size,
+                                           const char *label)
+{
+    return svk_elem_dispatch_spec(cl, ctx, op, k, NULL, groups, groups_z, bindings, n_bindings, push, push_size,
+                                  label);
 }
 
 /* A 1-D elementwise kernel over n elements, one per invocation. */

@@ -65,16 +65,25 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
     return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_FWD, n, r, 4, &push, sizeof(push), a->label);
 }
 
-/* Vocabulary slices of the dwte pass (grid y): enough workgroups to fill a
- * GPU (about 64 with the column groups) without multiplying the token scan
- * beyond need, and never more slices than tokens can fall in. */
-static uint32_t wte_slices(uint64_t col_groups, uint64_t V)
+/* Vocabulary slices of the dwte pass (grid y). Every slice scans all the
+ * tokens, so slices buy parallelism beyond the C / 64 column groups at the
+ * price of repeated scans: worth it on a GPU (about 64 workgroups, a
+ * uniform shared-memory broadcast per token), not on a CPU device, where
+ * the column groups already cover the few cores and the repeated scans cost
+ * more than they spread (lavapipe, B*T = 8192, C = 128: ~30 ms with one
+ * slice, ~650 ms with 32). Never more slices than vocabulary rows. */
+static uint32_t wte_slices(const svk_ctx *ctx, uint64_t col_groups, uint64_t V)
 {
-    uint64_t s = col_groups >= 64 ? 1 : 64 / col_groups;
+    uint64_t s = ctx->info.type == SVK_DEVICE_CPU || col_groups >= 64 ? 1 : 64 / col_groups;
     return (uint32_t)(s < V ? s : V);
 }
 
 svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_args *a)
+{
+    return svk_embedding_bwd_record_sliced(cl, a, 0);
+}
+
+svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_bwd_args *a, uint32_t slices)
 {
     SVK_CHECK_ARG(NULL, cl && a && a->tokens.buf);
     svk_ctx *ctx = a->tokens.buf->ctx;
@@ -90,6 +99,9 @@ svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_arg
         (st = svk_op_bind(ctx, op, "dwte", a->dwte, a->V * a->C, &dwte)) != SVK_OK ||
         (a->dwpe.buf && (st = svk_op_bind(ctx, op, "dwpe", a->dwpe, a->T * a->C, &dwpe)) != SVK_OK))
         return st;
+    if (slices > a->V)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: slices=%u exceeds V=%llu", op, slices,
+                         (unsigned long long)a->V);
     if (a->counts.buf && (st = count_tokens(cl, rows, a->V, a->tokens, a->counts, a->label)) != SVK_OK)
         return st;
 
@@ -103,7 +115,7 @@ svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_arg
         .off_tokens = svk_elem_off(a->tokens),
         .off_table = svk_elem_off(a->dwte),
         .off_act = svk_elem_off(a->dout),
-        .slices = wte_slices(col_groups, a->V),
+        .slices = slices ? slices : wte_slices(ctx, col_groups, a->V),
         .flags = 0,
     };
     /* dwte: column groups in x, vocabulary slices in y (no grid spreading:

@@ -38,5 +38,10 @@ typedef struct svk_embedding_bwd_args {
 
 svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_args *a);
 svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_args *a);
+/* The same with the dwte pass cut into `slices` vocabulary slices (1..V)
+ * instead of the device's choice (0 keeps it). Every choice gives the same
+ * bits; the conformance test uses it to cover the one-slice path of CPU
+ * devices and the sliced path of GPUs on any device. */
+svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_bwd_args *a, uint32_t slices);
 
 #endif

@@ -4,11 +4,12 @@
  * replayed every step).
  *
  * Barriers are derived, not written by hand: every dispatch declares the
- * buffer ranges it reads and writes (the kernel registry says which bindings
- * are written), and the list inserts a barrier before a dispatch only when it
- * touches a range that a dispatch since the last barrier wrote
+ * buffers it reads and writes (the kernel registry says which bindings are
+ * written), and the list inserts a barrier before a dispatch only when it
+ * touches a buffer that a dispatch since the last barrier wrote
  * (read-after-write, write-after-write: a memory barrier) or read
- * (write-after-read: an execution barrier suffices).
+ * (write-after-read: an execution barrier suffices). The unit is the
+ * svk_buffer, the range each descriptor exposes (see bound_bytes in cmd.c).
  */
 #ifndef SVK_VK_CMD_H
 #define SVK_VK_CMD_H
@@ -17,8 +18,9 @@
 #include "svk/buffer.h"
 #include "kernels.h"
 
-/* The part of a buffer a dispatch touches. The whole buffer is bound; the
- * kernel addresses the range through offsets in its push constants. */
+/* The part of a buffer a dispatch touches (checked against the buffer's
+ * size). The whole buffer is bound, and tracked for barriers; the kernel
+ * addresses the range through offsets in its push constants. */
 typedef struct svk_range {
     svk_buffer *buf;
     uint64_t offset;  /* bytes */

@@ -62,3 +62,22 @@ uint svk_wg_sum_u(uint v)
     barrier();
     return r;
 }
+
+/* Both sums at once, through one tree: half the barriers of two calls. */
+void svk_wg_sum_fu(inout float f, inout uint u)
+{
+    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    svk_red_f[lid] = f;
+    svk_red_u[lid] = u;
+    barrier();
+    for (uint s = svk_red_span() >> 1; s > 0u; s >>= 1) {
+        if (lid < s && lid + s < wg) {
+            svk_red_f[lid] += svk_red_f[lid + s];
+            svk_red_u[lid] += svk_red_u[lid + s];
+        }
+        barrier();
+    }
+    f = svk_red_f[0];
+    u = svk_red_u[0];
+    barrier();
+}

@@ -60,6 +60,7 @@ static const ce_case cases[] = {
     {1031, 256, LOG_NORMAL, TGT_MIXED, 1, 0, 1},
     {1031, 3, LOG_HUGE, TGT_MIXED, 0, 0, 0},
     {8192, 2, LOG_NORMAL, TGT_MIXED, 0, 0, 0},
+    {8192, 256, LOG_NORMAL, TGT_VALID, 1, 0, 0}, /* the default model's batch */
     {17, 32781, LOG_NORMAL, TGT_MIXED, 0, 0, 1},
     {5, 32781, LOG_HUGE, TGT_VALID, 1, 0, 0},
     {64, 4099, LOG_SPIKE, TGT_VALID, 0, 1, 0},

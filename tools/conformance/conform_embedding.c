@@ -4,7 +4,9 @@
  * (pos = learned / rope), backward with heavily repeated tokens (the
  * scatter-add must serialise them in order without atomics), and invalid
  * tokens (-1, -2^31, V, 2^31 - 1) that must neither be read nor written
- * through, but counted.
+ * through, but counted. The backward pass runs with the device's choice of
+ * vocabulary slices and with forced ones, so that both the one-slice path
+ * (CPU devices) and the sliced one (GPUs) are covered everywhere.
  */
 #include <stdio.h>
 
@@ -33,21 +35,26 @@ typedef struct emb_case {
     uint32_t B, T, C, V;
     int wpe;
     token_kind tok;
+    uint32_t slices;  /* backward: forced vocabulary slices; 0: the device's choice */
     int quick;
 } emb_case;
 
 static const emb_case cases[] = {
-    {1, 1, 1, 2, 1, TOK_RANDOM, 1},
-    {2, 1, 5, 2, 1, TOK_RANDOM, 1},
-    {3, 7, 33, 256, 1, TOK_RANDOM, 1},
-    {3, 7, 33, 256, 0, TOK_RANDOM, 1},
-    {4, 64, 128, 256, 1, TOK_REPEATED, 1},
-    {5, 13, 17, 256, 1, TOK_INVALID, 1},
-    {7, 1, 64, 256, 0, TOK_INVALID, 1},
-    {8, 128, 65, 2, 1, TOK_RANDOM, 0},
-    {2, 17, 65, 32768, 1, TOK_REPEATED, 1},
-    {16, 128, 96, 32768, 0, TOK_REPEATED, 0},
-    {4, 97, 130, 32768, 1, TOK_INVALID, 0},
+    {1, 1, 1, 2, 1, TOK_RANDOM, 0, 1},
+    {2, 1, 5, 2, 1, TOK_RANDOM, 2, 1},
+    {3, 7, 33, 256, 1, TOK_RANDOM, 0, 1},
+    {3, 7, 33, 256, 0, TOK_RANDOM, 5, 1},
+    {4, 64, 128, 256, 1, TOK_REPEATED, 0, 1},
+    {4, 64, 128, 256, 1, TOK_REPEATED, 32, 1},
+    {5, 13, 17, 256, 1, TOK_INVALID, 3, 1},
+    {7, 1, 64, 256, 0, TOK_INVALID, 0, 1},
+    {8, 128, 65, 2, 1, TOK_RANDOM, 0, 0},
+    {2, 17, 65, 32768, 1, TOK_REPEATED, 0, 1},
+    {2, 17, 65, 32768, 1, TOK_REPEATED, 7, 1},
+    {16, 128, 96, 32768, 0, TOK_REPEATED, 0, 0},
+    {16, 128, 96, 32768, 0, TOK_REPEATED, 16, 0},
+    {4, 97, 130, 32768, 1, TOK_INVALID, 0, 0},
+    {64, 128, 128, 256, 1, TOK_RANDOM, 0, 0}, /* the default model's batch */
 };
 
 /* Invalid tokens; V itself is added by make_tokens. */
@@ -80,7 +87,10 @@ static int32_t *make_tokens(cf_state *cf, cf_case *c, const emb_case *e, size_t 
 static void shape_name(char *buf, size_t size, const emb_case *e)
 {
     static const char *kinds[] = {"", " repeat", " invalid"};
-    snprintf(buf, size, "B%u T%u C%u V%u%s%s", e->B, e->T, e->C, e->V, e->wpe ? "" : " rope", kinds[e->tok]);
+    int len = snprintf(buf, size, "B%u T%u C%u V%u%s%s", e->B, e->T, e->C, e->V, e->wpe ? "" : " rope",
+                       kinds[e->tok]);
+    if (e->slices && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, " s%u", e->slices);
 }
 
 static void emb_fwd(cf_state *cf, const emb_case *e)
@@ -158,7 +168,7 @@ static void emb_bwd(cf_state *cf, const emb_case *e)
         .tokens = ttok, .dout = tdout, .dwte = cf_tref(dwte), .dwpe = e->wpe ? cf_tref(dwpe) : (svk_tref){0},
         .counts = cf_tref(counts),
     };
-    if (!cf_ok(c, svk_embedding_bwd_record(cf_list(c), &a)) || !cf_run(c))
+    if (!cf_ok(c, svk_embedding_bwd_record_sliced(cf_list(c), &a, e->slices)) || !cf_run(c))
         goto end;
     double *dd = cf_to_double(c, dout, n), *rte = cf_to_double(c, wte0, nte), *rpe = cf_to_double(c, wpe0, npe);
     if (!dd || !rte || !rpe)
