@@ -45,6 +45,10 @@ SVK_API svk_status svk_model_config_set(svk_model_config *config, const char *ke
  * that breaks one and its value. */
 SVK_API svk_status svk_model_config_validate(const svk_model_config *config);
 
+/* Whether two configurations describe the same model (mlp_hidden 0 and
+ * 4 * width are the same). */
+SVK_API bool svk_model_config_equal(const svk_model_config *a, const svk_model_config *b);
+
 /* F: mlp_hidden, or 4 * width when it is 0. */
 SVK_API uint32_t svk_model_config_hidden(const svk_model_config *config);
 

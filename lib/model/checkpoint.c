@@ -94,14 +94,6 @@ svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
     return st;
 }
 
-static bool same_config(const svk_model_config *a, const svk_model_config *b)
-{
-    return a->vocab == b->vocab && a->ctx == b->ctx && a->width == b->width && a->layers == b->layers &&
-           a->heads == b->heads && svk_model_config_hidden(a) == svk_model_config_hidden(b) && a->norm == b->norm &&
-           a->placement == b->placement && a->mlp == b->mlp && a->pos == b->pos && a->bias == b->bias &&
-           a->tie_embeddings == b->tie_embeddings && a->norm_eps == b->norm_eps && a->rope_theta == b->rope_theta;
-}
-
 svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
 {
     svk_error_clear_thread();
@@ -115,7 +107,7 @@ svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
     svk_model_config c;
     if ((st = file_config(log, path, &f, &c)) != SVK_OK)
         goto done;
-    if (!same_config(&c, &m->params.config)) {
+    if (!svk_model_config_equal(&c, &m->params.config)) {
         char want[1024], got[1024];
         svk_model_config_to_json(&m->params.config, want, sizeof(want));
         svk_model_config_to_json(&c, got, sizeof(got));

@@ -21,6 +21,14 @@ svk_model_config svk_model_config_default(void)
     };
 }
 
+bool svk_model_config_equal(const svk_model_config *a, const svk_model_config *b)
+{
+    return a && b && a->vocab == b->vocab && a->ctx == b->ctx && a->width == b->width && a->layers == b->layers &&
+           a->heads == b->heads && svk_model_config_hidden(a) == svk_model_config_hidden(b) && a->norm == b->norm &&
+           a->placement == b->placement && a->mlp == b->mlp && a->pos == b->pos && a->bias == b->bias &&
+           a->tie_embeddings == b->tie_embeddings && a->norm_eps == b->norm_eps && a->rope_theta == b->rope_theta;
+}
+
 uint32_t svk_model_config_hidden(const svk_model_config *c)
 {
     return c->mlp_hidden ? c->mlp_hidden : 4 * c->width;

@@ -76,6 +76,21 @@ static bool parse_f32(const char *s, float *out)
     return true;
 }
 
+/* Options that take a value. */
+static const char *const valued[] = {
+    "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
+    "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
+    "--tokens", "--targets", "--dump-grads", "--dump-logits",
+};
+
+static bool is_valued(const char *a)
+{
+    for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+        if (!strcmp(a, valued[i]))
+            return true;
+    return false;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
@@ -93,6 +108,9 @@ static int parse(int argc, char **argv, options *o)
             o->constant_lr = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
             o->jsonl = true, takes = false;
+        } else if (!is_valued(a)) {
+            fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
+            return 2;
         } else if (!v) {
             fprintf(stderr, "svk-train: %s needs a value (try --help)\n", a);
             return 2;
@@ -224,7 +242,7 @@ int main(int argc, char **argv)
         svk_model_config fc;
         if (svk_checkpoint_config(o.resume, &fc) != SVK_OK)
             return fail("--resume");
-        if (o.config_set && memcmp(&fc, &o.config, sizeof(fc))) {
+        if (o.config_set && !svk_model_config_equal(&fc, &o.config)) {
             fprintf(stderr, "svk-train: --config cannot change the configuration of a resumed run (%s)\n", o.resume);
             return 2;
         }
