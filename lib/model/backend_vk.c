@@ -11,6 +11,7 @@
  * the step's numbers are host-mapped.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,6 +372,44 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
     return svk_error(svk_model_log(r->m), SVK_ERROR_INTERNAL, "plan op '%s' has no device operation", label);
 }
 
+static bool profiling(void)
+{
+    const char *e = getenv("SVK_PROFILE");
+    return e && *e && strcmp(e, "0");
+}
+
+/* Prints the GPU time of the last submission of cl, summed by label. */
+static void print_profile(svk_cmdlist *cl)
+{
+    enum { MAX = 8192 };
+    static double ns[MAX];
+    static const char *labels[MAX];
+    uint32_t n = MAX;
+    if (svk_cmdlist_timings(cl, ns, labels, &n) != SVK_OK)
+        return;
+    double total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += ns[i];
+    fprintf(stderr, "svk profile: %u dispatches, %.3f ms of GPU time\n", n, total * 1e-6);
+    /* Group by the label's kernel-ish part: text before the first digit run. */
+    for (uint32_t i = 0; i < n; i++) {
+        if (!labels[i])
+            continue;
+        double sum = 0;
+        uint32_t count = 0;
+        const char *li = labels[i];
+        for (uint32_t j = i; j < n; j++)
+            if (labels[j] && !strcmp(labels[j], li)) {
+                sum += ns[j];
+                count++;
+                if (j != i)
+                    labels[j] = NULL;
+            }
+        if (sum > 0.01 * total)
+            fprintf(stderr, "  %6.2f ms %5.1f%%  x%-4u %s\n", sum * 1e-6, 100 * sum / total, count, li);
+    }
+}
+
 /* The recorded list of ops [begin, end), made on first use. */
 static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist **out)
 {
@@ -387,7 +426,12 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist *
     if (free_slot < 0)
         return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
     rec r = {m, &m->plan, s, NULL};
-    svk_status st = svk_cmdlist_create(m->ctx, NULL, &r.cl);
+    /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
+     * each submission (a developer's tool; replays stay unchanged). */
+    svk_cmdlist_params lp = {0};
+    if (profiling() && m->ctx->info.timestamps)
+        lp.timestamp_capacity = (uint32_t)(8 * (end - begin) + 16);
+    svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
     if (st == SVK_OK)
         st = svk_cmdlist_begin(r.cl);
     for (size_t i = begin; i < end && st == SVK_OK; i++)
@@ -444,6 +488,11 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     if ((st = svk_cmdlist_submit(cl)) != SVK_OK)
         return st;
     s->pending = cl;
+    if (profiling()) {
+        st = finish_pending(s);
+        print_profile(cl);
+        return st;
+    }
     return wait ? finish_pending(s) : SVK_OK;
 }
 
