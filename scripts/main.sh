@@ -1,6 +1,7 @@
 #!/bin/bash
-# The main job: install what is missing, build, list the devices, and run the
-# GEMM conformance check on the default device (SVK_DEVICE picks another).
+# The main job: install what is missing, build, list the devices, and train
+# the default SiameseNorm model on the addition task on the default device
+# (SVK_DEVICE picks another; arguments go to svk-train, e.g. --device cpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -13,4 +14,4 @@ ninja -C build
 echo
 ./build/tools/svk-info
 echo
-./build/tools/conformance/svk-conformance --kernel gemm "$@"
+./build/tools/train/svk-train "$@"

@@ -216,6 +216,72 @@ out:
     return err;
 }
 
+/* The application records a model's training step into its own command
+ * buffer and submits it; the losses equal those of svk_model_train_step. */
+static void external_step(app *a, tu_tally *t)
+{
+    svk_import_params ip = {.instance = a->instance, .physical_device = a->phys, .device = a->device,
+                            .queue_family = a->family, .queue = a->queue, .flags = SVK_CTX_NO_PIPELINE_CACHE};
+    const char *exts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    if (a->push_descriptor) {
+        ip.enabled_extensions = exts;
+        ip.num_enabled_extensions = 1;
+    }
+    svk_ctx *ctx = NULL;
+    svk_model *mine = NULL, *theirs = NULL;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    bool ok = svk_ctx_import(&ip, &ctx) == SVK_OK;
+    svk_model_params mp = svk_model_params_default();
+    mp.ctx = ctx;
+    mp.config.vocab = 40, mp.config.ctx = 16, mp.config.width = 16, mp.config.layers = 2, mp.config.heads = 2;
+    ok = ok && svk_model_create(&mp, &mine) == SVK_OK && svk_model_create(&mp, &theirs) == SVK_OK;
+    VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = a->family};
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    ok = ok && vkCreateCommandPool(a->device, &cpci, NULL, &pool) == VK_SUCCESS;
+    cbai.commandPool = pool;
+    ok = ok && vkAllocateCommandBuffers(a->device, &cbai, &cmd) == VK_SUCCESS &&
+         vkCreateFence(a->device, &fci, NULL, &fence) == VK_SUCCESS;
+    enum { B = 2, T = 8 };
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    ok = ok && vkBeginCommandBuffer(cmd, &bi) == VK_SUCCESS && svk_model_record_train_step(theirs, cmd, B, T) == SVK_OK &&
+         vkEndCommandBuffer(cmd) == VK_SUCCESS;
+    if (!ok)
+        printf("     %s\n", svk_last_error());
+    int32_t tok[B * T], tgt[B * T];
+    bool same = ok;
+    for (int step = 0; same && step < 5; step++) {
+        for (int i = 0; i < B * T; i++) {
+            tok[i] = (step * 7 + i * 3) % 40;
+            tgt[i] = (tok[i] + 1) % 40;
+        }
+        float want, got;
+        svk_step_info info;
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+        same = svk_model_train_step(mine, tok, tgt, B, T, 1e-3f, &want) == SVK_OK &&
+               svk_model_prepare_train_step(theirs, tok, tgt, 1e-3f) == SVK_OK &&
+               vkResetFences(a->device, 1, &fence) == VK_SUCCESS &&
+               vkQueueSubmit(a->queue, 1, &si, fence) == VK_SUCCESS &&
+               vkWaitForFences(a->device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS &&
+               svk_model_last_step(theirs, &info) == SVK_OK;
+        got = info.loss;
+        same = same && got == want;
+        if (!same)
+            printf("     step %d: %g vs %g (%s)\n", step, (double)got, (double)want, svk_last_error());
+    }
+    tu_check(t, same, "a step recorded into the application's command buffer trains as svk_model_train_step does");
+    if (fence)
+        vkDestroyFence(a->device, fence, NULL);
+    if (pool)
+        vkDestroyCommandPool(a->device, pool, NULL);
+    svk_model_destroy(&mine);
+    svk_model_destroy(&theirs);
+    svk_ctx_destroy(&ctx);
+}
+
 int main(int argc, char **argv)
 {
     tu_args args;
@@ -266,6 +332,7 @@ int main(int argc, char **argv)
     st = svk_ctx_import(&badq, &ctx);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import with a bad queue family refused: %s", svk_last_error());
 
+    external_step(&a, &t);
     app_destroy(&a);
     if (validation)
         tu_check(&t, app_messages == 0, "validation layer reported %d message(s), device destruction included",

@@ -9,6 +9,7 @@
 
 #include <vulkan/vulkan.h>
 #include "context.h"
+#include "model.h"
 
 SVK_BEGIN_DECLS
 
@@ -43,6 +44,30 @@ typedef struct svk_import_params {
  * application must not use the same queue concurrently (Vulkan requires
  * external synchronisation of queues). */
 SVK_API svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out);
+
+/* Recording a model's whole training step (forward, loss, backward,
+ * clipping, AdamW) into the application's own command buffer, for
+ * applications that manage submission themselves. The synchronisation
+ * contract:
+ *  - cmd belongs to the model's context's device, is in the recording state
+ *    (the application began it), and is submitted by the application to a
+ *    queue of the context's queue family, once per training step; it may be
+ *    submitted again unchanged for every step.
+ *  - The recorded commands start with a barrier that orders them after all
+ *    earlier work in submission order, and end with one that makes their
+ *    results visible to the host. They touch only the model's buffers.
+ *  - Before each submission, once the previous submission of these commands
+ *    (and any libsvk call on the model) has completed, call
+ *    svk_model_prepare_train_step: it writes the batch and the step's
+ *    learning rate into host-mapped memory that the commands read.
+ *  - After the submission has completed, svk_model_last_step reads the loss.
+ *  - Any libsvk call that gives the model another batch shape (train, eval,
+ *    forward or generate with another B, T) invalidates the recording; so do
+ *    svk_model_destroy and another svk_model_record_train_step.
+ * Vulkan backend only. */
+SVK_API svk_status svk_model_record_train_step(svk_model *model, VkCommandBuffer cmd, uint32_t B, uint32_t T);
+SVK_API svk_status svk_model_prepare_train_step(svk_model *model, const int32_t *tokens, const int32_t *targets,
+                                                float lr);
 
 SVK_END_DECLS
 

@@ -87,4 +87,4 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-const svk_backend_impl svk_backend_cpu = {"cpu", set_plan, run, read_slab, write_slab, destroy, NULL};
+const svk_backend_impl svk_backend_cpu = {"cpu", set_plan, run, read_slab, write_slab, destroy, NULL, NULL, NULL};

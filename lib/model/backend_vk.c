@@ -50,6 +50,7 @@ typedef struct vk_state {
     size_t n_act;
     svk_buffer *scratch, *clip_partials, *losses, *hparams;
     vk_list lists[MAX_LISTS];
+    svk_cmdlist *external;              /* a step recorded into the app's command buffer */
     svk_cmdlist *pending;               /* submitted, not yet waited for */
 } vk_state;
 
@@ -66,6 +67,7 @@ static void free_shape(vk_state *s)
 {
     for (int i = 0; i < MAX_LISTS; i++)
         svk_cmdlist_destroy(&s->lists[i].cl);
+    svk_cmdlist_destroy(&s->external);
     s->pending = NULL;
     for (size_t i = 0; i < s->n_act; i++)
         svk_buffer_destroy(&s->act[i]);
@@ -456,18 +458,15 @@ static svk_status finish_pending(vk_state *s)
     return st;
 }
 
-static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
-                      const svk_step_hparams *h, bool wait)
+/* The batch and the step's numbers, into the mapped memory the recorded
+ * lists read (nothing may be in flight). */
+static svk_status write_inputs(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h)
 {
     vk_state *s = m->backend;
     const svk_plan *p = &m->plan;
-    svk_cmdlist *cl = NULL;
-    svk_status st = list_for(m, begin, end, &cl);
-    /* The mapped inputs may still be read by the step in flight. */
-    if (st != SVK_OK || (st = finish_pending(s)) != SVK_OK)
-        return st;
     int32_t *in;
     float *hp;
+    svk_status st;
     if ((st = svk_buffer_map(s->slab[SVK_SLAB_INPUT], (void **)&in)) != SVK_OK ||
         (st = svk_buffer_map(s->hparams, (void **)&hp)) != SVK_OK)
         return st;
@@ -485,7 +484,19 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
         hp[1] = (float)(1.0 - pow((double)h->beta1, (double)h->t));
         hp[2] = (float)(1.0 - pow((double)h->beta2, (double)h->t));
     }
-    if ((st = svk_cmdlist_submit(cl)) != SVK_OK)
+    return SVK_OK;
+}
+
+static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                      const svk_step_hparams *h, bool wait)
+{
+    vk_state *s = m->backend;
+    svk_cmdlist *cl = NULL;
+    svk_status st = list_for(m, begin, end, &cl);
+    /* The mapped inputs may still be read by the step in flight. */
+    if (st != SVK_OK || (st = finish_pending(s)) != SVK_OK)
+        return st;
+    if ((st = write_inputs(m, tokens, targets, h)) != SVK_OK || (st = svk_cmdlist_submit(cl)) != SVK_OK)
         return st;
     s->pending = cl;
     if (profiling()) {
@@ -527,6 +538,38 @@ static svk_status write_slab(svk_model *m, svk_slab slab, uint64_t offset, uint6
     return copy(m, slab, offset, n, (void *)src, false);
 }
 
+static svk_status record_external(svk_model *m, void *vk_command_buffer)
+{
+    vk_state *s = m->backend;
+    svk_cmdlist_destroy(&s->external);
+    rec r = {m, &m->plan, s, NULL};
+    svk_cmdlist_params lp = {.external = (VkCommandBuffer)vk_command_buffer};
+    svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
+    if (st == SVK_OK)
+        st = svk_cmdlist_begin(r.cl);
+    for (size_t i = m->plan.phases.forward; i < m->plan.phases.end && st == SVK_OK; i++)
+        st = record_op(&r, &m->plan.ops[i]);
+    if (st == SVK_OK)
+        st = svk_cmdlist_end(r.cl);
+    if (st != SVK_OK) {
+        svk_cmdlist_destroy(&r.cl);
+        return st;
+    }
+    /* Kept: without push descriptors it owns the descriptor sets. */
+    s->external = r.cl;
+    return SVK_OK;
+}
+
+static svk_status prepare(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h)
+{
+    vk_state *s = m->backend;
+    if (!s->external)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_STATE,
+                         "svk_model_prepare_train_step: no step is recorded (svk_model_record_train_step)");
+    svk_status st = finish_pending(s);
+    return st == SVK_OK ? write_inputs(m, tokens, targets, h) : st;
+}
+
 static void forget_recordings(svk_model *m)
 {
     vk_state *s = m->backend;
@@ -538,4 +581,4 @@ static void forget_recordings(svk_model *m)
 }
 
 const svk_backend_impl svk_backend_vulkan = {"vulkan", set_plan, run, read_slab, write_slab, destroy,
-                                             forget_recordings};
+                                             forget_recordings, record_external, prepare};

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "svk/vulkan.h"
 #include "core/rng.h"
 #include "model.h"
 #include "vk/context.h"
@@ -343,6 +344,42 @@ done:
     free(window);
     free(logits);
     free(work);
+    return st;
+}
+
+svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32_t B, uint32_t T)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_ARG(svk_model_log(m), cmd != VK_NULL_HANDLE && B > 0 && T > 0);
+    if (!m->impl->record_external)
+        return svk_error(svk_model_log(m), SVK_ERROR_UNSUPPORTED,
+                         "svk_model_record_train_step: the %s backend records no command buffers", m->impl->name);
+    if (T > m->params.config.ctx)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_record_train_step: T=%u exceeds ctx=%u", T,
+                         m->params.config.ctx);
+    svk_status st = use_shape(m, B, T);
+    return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
+}
+
+svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, float lr)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_ARG(svk_model_log(m), targets && m->has_plan);
+    if (!m->impl->prepare)
+        return svk_error(svk_model_log(m), SVK_ERROR_UNSUPPORTED, "svk_model_prepare_train_step: %s backend",
+                         m->impl->name);
+    if (!isfinite(lr) || lr < 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_prepare_train_step: learning rate %g",
+                         (double)lr);
+    svk_status st = check_batch(m, tokens, targets, m->plan.B, m->plan.T, __func__);
+    if (st != SVK_OK)
+        return st;
+    const svk_optimizer *o = &m->params.optimizer;
+    svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
+    if ((st = m->impl->prepare(m, tokens, targets, &h)) == SVK_OK)
+        m->step++;
     return st;
 }
 

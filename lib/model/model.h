@@ -25,6 +25,10 @@ typedef struct svk_backend_impl {
     /* Drops recorded work so the next run records afresh (tests compare
      * replayed with re-recorded steps); may be NULL. */
     void (*forget_recordings)(svk_model *m);
+    /* The application's command buffer (svk/vulkan.h); NULL: unsupported. */
+    svk_status (*record_external)(svk_model *m, void *vk_command_buffer);
+    /* Writes a batch and the step's numbers for an external recording. */
+    svk_status (*prepare)(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h);
 } svk_backend_impl;
 
 struct svk_model {

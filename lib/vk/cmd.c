@@ -41,6 +41,7 @@ struct svk_cmdlist {
 
     uint32_t n_dispatch, n_barrier;
     bool no_barriers;
+    bool external;         /* cmd is the application's */
 };
 
 static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
@@ -82,6 +83,12 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     cl->ctx = ctx;
     cl->no_barriers = params && params->unsafe_no_barriers;
+    if (params && params->external) {
+        cl->external = true;
+        cl->cmd = params->external;
+        *out = cl;
+        return SVK_OK;
+    }
 
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -165,7 +172,8 @@ svk_status svk_cmdlist_begin(svk_cmdlist *cl)
     cl->recorded = false;
 
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(cl->cmd, &bi), "beginning a command list");
+    if (!cl->external)
+        SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(cl->cmd, &bi), "beginning a command list");
     cl->recording = true;
     if (cl->queries)
         ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->queries, 0, 2 * cl->ts_capacity);
@@ -433,7 +441,8 @@ svk_status svk_cmdlist_end(svk_cmdlist *cl)
     };
     ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
                                   &mb, 0, NULL, 0, NULL);
-    SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(cl->cmd), "ending a command list");
+    if (!cl->external)
+        SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(cl->cmd), "ending a command list");
     cl->recorded = true;
     return SVK_OK;
 fail:
@@ -447,6 +456,8 @@ svk_status svk_cmdlist_submit(svk_cmdlist *cl)
     svk_ctx *ctx = cl->ctx;
     if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
         return st;
+    if (cl->external)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list records into the application's command buffer, which the application submits", __func__);
     if (!cl->recorded)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: nothing recorded (call svk_cmdlist_end first)", __func__);
     if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)

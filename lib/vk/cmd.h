@@ -15,6 +15,7 @@
 #define SVK_VK_CMD_H
 
 #include <stdbool.h>
+#include <vulkan/vulkan.h>
 #include "svk/buffer.h"
 #include "kernels.h"
 
@@ -47,6 +48,11 @@ typedef struct svk_cmdlist_params {
     /* Tests only: record no barriers between dispatches, so that a test can
      * prove the validation layer catches the hazards they prevent. */
     bool unsafe_no_barriers;
+    /* Record into the application's command buffer instead of one the list
+     * owns: begin/end then only add libsvk's commands (the application has
+     * begun the buffer and ends and submits it), and submit/wait are
+     * refused. VK_NULL_HANDLE (default): the list owns its buffer. */
+    VkCommandBuffer external;
 } svk_cmdlist_params;
 
 svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, svk_cmdlist **out);
