@@ -42,14 +42,7 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     (void)wait;
     cpu_state *s = m->backend;
     const svk_plan *p = &m->plan;
-    int32_t *in = s->slabs[SVK_SLAB_INPUT];
-    uint64_t n = (uint64_t)p->B * p->T;
-    memcpy(in + p->tensors[p->tokens].offset, tokens, n * 4);
-    if (targets)
-        memcpy(in + p->tensors[p->targets].offset, targets, n * 4);
-    else
-        for (uint64_t i = 0; i < n; i++)
-            in[p->tensors[p->targets].offset + i] = -1;
+    svk_plan_write_inputs(p, s->slabs[SVK_SLAB_INPUT], tokens, targets);
     return svk_plan_cpu_run_f32(svk_model_log(m), p, s->slabs, begin, end, h);
 }
 

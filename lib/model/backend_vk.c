@@ -470,13 +470,7 @@ static svk_status write_inputs(svk_model *m, const int32_t *tokens, const int32_
     if ((st = svk_buffer_map(s->slab[SVK_SLAB_INPUT], (void **)&in)) != SVK_OK ||
         (st = svk_buffer_map(s->hparams, (void **)&hp)) != SVK_OK)
         return st;
-    uint64_t n = (uint64_t)p->B * p->T;
-    memcpy(in + p->tensors[p->tokens].offset, tokens, n * 4);
-    if (targets)
-        memcpy(in + p->tensors[p->targets].offset, targets, n * 4);
-    else
-        for (uint64_t i = 0; i < n; i++)
-            in[p->tensors[p->targets].offset + i] = -1;
+    svk_plan_write_inputs(p, in, tokens, targets);
     if (h) {
         /* AdamW reads lr and the bias corrections from here (no re-recording
          * per step). Computed in double as the reference does. */

@@ -530,6 +530,18 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     return SVK_OK;
 }
 
+void svk_plan_write_inputs(const svk_plan *p, int32_t *in, const int32_t *tokens, const int32_t *targets)
+{
+    uint64_t n = (uint64_t)p->B * p->T;
+    memcpy(in + p->tensors[p->tokens].offset, tokens, n * sizeof(int32_t));
+    int32_t *tg = in + p->tensors[p->targets].offset;
+    if (targets)
+        memcpy(tg, targets, n * sizeof(int32_t));
+    else
+        for (uint64_t i = 0; i < n; i++)
+            tg[i] = -1;
+}
+
 void svk_plan_free(svk_plan *p)
 {
     free(p->params);

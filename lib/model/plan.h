@@ -122,6 +122,10 @@ typedef struct svk_plan {
 svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, svk_plan *out);
 void svk_plan_free(svk_plan *p);
 
+/* Writes a batch into the input slab: tokens, and targets (NULL: all -1,
+ * no loss anywhere). */
+void svk_plan_write_inputs(const svk_plan *p, int32_t *input_slab, const int32_t *tokens, const int32_t *targets);
+
 /* Tensor id of a parameter's (or gradient's, ...) tensor. */
 uint32_t svk_plan_param_tensor(const svk_plan *p, size_t param, svk_slab slab);
 
