@@ -10,6 +10,8 @@
  * The 1 / sqrt(D) factor is applied by those GEMMs (alpha).
  *
  * One workgroup per row (spread over x and y by svk_op_grid).
+ *
+ * CPU devices run the CPU form instead, attention_softmax_bwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

@@ -13,6 +13,8 @@
  * only its own elements between the passes, so no barrier is needed there.
  *
  * One workgroup per row (spread over x and y by svk_op_grid).
+ *
+ * CPU devices run the CPU form instead, attention_softmax_fwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

@@ -28,6 +28,8 @@
  * writes dlogits[i] itself.
  *
  * Reference: lib/ref/cross_entropy.c. Conformance: tools/conformance/conform_cross_entropy.c.
+ *
+ * CPU devices run the CPU form instead, cross_entropy_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 
@@ -39,32 +41,13 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 #include "common/grid.glsl"
 #include "common/wg_reduce.glsl"
+#include "common/log1p.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer BufLogits { float logits[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufTargets { int targets[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BufCounts { int counts[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer BufDlogits { float dlogits[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer BufLosses { float losses[]; };
-
-/* log(1 + x) for x >= 0 to a few ULP relative, where GLSL's log is only
- * bounded absolutely (2^-21) near 1. Below 1: 2 atanh(z), z = x / (2 + x)
- * <= 1/3, by its series to z^15 (the next term is < 2^-26 relative);
- * above: log itself, whose error there is relative (3 ULP). */
-float log1p_pos(float x)
-{
-    if (x >= 1.0)
-        return log(1.0 + x);
-    const float z = x / (2.0 + x), z2 = z * z;
-    float poly = 1.0 / 15.0;
-    poly = poly * z2 + 1.0 / 13.0;
-    poly = poly * z2 + 1.0 / 11.0;
-    poly = poly * z2 + 1.0 / 9.0;
-    poly = poly * z2 + 1.0 / 7.0;
-    poly = poly * z2 + 1.0 / 5.0;
-    poly = poly * z2 + 1.0 / 3.0;
-    poly = poly * z2 + 1.0;
-    return 2.0 * z * poly;
-}
 
 void main()
 {

@@ -20,6 +20,8 @@
  * gradient reaching the norm may be dout + add, or dx may be add + the
  * gradient through the norm. dx may equal dout, x or add: every invocation
  * writes only elements it has finished reading.
+ *
+ * CPU devices run the CPU form instead, layernorm_bwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

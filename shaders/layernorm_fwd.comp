@@ -16,6 +16,8 @@
  *
  * One lane (WG_X invocations) per row, WG_Y rows per workgroup (norm_row.glsl).
  * out may equal x: every invocation writes only the elements it read.
+ *
+ * CPU devices run the CPU form instead, layernorm_fwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

@@ -7,6 +7,8 @@
  *
  * Lanes, deterministic gain partials, the add operand and in-place use as
  * in layernorm_bwd.comp.
+ *
+ * CPU devices run the CPU form instead, rmsnorm_bwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

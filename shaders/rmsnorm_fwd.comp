@@ -8,6 +8,8 @@
  * A sum of squares has no cancellation: one pass. (Squares overflow float
  * for |x| above ~1e19, far outside what a residual stream holds.)
  * One lane per row as in layernorm_fwd.comp; out may equal x.
+ *
+ * CPU devices run the CPU form instead, rmsnorm_fwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

@@ -18,6 +18,8 @@
  * u by that much times rstd. The saved rstd are exact as float (the forward
  * pass computed them in float), and the saved means are what I's xhat uses,
  * as in the reference.
+ *
+ * CPU devices run the CPU form instead, siamese_norm_bwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

@@ -18,6 +18,8 @@
  *
  * xn and h must not overlap x or y: every invocation reads the row's first
  * elements (the shifts) while others may already be writing theirs.
+ *
+ * CPU devices run the CPU form instead, siamese_norm_fwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 

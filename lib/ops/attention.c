@@ -55,13 +55,34 @@ static uint32_t softmax_wg(const svk_ctx *ctx, uint32_t T)
     return wg > lim ? lim / 16u * 16u : wg;
 }
 
+/* The softmax row kernels in the variant svk_op_variant() picks: the
+ * portable form (`kernel`, a workgroup per row) or its CPU form (one
+ * invocation per row, shaders/attention_softmax_*_cpu.comp), rows per
+ * workgroup as the norms' CPU forms take, stepping 4 keys at a time when
+ * the row length and the offsets allow (common/row_cpu.glsl). */
 static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, const char *label,
                                  uint32_t rows, uint32_t T, svk_range p, svk_range d, uint32_t n_bindings)
 {
     svk_push_attention_softmax push = {
         .rows = rows, .T = T, .off_p = (uint32_t)(p.offset / 4), .off_d = (uint32_t)(d.offset / 4),
     };
-    uint32_t spec[3] = {softmax_wg(ctx, T), 1, 1};
+    svk_kernel_variant var;
+    svk_status st = svk_op_variant(ctx, label, &var);
+    if (st != SVK_OK)
+        return st;
+    uint32_t spec[4] = {softmax_wg(ctx, T), 1, 1, 0};
+    uint64_t groups = rows;
+    /* The CPU forms loop over a row 3 times (forward) or twice. */
+    const uint64_t offs[] = {push.off_p, push.off_d};
+    const bool vec4 = svk_op_vec4(T, offs, 2);
+    const uint64_t loops = 3 * svk_div_up(T, vec4 ? 4 : 1) + 1;
+    if (var == SVK_KERNEL_VARIANT_CPU && loops <= SVK_OP_CPU_LOOP_BUDGET) {
+        kernel = kernel == SVK_KERNEL_ATTENTION_SOFTMAX_FWD ? SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU
+                                                             : SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU;
+        spec[0] = svk_op_cpu_group(ctx);
+        spec[3] = vec4 ? 1u : 0u;
+        groups = svk_div_up(rows, spec[0]);
+    }
     svk_dispatch disp = {
         .kernel = kernel,
         .spec = spec,
@@ -71,8 +92,7 @@ static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
         .push_size = sizeof(push),
         .label = label,
     };
-    svk_status st = svk_op_grid(ctx, label, rows, disp.groups);
-    if (st != SVK_OK)
+    if ((st = svk_op_grid(ctx, label, groups, disp.groups)) != SVK_OK)
         return st;
     return svk_cmdlist_dispatch(cl, &disp);
 }

@@ -14,6 +14,10 @@
  *  - flash (svk_attention_flash_fwd_record): one fused kernel with an online
  *    softmax; out only, no [B, H, T, T] storage; for inference or a
  *    recomputing backward. D <= 256.
+ * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
+ * causal softmax and its backward are their CPU forms,
+ * shaders/attention_softmax_*_cpu.comp: one invocation per row, no
+ * barriers, the same results.
  *
  * Shapes: B, T, C, H >= 1, C % H == 0; every operand must fit the 32-bit
  * element offsets of the push constants (svk_op_bind) and the device's

@@ -70,10 +70,27 @@ svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_arg
         .flags = a->dlogits.buf ? SVK_CROSS_ENTROPY_FLAG_DLOGITS : 0u,
     };
     const svk_range rows_b[5] = {logits, targets, counts, dlogits, losses};
-    /* One workgroup per row. */
-    const uint32_t spec[3] = {row_width(a->V), 1, 1};
-    if ((st = svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_CROSS_ENTROPY, spec, a->rows, 1, rows_b, 5, &push,
-                                     sizeof(push), a->label)) != SVK_OK)
+    /* Portable: one workgroup per row. CPU (svk_op_variant): one invocation
+     * per row, shaders/cross_entropy_cpu.comp, 4 logits at a time when V and
+     * the offsets allow. */
+    svk_kernel_variant var;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
+        return st;
+    uint32_t spec[4] = {row_width(a->V), 1, 1, 0};
+    svk_kernel_id k = SVK_KERNEL_CROSS_ENTROPY;
+    uint64_t groups = a->rows;
+    /* The CPU form loops over a row 3 times, or once (zeroing dlogits) for a
+     * row that does not count, and a SIMD batch may hold both kinds. */
+    const uint64_t offs[] = {push.off_logits, push.off_dlogits};
+    const bool vec4 = svk_op_vec4(a->V, offs, 2);
+    if (var == SVK_KERNEL_VARIANT_CPU && 4 * svk_div_up(a->V, vec4 ? 4 : 1) <= SVK_OP_CPU_LOOP_BUDGET) {
+        k = SVK_KERNEL_CROSS_ENTROPY_CPU;
+        spec[0] = svk_op_cpu_group(ctx);
+        spec[3] = vec4 ? 1u : 0u;
+        groups = svk_div_up(a->rows, spec[0]);
+    }
+    if ((st = svk_elem_dispatch_spec(cl, ctx, op, k, spec, groups, 1, rows_b, 5, &push, sizeof(push), a->label)) !=
+        SVK_OK)
         return st;
     const svk_range loss_b[3] = {losses, counts, loss};
     return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CROSS_ENTROPY_LOSS, 1, 1, loss_b, 3, &push, sizeof(push),

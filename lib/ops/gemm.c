@@ -1,5 +1,9 @@
 #include "gemm.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "common/push_gemm.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
@@ -36,6 +40,32 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
     return SVK_OK;
 }
 
+/* The variant that runs: an explicit choice, else $SVK_GEMM_VARIANT, else
+ * by device type (see svk_gemm_variant). */
+static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant want, svk_gemm_variant *out)
+{
+    if (want == SVK_GEMM_VARIANT_PORTABLE || want == SVK_GEMM_VARIANT_CPU) {
+        *out = want;
+        return SVK_OK;
+    }
+    if (want != SVK_GEMM_VARIANT_AUTO)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': variant %d is not a svk_gemm_variant", label,
+                         (int)want);
+    const char *env = getenv("SVK_GEMM_VARIANT");
+    if (env && *env) {
+        if (!strcmp(env, "portable"))
+            *out = SVK_GEMM_VARIANT_PORTABLE;
+        else if (!strcmp(env, "cpu"))
+            *out = SVK_GEMM_VARIANT_CPU;
+        else
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "gemm '%s': SVK_GEMM_VARIANT='%s', expected 'portable' or 'cpu'", label, env);
+        return SVK_OK;
+    }
+    *out = ctx->info.type == SVK_DEVICE_CPU ? SVK_GEMM_VARIANT_CPU : SVK_GEMM_VARIANT_PORTABLE;
+    return SVK_OK;
+}
+
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
     SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
@@ -60,14 +90,34 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1)) != SVK_OK)
         return st;
 
-    const svk_kernel_info *k = svk_kernel_info_get(SVK_KERNEL_GEMM);
-    const uint32_t *spec = k->spec_defaults;
-    uint32_t bm = spec[1] * spec[3], bn = spec[0] * spec[4], bk = spec[5];
-    uint64_t shared = (uint64_t)(bm + bn) * bk * sizeof(float);
-    if (shared > ctx->info.max_shared_memory)
-        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
-                         "gemm tiles need %llu bytes of shared memory, the device has %u",
-                         (unsigned long long)shared, ctx->info.max_shared_memory);
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_PORTABLE;
+    if ((st = pick_variant(ctx, label, g->variant, &variant)) != SVK_OK)
+        return st;
+    svk_kernel_id kernel_id = variant == SVK_GEMM_VARIANT_CPU ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM;
+    const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
+    uint32_t spec[SVK_MAX_SPEC];
+    memcpy(spec, k->spec_defaults, sizeof(spec));
+    uint32_t bm, bn;
+    if (variant == SVK_GEMM_VARIANT_CPU) {
+        /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
+         * transposes are compiled in (spec 6, 7) so that the k loop's
+         * address arithmetic is fixed. */
+        spec[5] = g->trans_a;
+        spec[6] = g->trans_b;
+        spec[7] = ctx->info.subgroup_size;
+        { const char *tt = getenv("TMP_GEMM_TILE"); unsigned w, tm, tn, sh;
+          if (tt && sscanf(tt, "%u,%u,%u,%u", &w, &tm, &tn, &sh) == 4) { spec[0] = w; spec[3] = tm; spec[4] = tn; if (!sh) spec[7] = 0; } }
+        bm = spec[3];
+        bn = spec[0] * spec[4];
+    } else {
+        bm = spec[1] * spec[3];
+        bn = spec[0] * spec[4];
+        uint64_t shared = (uint64_t)(bm + bn) * spec[5] * sizeof(float);
+        if (shared > ctx->info.max_shared_memory)
+            return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                             "gemm tiles need %llu bytes of shared memory, the device has %u",
+                             (unsigned long long)shared, ctx->info.max_shared_memory);
+    }
 
     svk_push_gemm push = {
         .M = g->M, .N = g->N, .K = g->K,
@@ -76,14 +126,17 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .off_bias = (uint32_t)g->off_bias,
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
         .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
-                 (g->bias ? SVK_GEMM_FLAG_BIAS : 0u),
+                 (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
+                 (g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 ? SVK_GEMM_FLAG_VEC4_A : 0u) |
+                 (g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
     };
     uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch), n_b = extent(b_rows, b_cols, ldb, sb, batch);
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch);
     svk_dispatch d = {
-        .kernel = SVK_KERNEL_GEMM,
+        .kernel = kernel_id,
+        .spec = spec,
         .bindings = {
             {g->a, g->off_a * 4, n_a * 4},
             {g->b, g->off_b * 4, n_b * 4},

@@ -10,6 +10,16 @@
 #include <stdbool.h>
 #include "vk/cmd.h"
 
+/* Which shader runs the GEMM. AUTO: the environment variable
+ * SVK_GEMM_VARIANT ("portable" or "cpu") when set, else CPU on CPU devices
+ * (svk_device_info.type == SVK_DEVICE_CPU, e.g. lavapipe) and PORTABLE on
+ * everything else. Both compute the same thing; tests force each. */
+typedef enum svk_gemm_variant {
+    SVK_GEMM_VARIANT_AUTO = 0,
+    SVK_GEMM_VARIANT_PORTABLE,     /* shaders/gemm.comp: shared-memory tiles */
+    SVK_GEMM_VARIANT_CPU,          /* shaders/gemm_cpu.comp: registers only, no barriers */
+} svk_gemm_variant;
+
 typedef struct svk_gemm_args {
     bool trans_a, trans_b;
     uint32_t M, N, K;              /* each >= 1 */
@@ -21,6 +31,7 @@ typedef struct svk_gemm_args {
     uint32_t lda, ldb, ldc;        /* elements; 0 means the packed value */
     uint64_t stride_a, stride_b, stride_c;  /* elements between batches; 0 means packed */
     const char *label;
+    svk_gemm_variant variant;      /* default AUTO */
 } svk_gemm_args;
 
 /* Checks shapes against the buffers and records the dispatch. */

@@ -52,12 +52,45 @@ svk_status svk_norm_check_operands(svk_ctx *ctx, const char *op, const svk_norm_
     return SVK_OK;
 }
 
-svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
-                                 uint32_t units, const svk_range *bindings, uint32_t n_bindings,
-                                 const void *push, uint32_t push_size, const char *label)
+/* The CPU form of a portable row kernel; SVK_KERNEL_COUNT for none. */
+static svk_kernel_id cpu_form(svk_kernel_id k)
 {
-    uint32_t spec[3];
-    svk_norm_row_spec(ctx, width, spec);
+    switch (k) {
+    case SVK_KERNEL_LAYERNORM_FWD: return SVK_KERNEL_LAYERNORM_FWD_CPU;
+    case SVK_KERNEL_LAYERNORM_BWD: return SVK_KERNEL_LAYERNORM_BWD_CPU;
+    case SVK_KERNEL_RMSNORM_FWD: return SVK_KERNEL_RMSNORM_FWD_CPU;
+    case SVK_KERNEL_RMSNORM_BWD: return SVK_KERNEL_RMSNORM_BWD_CPU;
+    case SVK_KERNEL_SIAMESE_NORM_FWD: return SVK_KERNEL_SIAMESE_NORM_FWD_CPU;
+    case SVK_KERNEL_SIAMESE_NORM_BWD: return SVK_KERNEL_SIAMESE_NORM_BWD_CPU;
+    default: return SVK_KERNEL_COUNT;
+    }
+}
+
+svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
+                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
+                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label)
+{
+    svk_kernel_variant var;
+    svk_status st = svk_op_variant(ctx, label, &var);
+    if (st != SVK_OK)
+        return st;
+    /* The CPU form's loop iterations per invocation (SVK_OP_CPU_LOOP_BUDGET). */
+    uint64_t chunks = svk_div_up(width, form.vec4 ? 4 : 1);
+    uint64_t loops = (uint64_t)form.rows_per_unit * ((uint64_t)form.passes * chunks + 1);
+    /* Units per workgroup: rows of invocations (portable, spec[1]) or
+     * single invocations (CPU, spec[0]). */
+    uint32_t spec[4], per_group;
+    if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && loops <= SVK_OP_CPU_LOOP_BUDGET) {
+        kernel = cpu_form(kernel);
+        per_group = svk_op_cpu_group(ctx);
+        spec[0] = per_group;
+        spec[1] = 1;
+        spec[2] = 1;
+        spec[3] = form.vec4 ? 1u : 0u;
+    } else {
+        svk_norm_row_spec(ctx, width, spec);
+        per_group = spec[1];
+    }
     svk_dispatch d = {
         .kernel = kernel,
         .spec = spec,
@@ -68,8 +101,7 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     };
     for (uint32_t i = 0; i < n_bindings && i < SVK_MAX_BINDINGS; i++)
         d.bindings[i] = bindings[i];
-    svk_status st = svk_op_grid(ctx, label, svk_div_up(units, spec[1]), d.groups);
-    if (st != SVK_OK)
+    if ((st = svk_op_grid(ctx, label, svk_div_up(units, per_group), d.groups)) != SVK_OK)
         return st;
     return svk_cmdlist_dispatch(cl, &d);
 }

@@ -58,11 +58,27 @@ typedef struct svk_norm_operand {
  * the exact equalities may_equal allows (in either direction). */
 svk_status svk_norm_check_operands(svk_ctx *ctx, const char *op, const svk_norm_operand *ops, uint32_t n);
 
-/* Records a row kernel (layernorm_*, rmsnorm_*, siamese_norm_*) over `units`
- * rows (forward) or lanes (backward) of `width` elements, with the shape of
- * svk_norm_row_spec() and its workgroups spread by svk_op_grid(). */
+/* What svk_norm_row_dispatch needs to know to record a row kernel's CPU
+ * form. */
+typedef struct svk_norm_cpu_form {
+    bool vec4;              /* svk_op_vec4() of the width and the offsets the kernel walks */
+    uint32_t passes;        /* the kernel's loops over a row, per row */
+    uint32_t rows_per_unit; /* rows an invocation walks: 1 forward, rows_per_part backward */
+} svk_norm_cpu_form;
+
+/* Records a row kernel (layernorm_*, rmsnorm_*, siamese_norm_*; `kernel` is
+ * the portable one) over `units` rows (forward) or lanes (backward) of
+ * `width` elements, in the variant svk_op_variant() picks:
+ *   PORTABLE: `kernel`, shaped by svk_norm_row_spec();
+ *   CPU: its *_CPU form (shaders/<name>_cpu.comp, common/row_cpu.glsl),
+ *        one invocation per unit, svk_op_cpu_group() units per workgroup,
+ *        stepping 4 elements at a time when form.vec4; but the portable
+ *        form when its loops, rows_per_unit * (passes * width / step + 1)
+ *        iterations, would exceed SVK_OP_CPU_LOOP_BUDGET.
+ * Same bindings and push constants either way; workgroups spread by
+ * svk_op_grid(). */
 svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
-                                 uint32_t units, const svk_range *bindings, uint32_t n_bindings,
-                                 const void *push, uint32_t push_size, const char *label);
+                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
+                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label);
 
 #endif

@@ -1,5 +1,8 @@
 #include "ops.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "vk/buffer.h"
 #include "vk/context.h"
 
@@ -37,4 +40,37 @@ svk_status svk_op_grid(svk_ctx *ctx, const char *op, uint64_t groups, uint32_t o
     out[1] = (uint32_t)y;
     out[2] = 1;
     return SVK_OK;
+}
+
+svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
+{
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    if (env && *env) {
+        if (!strcmp(env, "portable"))
+            *out = SVK_KERNEL_VARIANT_PORTABLE;
+        else if (!strcmp(env, "cpu"))
+            *out = SVK_KERNEL_VARIANT_CPU;
+        else
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "%s: SVK_KERNEL_VARIANT='%s', expected 'portable' or 'cpu'", op, env);
+        return SVK_OK;
+    }
+    *out = ctx->info.type == SVK_DEVICE_CPU ? SVK_KERNEL_VARIANT_CPU : SVK_KERNEL_VARIANT_PORTABLE;
+    return SVK_OK;
+}
+
+uint32_t svk_op_cpu_group(const svk_ctx *ctx)
+{
+    uint32_t g = 2 * ctx->info.subgroup_size;
+    return g < 8 ? 8 : g > 64 ? 64 : g;
+}
+
+bool svk_op_vec4(uint64_t width, const uint64_t *offs, uint32_t n)
+{
+    if (width % 4)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (offs[i] % 4)
+            return false;
+    return true;
 }

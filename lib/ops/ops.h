@@ -32,4 +32,44 @@ static inline uint64_t svk_div_up(uint64_t n, uint64_t d)
     return (n + d - 1) / d;
 }
 
+/* Which form of a kernel an operation records. Row-wise kernels (the norms,
+ * the attention softmax, cross-entropy) come in two forms computing the same
+ * thing:
+ * PORTABLE, a workgroup (or a row of one) per tensor row reducing through
+ * shared memory with barrier(), which suits GPUs; and CPU, one invocation
+ * per row looping over it, with no shared memory and no barriers, which
+ * suits CPU devices such as lavapipe, where a workgroup runs on one thread
+ * and every barrier splits the shader into coroutines. */
+typedef enum svk_kernel_variant {
+    SVK_KERNEL_VARIANT_PORTABLE = 0,
+    SVK_KERNEL_VARIANT_CPU,
+} svk_kernel_variant;
+
+/* The variant for ctx: $SVK_KERNEL_VARIANT ("portable" or "cpu") when set
+ * and not empty, so that tests can force either on any device, else CPU on
+ * CPU devices (svk_device_info.type == SVK_DEVICE_CPU) and PORTABLE
+ * elsewhere. Read at each call: a list records the variant current then.
+ * SVK_ERROR_INVALID_ARG, naming op, for any other value. */
+svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out);
+
+/* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
+ * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
+ * [8, 64]: full SIMD batches, and workgroups small enough that a few
+ * hundred rows still make one for every thread. */
+uint32_t svk_op_cpu_group(const svk_ctx *ctx);
+
+/* Whether a CPU-form row kernel may step 4 elements at a time (the VEC4
+ * specialisation, shaders/common/row_cpu.glsl): the row width and the n
+ * element offsets (of every operand it walks element by element) all
+ * multiples of 4, so that every row starts on a vec4. */
+bool svk_op_vec4(uint64_t width, const uint64_t *offs, uint32_t n);
+
+/* The most loop iterations, all loops and paths of one invocation
+ * together, that an operation lets a CPU-form kernel run; beyond it the
+ * operation records the portable form. lavapipe ends every loop once a
+ * SIMD batch has run 65535 iterations in total (Mesa's
+ * LP_MAX_TGSI_LOOP_ITERATIONS), silently; this keeps a margin for the
+ * estimates' rounding. */
+#define SVK_OP_CPU_LOOP_BUDGET 49152u
+
 #endif

@@ -45,7 +45,9 @@ svk_status svk_rmsnorm_fwd_record(svk_cmdlist *cl, const svk_rmsnorm_fwd_args *a
         .eps = a->eps,
     };
     const svk_range bind[] = {rx, rg, ro, a->rstd.buf ? rr : ro};
-    return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_FWD, a->width, a->rows, bind, 4, &push,
+    const uint64_t offs[] = {a->x.off, a->g.off, a->out.off};
+    return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_FWD, a->width, a->rows,
+                                 (svk_norm_cpu_form){svk_op_vec4(a->width, offs, 3), 2, 1}, bind, 4, &push,
                                  sizeof(push), op);
 }
 
@@ -97,7 +99,9 @@ svk_status svk_rmsnorm_bwd_record(svk_cmdlist *cl, const svk_rmsnorm_bwd_args *a
         .off_part = (uint32_t)a->scratch.off,
     };
     const svk_range bind[] = {rdo, rdo, rx, rr, rg, rdx, rs};
-    if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_BWD, a->width, lanes.n_part, bind, 7, &push,
+    const uint64_t offs[] = {a->dout.off, a->x.off, a->g.off, a->dx.off, a->scratch.off};
+    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 5), 2, lanes.rows_per_part};
+    if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_BWD, a->width, lanes.n_part, form, bind, 7, &push,
                                     sizeof(push), op)) != SVK_OK)
         return st;
     svk_norm_param_reduce_args ra = {

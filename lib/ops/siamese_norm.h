@@ -17,6 +17,9 @@
  * into scratch, then Q's and P's backward, then the ordered sum of the gain
  * and bias partials of all three norms. Split so that no dispatch binds more
  * than the eight buffers a kernel may take (SVK_MAX_BINDINGS).
+ * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
+ * row kernels are their CPU forms, shaders/<name>_cpu.comp: the same
+ * results and partials layout, one invocation per row or lane, no barriers.
  */
 #ifndef SVK_OPS_SIAMESE_NORM_H
 #define SVK_OPS_SIAMESE_NORM_H

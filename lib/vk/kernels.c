@@ -5,6 +5,7 @@
 
 #include "common/push_gemm.h"
 #include "gemm.spv.h"
+#include "gemm_cpu.spv.h"
 #include "common/push_copy.h"
 #include "copy.spv.h"
 #include "common/push_norm_bwd.h"
@@ -22,6 +23,12 @@
 #include "rmsnorm_fwd.spv.h"
 #include "siamese_norm_bwd.spv.h"
 #include "siamese_norm_fwd.spv.h"
+#include "layernorm_bwd_cpu.spv.h"
+#include "layernorm_fwd_cpu.spv.h"
+#include "rmsnorm_bwd_cpu.spv.h"
+#include "rmsnorm_fwd_cpu.spv.h"
+#include "siamese_norm_bwd_cpu.spv.h"
+#include "siamese_norm_fwd_cpu.spv.h"
 /* @norm-includes@ */
 #include "common/push_attention_flash.h"
 #include "common/push_attention_softmax.h"
@@ -31,6 +38,8 @@
 #include "attention_softmax_fwd.spv.h"
 #include "rope_bwd.spv.h"
 #include "rope_fwd.spv.h"
+#include "attention_softmax_bwd_cpu.spv.h"
+#include "attention_softmax_fwd_cpu.spv.h"
 /* @attention-includes@ */
 #include "common/push_gelu.h"
 #include "common/push_swiglu.h"
@@ -55,6 +64,7 @@
 #include "clip_sumsq.spv.h"
 #include "clip_scale.spv.h"
 #include "adamw.spv.h"
+#include "cross_entropy_cpu.spv.h"
 /* @elementwise-includes@ */
 
 #define SPV(name) name, sizeof(name)
@@ -70,6 +80,18 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * 64x64 tiles of C, 8 KiB of shared memory. */
         .n_spec = 6,
         .spec_defaults = {16, 16, 1, 4, 4, 16},
+    },
+    [SVK_KERNEL_GEMM_CPU] = {
+        .name = "gemm_cpu",
+        SPV(svk_spv_gemm_cpu),
+        .n_buffers = 4,      /* A, B, C, bias: as SVK_KERNEL_GEMM */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_gemm),
+        /* A row of 16 invocations, each an 8x4 block of C (TM, TN); then
+         * TRANS_A, TRANS_B and the subgroup size, set per call by
+         * lib/ops/gemm.c. */
+        .n_spec = 8,
+        .spec_defaults = {16, 1, 1, 8, 4, 0, 0, 0},
     },
     [SVK_KERNEL_COPY] = {
         .name = "copy",
@@ -163,6 +185,64 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 3,
         .spec_defaults = {256, 1, 1},
     },
+    /* The norms' CPU forms (common/row_cpu.glsl): spec[0] rows (forward)
+     * or lanes (backward) per workgroup, one invocation each; spec[3] VEC4,
+     * set per call (svk_norm_cpu_dispatch). Bindings, write masks and push
+     * constants are those of the portable kernel of the same name. */
+    [SVK_KERNEL_LAYERNORM_FWD_CPU] = {
+        .name = "layernorm_fwd_cpu",
+        SPV(svk_spv_layernorm_fwd_cpu),
+        .n_buffers = 6,      /* x, g, b, out, mean, rstd */
+        .write_mask = (1u << 3) | (1u << 4) | (1u << 5),
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_LAYERNORM_BWD_CPU] = {
+        .name = "layernorm_bwd_cpu",
+        SPV(svk_spv_layernorm_bwd_cpu),
+        .n_buffers = 8,      /* dout, add, x, mean, rstd, g, dx, partials */
+        .write_mask = (1u << 6) | (1u << 7),
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_RMSNORM_FWD_CPU] = {
+        .name = "rmsnorm_fwd_cpu",
+        SPV(svk_spv_rmsnorm_fwd_cpu),
+        .n_buffers = 4,      /* x, g, out, rstd */
+        .write_mask = (1u << 2) | (1u << 3),
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_RMSNORM_BWD_CPU] = {
+        .name = "rmsnorm_bwd_cpu",
+        SPV(svk_spv_rmsnorm_bwd_cpu),
+        .n_buffers = 7,      /* dout, add, x, rstd, g, dx, partials */
+        .write_mask = (1u << 5) | (1u << 6),
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_FWD_CPU] = {
+        .name = "siamese_norm_fwd_cpu",
+        SPV(svk_spv_siamese_norm_fwd_cpu),
+        .n_buffers = 8,      /* x, y, g, b, xn, h, mean, rstd */
+        .write_mask = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),
+        .push_size = sizeof(svk_push_siamese_norm_fwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD_CPU] = {
+        .name = "siamese_norm_bwd_cpu",
+        SPV(svk_spv_siamese_norm_bwd_cpu),
+        .n_buffers = 8,      /* dh, x, y, g, b, mean, rstd, scratch */
+        .write_mask = 1u << 7,
+        .push_size = sizeof(svk_push_siamese_norm_bwd),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
     /* @norm-rows@ */
     [SVK_KERNEL_ATTENTION_SOFTMAX_FWD] = {
         .name = "attention_softmax_fwd",
@@ -211,6 +291,26 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_rope),
         .n_spec = 3,
         .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU] = {
+        .name = "attention_softmax_fwd_cpu",
+        SPV(svk_spv_attention_softmax_fwd_cpu),
+        .n_buffers = 1,      /* as SVK_KERNEL_ATTENTION_SOFTMAX_FWD */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_attention_softmax),
+        /* spec[0] rows per workgroup, one invocation each; spec[3] VEC4
+         * (common/row_cpu.glsl); lib/ops/attention.c sets both. */
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU] = {
+        .name = "attention_softmax_bwd_cpu",
+        SPV(svk_spv_attention_softmax_bwd_cpu),
+        .n_buffers = 2,      /* as SVK_KERNEL_ATTENTION_SOFTMAX_BWD */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_attention_softmax),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
     },
     /* @attention-rows@ */
     [SVK_KERNEL_GELU_FWD] = {
@@ -342,6 +442,17 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_adamw),
         .n_spec = 3,
         .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_CROSS_ENTROPY_CPU] = {
+        .name = "cross_entropy_cpu",
+        SPV(svk_spv_cross_entropy_cpu),
+        .n_buffers = 5,      /* as SVK_KERNEL_CROSS_ENTROPY */
+        .write_mask = (1u << 3) | (1u << 4),
+        .push_size = sizeof(svk_push_cross_entropy),
+        /* spec[0] rows per workgroup, one invocation each; spec[3] VEC4
+         * (common/row_cpu.glsl); lib/ops/cross_entropy.c sets both. */
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
     },
     /* @elementwise-rows@ */
 };

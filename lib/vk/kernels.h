@@ -18,6 +18,7 @@
 
 typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,
+    SVK_KERNEL_GEMM_CPU,      /* register-blocked GEMM for CPU devices (lavapipe) */
     SVK_KERNEL_COPY,
     SVK_KERNEL_LAYERNORM_FWD,
     SVK_KERNEL_LAYERNORM_BWD,
@@ -28,12 +29,22 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_NORM_PARAM_REDUCE,
     SVK_KERNEL_RESIDUAL_FWD,
     SVK_KERNEL_RESIDUAL_BWD,
+    /* The norms' CPU forms (shaders/<name>_cpu.comp, lib/ops/norm_param_reduce.h):
+     * bindings and push constants as the portable kernel of the same name. */
+    SVK_KERNEL_LAYERNORM_FWD_CPU,
+    SVK_KERNEL_LAYERNORM_BWD_CPU,
+    SVK_KERNEL_RMSNORM_FWD_CPU,
+    SVK_KERNEL_RMSNORM_BWD_CPU,
+    SVK_KERNEL_SIAMESE_NORM_FWD_CPU,
+    SVK_KERNEL_SIAMESE_NORM_BWD_CPU,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,
     SVK_KERNEL_ATTENTION_FLASH_FWD,
     SVK_KERNEL_ROPE_FWD,
     SVK_KERNEL_ROPE_BWD,
+    SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU, /* the CPU forms (common/row_cpu.glsl) */
+    SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU,
     /* @attention-kernels@ */
     SVK_KERNEL_GELU_FWD,
     SVK_KERNEL_GELU_BWD,
@@ -49,6 +60,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_CLIP_SUMSQ,
     SVK_KERNEL_CLIP_SCALE,
     SVK_KERNEL_ADAMW,
+    SVK_KERNEL_CROSS_ENTROPY_CPU, /* the CPU form of SVK_KERNEL_CROSS_ENTROPY (common/row_cpu.glsl) */
     /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;

@@ -27,5 +27,10 @@ SVK_PUSH_END(svk_push_gemm)
 #define SVK_GEMM_FLAG_TRANS_A 1u
 #define SVK_GEMM_FLAG_TRANS_B 2u
 #define SVK_GEMM_FLAG_BIAS 4u
+/* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
+ * dimension and batch stride are all multiples of 4 elements, so it may be
+ * read as vec4s along its contiguous dimension. */
+#define SVK_GEMM_FLAG_VEC4_A 8u
+#define SVK_GEMM_FLAG_VEC4_B 16u
 
 #endif

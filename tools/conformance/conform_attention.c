@@ -8,8 +8,10 @@
  * rounded to float), as the model feeds it; its scratch is an output too, so
  * its guards and its determinism are checked.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conform.h"
 #include "ops/attention.h"
@@ -26,6 +28,7 @@
  * Measured on lavapipe: att and out <= 5e-7 (worst: the peaked case), flash
  * out likewise, dqkv <= 7.5e-7 (worst: T = 1024). 1e-5 leaves a 13x margin;
  * the smallest real bug tried (no rescaling in the flash kernel) costs 9e-3.
+ * The "-cpu" rows (the softmax's CPU form) measure the same.
  */
 static const double TOL_ATT_P = 1e-5;   /* att: probabilities */
 static const double TOL_ATT_OUT = 1e-5; /* out, materialised and flash */
@@ -63,6 +66,49 @@ static const att_case cases[] = {
     {2, 100, 128, 2, GEN_UNIFORM, 0}, /* D = 64 */
     {1, 1024, 64, 1, GEN_UNIFORM, 0}, /* D = 64 */
 };
+
+/* The materialised forward and backward run in both forms of the softmax
+ * kernels (svk_kernel_variant, lib/ops/ops.h), forced through
+ * SVK_KERNEL_VARIANT: rows "fwd", "bwd" the portable form, "fwd-cpu",
+ * "bwd-cpu" the CPU form (shaders/attention_softmax_*_cpu.comp). The CPU
+ * form steps 4 keys at a time only when T and the offsets are multiples of
+ * 4; the harness puts outputs at element CF_GUARD (61), so the CPU rows give
+ * each output `pad` more elements in front and start its operand at element
+ * 64 (T = 40, 64, 100, 200, 1024 then take the vec4 path, the others the
+ * scalar one).
+ * The pad must come back untouched. The flash kernel has one form. */
+typedef struct cf_variant {
+    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *suffix; /* appended to the direction */
+    size_t pad;
+} cf_variant;
+static const cf_variant variants[] = {{"portable", "", 0}, {"cpu", "-cpu", 3}};
+
+/* cf_output (NaN) with v->pad elements in front of the n. */
+static cf_out *v_output(cf_case *c, const cf_variant *v, const char *name, size_t n)
+{
+    return cf_output(c, name, n + v->pad, NULL);
+}
+
+static svk_tref v_tref(const cf_variant *v, const cf_out *o)
+{
+    svk_tref t = cf_tref(o);
+    t.off += v->pad;
+    return t;
+}
+
+/* After cf_run: o without its pad, in *view. Fails the case if the pad was
+ * written. */
+static cf_out *v_view(cf_case *c, const cf_variant *v, cf_out *o, cf_out *view)
+{
+    for (size_t i = 0; i < v->pad; i++)
+        if (!isnan(o->host[i]))
+            cf_fail(c, "%s: stray write before the output (pad element %zu is %g)", o->name, i, (double)o->host[i]);
+    *view = *o;
+    view->n -= v->pad;
+    view->host += v->pad;
+    return view;
+}
 
 static int rand_int(cf_rng *r, int lo, int hi)
 {
@@ -135,44 +181,58 @@ static void run_case(cf_state *cf, const att_case *ac)
     for (size_t i = 0; i < n_att; i++)
         att_f[i] = (float)att_d[i];
 
-    cf_case *c = cf_begin(cf, "attention", "fwd", shape);
-    if (c) {
-        svk_tref tq = cf_input(c, "qkv", qkv, n_qkv);
-        cf_out *out = cf_output(c, "out", n_out, NULL), *att = cf_output(c, "att", n_att, NULL);
-        if (out && att) {
-            svk_attention_fwd_args a = {B, T, C, H, tq, cf_tref(out), cf_tref(att), NULL};
-            if (cf_ok(c, svk_attention_fwd_record(cf_list(c), &a)) && cf_run(c)) {
-                /* Above the diagonal the reference saves exact zeros; a
-                 * small stray value there would hide in the norm. */
-                for (size_t r = 0; r < (size_t)B * H * T; r++)
-                    for (size_t j = r % T + 1; j < T; j++)
-                        if (att->host[r * T + j] != 0.0f) {
-                            cf_fail(c, "att: row %zu, key %zu above the diagonal is %g, not 0", r, j,
-                                    (double)att->host[r * T + j]);
-                            r = (size_t)B * H * T - 1;
-                            break;
-                        }
-                cf_compare(c, att, att_d, TOL_ATT_P);
-                cf_compare(c, out, out_d, TOL_ATT_OUT);
+    cf_case *c;
+    for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
+        const cf_variant *v = &variants[vi];
+        char dir[24];
+        setenv("SVK_KERNEL_VARIANT", v->env, 1);
+        snprintf(dir, sizeof(dir), "fwd%s", v->suffix);
+        c = cf_begin(cf, "attention", dir, shape);
+        if (c) {
+            svk_tref tq = cf_input(c, "qkv", qkv, n_qkv);
+            cf_out *out = v_output(c, v, "out", n_out), *att = v_output(c, v, "att", n_att);
+            if (out && att) {
+                svk_attention_fwd_args a = {B, T, C, H, tq, v_tref(v, out), v_tref(v, att), NULL};
+                if (cf_ok(c, svk_attention_fwd_record(cf_list(c), &a)) && cf_run(c)) {
+                    cf_out v_out, v_att;
+                    out = v_view(c, v, out, &v_out);
+                    att = v_view(c, v, att, &v_att);
+                    /* Above the diagonal the reference saves exact zeros; a
+                     * small stray value there would hide in the norm. */
+                    for (size_t r = 0; r < (size_t)B * H * T; r++)
+                        for (size_t j = r % T + 1; j < T; j++)
+                            if (att->host[r * T + j] != 0.0f) {
+                                cf_fail(c, "att: row %zu, key %zu above the diagonal is %g, not 0", r, j,
+                                        (double)att->host[r * T + j]);
+                                r = (size_t)B * H * T - 1;
+                                break;
+                            }
+                    cf_compare(c, att, att_d, TOL_ATT_P);
+                    cf_compare(c, out, out_d, TOL_ATT_OUT);
+                }
             }
+            cf_end(c);
         }
-        cf_end(c);
-    }
 
-    c = cf_begin(cf, "attention", "bwd", shape);
-    if (c) {
-        svk_tref td = cf_input(c, "dout", dout, n_out), tq = cf_input(c, "qkv", qkv, n_qkv);
-        svk_tref ta = cf_input(c, "att", att_f, n_att);
-        cf_out *dqkv = cf_output(c, "dqkv", n_qkv, NULL), *scratch = cf_output(c, "scratch", n_att, NULL);
-        if (dqkv && scratch) {
-            svk_attention_bwd_args a = {B, T, C, H, td, tq, ta, cf_tref(dqkv), cf_tref(scratch), NULL};
-            double *att_in = cf_to_double(c, att_f, n_att); /* the floats the device read */
-            if (att_in && cf_ok(c, svk_attention_bwd_record(cf_list(c), &a)) && cf_run(c)) {
-                svk_ref_attention_bwd_f64(B, T, C, H, dout_d, qkv_d, att_in, dqkv_d);
-                cf_compare(c, dqkv, dqkv_d, TOL_ATT_DQKV);
+        snprintf(dir, sizeof(dir), "bwd%s", v->suffix);
+        c = cf_begin(cf, "attention", dir, shape);
+        if (c) {
+            svk_tref td = cf_input(c, "dout", dout, n_out), tq = cf_input(c, "qkv", qkv, n_qkv);
+            svk_tref ta = cf_input(c, "att", att_f, n_att);
+            cf_out *dqkv = v_output(c, v, "dqkv", n_qkv), *scratch = v_output(c, v, "scratch", n_att);
+            if (dqkv && scratch) {
+                svk_attention_bwd_args a = {B, T, C, H, td, tq, ta, v_tref(v, dqkv), v_tref(v, scratch), NULL};
+                double *att_in = cf_to_double(c, att_f, n_att); /* the floats the device read */
+                if (att_in && cf_ok(c, svk_attention_bwd_record(cf_list(c), &a)) && cf_run(c)) {
+                    cf_out v_dqkv, v_scratch;
+                    dqkv = v_view(c, v, dqkv, &v_dqkv);
+                    v_view(c, v, scratch, &v_scratch); /* its pad only */
+                    svk_ref_attention_bwd_f64(B, T, C, H, dout_d, qkv_d, att_in, dqkv_d);
+                    cf_compare(c, dqkv, dqkv_d, TOL_ATT_DQKV);
+                }
             }
+            cf_end(c);
         }
-        cf_end(c);
     }
 
     c = cf_begin(cf, "attention_flash", "fwd", shape);
@@ -199,7 +259,16 @@ done:
 
 void cf_run_attention(cf_state *cf)
 {
+    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (!cf->quick || cases[i].quick)
             run_case(cf, &cases[i]);
+    if (saved) {
+        setenv("SVK_KERNEL_VARIANT", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("SVK_KERNEL_VARIANT");
+    }
 }

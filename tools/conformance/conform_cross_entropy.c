@@ -6,10 +6,20 @@
  * logits around 1e4 (max subtraction), rows mixing one huge logit with
  * small ones, confident rows (loss ~1e-5, where log(1 + tiny) and p - 1 lose
  * everything in float unless computed apart), and dlogits written over
- * logits in place.
+ * logits in place. Every case runs in both forms of the row kernel
+ * (svk_kernel_variant, lib/ops/ops.h), forced through SVK_KERNEL_VARIANT:
+ * "fwd+bwd" the portable form, "fwd+bwd-cpu" the CPU form
+ * (shaders/cross_entropy_cpu.comp), which takes 4 logits at a time when V
+ * and the offsets are multiples of 4. The harness puts outputs at element
+ * CF_GUARD (61), so the CPU rows give dlogits 3 more elements in front and
+ * start its operand at element 64 (V = 256 then takes the vec4 path, odd V
+ * the scalar one; V = 32781 exceeds the CPU form's loop budget and falls
+ * back to the portable form). The pad must come back untouched.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "conform.h"
 #include "conform_elem.h"
@@ -19,7 +29,8 @@
  * tree over V exps. Vulkan allows exp 3 + 2|x| ULP (the terms that matter
  * have |x| < ~20: ~40 ULP, 2.5e-6) and log 3 ULP (absolute 2^-21 near 1);
  * the mean adds a float sum over rows (2^-24 log2(rows)). 2e-5 covers the
- * bound; lavapipe measures ~1e-7. */
+ * bound; lavapipe measures ~1e-7 (worst 6.6e-7 over all rows, the "-cpu"
+ * ones included). */
 static const double TOL_CE_LOSS = 2e-5;
 /* dlogits: (exp(l - max) / sum - onehot) / count, the same exp bound plus a
  * division (2.5 ULP) and the count division. */
@@ -67,16 +78,25 @@ static const ce_case cases[] = {
     {3, 32781, LOG_NORMAL, TGT_IGNORED, 0, 0, 0},
 };
 
+typedef struct cf_variant {
+    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *suffix; /* appended to the direction */
+    size_t pad;         /* elements in front of dlogits */
+} cf_variant;
+static const cf_variant variants[] = {{"portable", "", 0}, {"cpu", "-cpu", 3}};
+
 static const int32_t invalid_targets[] = {0 /* V */, -2, INT32_MAX, INT32_MIN};
 
-static void run_case(cf_state *cf, const ce_case *e)
+static void run_case(cf_state *cf, const ce_case *e, const cf_variant *v)
 {
     static const char *lk[] = {"", " logits~1e4", " spiky", " confident"};
     static const char *tk[] = {"", " ignored+invalid", " all ignored"};
     char shape[96];
     snprintf(shape, sizeof(shape), "%ux%u%s%s%s%s", e->rows, e->V, lk[e->logits], tk[e->targets],
              e->in_place ? " in place" : "", e->no_grad ? " loss only" : "");
-    cf_case *c = cf_begin(cf, "cross_entropy", "fwd+bwd", shape);
+    char dir[24];
+    snprintf(dir, sizeof(dir), "fwd+bwd%s", v->suffix);
+    cf_case *c = cf_begin(cf, "cross_entropy", dir, shape);
     if (!c)
         return;
     size_t n = (size_t)e->rows * e->V;
@@ -107,12 +127,18 @@ static void run_case(cf_state *cf, const ce_case *e)
     svk_tref tl = {0}, tt = cf_input_i32(c, "targets", tgt, e->rows);
     cf_out *dl = NULL;
     if (e->in_place) {
-        dl = cf_output(c, "dlogits", n, logits);
-        tl = cf_tref(dl);
+        float *padded = cf_alloc(c, (n + v->pad) * sizeof(float));
+        if (!padded)
+            goto end;
+        for (size_t i = 0; i < v->pad; i++)
+            padded[i] = NAN;
+        memcpy(padded + v->pad, logits, n * sizeof(float));
+        dl = cf_output(c, "dlogits", n + v->pad, padded);
+        tl = (svk_tref){dl ? dl->buf : NULL, CF_GUARD + v->pad};
     } else {
         tl = cf_input(c, "logits", logits, n);
         if (!e->no_grad)
-            dl = cf_output(c, "dlogits", n, NULL);
+            dl = cf_output(c, "dlogits", n + v->pad, NULL);
     }
     cf_out *losses = cf_output(c, "losses", e->rows, NULL);
     cf_out *counts = cf_output(c, "counts", 2, NULL);
@@ -121,11 +147,21 @@ static void run_case(cf_state *cf, const ce_case *e)
         goto end;
     svk_cross_entropy_args a = {
         .rows = e->rows, .V = e->V, .logits = tl, .targets = tt,
-        .dlogits = dl ? cf_tref(dl) : (svk_tref){0},
+        .dlogits = dl ? (svk_tref){dl->buf, CF_GUARD + v->pad} : (svk_tref){0},
         .losses = cf_tref(losses), .counts = cf_tref(counts), .loss = cf_tref(loss),
     };
     if (!cf_ok(c, svk_cross_entropy_record(cf_list(c), &a)) || !cf_run(c))
         goto end;
+    cf_out dl_view; /* dlogits behind the pad */
+    if (dl && v->pad) {
+        for (size_t i = 0; i < v->pad; i++)
+            if (!isnan(dl->host[i]))
+                cf_fail(c, "dlogits: stray write before the output (pad element %zu is %g)", i, (double)dl->host[i]);
+        dl_view = *dl;
+        dl_view.n -= v->pad;
+        dl_view.host += v->pad;
+        dl = &dl_view;
+    }
     double *dlog = cf_to_double(c, logits, n), *rdl = cf_alloc(c, n * sizeof(double));
     double *rlosses = cf_alloc(c, e->rows * sizeof(double));
     if (!dlog || !rdl || !rlosses)
@@ -155,7 +191,19 @@ end:
 
 void cf_run_cross_entropy(cf_state *cf)
 {
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (!cf->quick || cases[i].quick)
-            run_case(cf, &cases[i]);
+    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
+    for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
+        setenv("SVK_KERNEL_VARIANT", variants[vi].env, 1);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+            if (!cf->quick || cases[i].quick)
+                run_case(cf, &cases[i], &variants[vi]);
+    }
+    if (saved) {
+        setenv("SVK_KERNEL_VARIANT", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("SVK_KERNEL_VARIANT");
+    }
 }

@@ -50,6 +50,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conform.h"
@@ -86,6 +87,12 @@
  * (|initial value| + the sum of |contribution|: a narrow row makes dg a
  * handful of elements, any of which may cancel), SiameseNorm's norm-wise
  * over all 3C.
+ *
+ * The "-cpu" rows (the CPU forms: each row sum one compensated sequence,
+ * shaders/common/row_cpu.glsl) are held to the same tolerances; measured
+ * at most 4.7e-7 over all their outputs, the same as or below the portable
+ * forms' (a plain sequential float sum would not do: 2.7e-5 for rows of
+ * 8192 values near 1e4).
  *
  * Residual, 5e-7 [7e-8] of the size of the terms (|x| + |z / c|): one
  * division (2.5 ulp allowed) and one addition (0.5 ulp), at most 1.8e-7.
@@ -267,6 +274,68 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
     return k == SVK_NORM_RMSNORM ? SVK_REF_RMSNORM : SVK_REF_LAYERNORM;
 }
 
+/* ---- Kernel variants --------------------------------------------------- */
+
+/* Every LayerNorm, RMSNorm and SiameseNorm case runs in both forms of its
+ * kernels (svk_kernel_variant, lib/ops/ops.h), forced through
+ * SVK_KERNEL_VARIANT: the rows "fwd" and "bwd" are the portable form,
+ * "fwd-cpu" and "bwd-cpu" the CPU form. The CPU form steps 4 elements at a
+ * time only when the width and every operand's offset are multiples of 4
+ * (svk_op_vec4); inputs start at element 0, but the harness puts outputs
+ * at element CF_GUARD (61). So the CPU rows give every output `pad` more
+ * elements in front and start its operand at element 64: widths that are
+ * multiples of 4 take the vec4 path, the others the scalar one. The pad
+ * must come back untouched, as the guards do. */
+typedef struct cf_variant {
+    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *suffix; /* appended to the direction */
+    size_t pad;
+} cf_variant;
+static const cf_variant variants[] = {{"portable", "", 0}, {"cpu", "-cpu", 3}};
+
+static const char *v_dir(char *buf, const cf_variant *v, const char *dir)
+{
+    snprintf(buf, 24, "%s%s", dir, v->suffix);
+    return buf;
+}
+
+/* cf_output with v->pad elements (NaN) in front of the n. */
+static cf_out *v_output(cf_case *c, const cf_variant *v, const char *name, size_t n, const float *init)
+{
+    if (!v->pad || !init)
+        return cf_output(c, name, n + v->pad, init); /* NULL: all NaN, pad included */
+    float *padded = cf_alloc(c, (n + v->pad) * sizeof(float));
+    if (!padded)
+        return NULL;
+    for (size_t i = 0; i < v->pad; i++)
+        padded[i] = NAN;
+    memcpy(padded + v->pad, init, n * sizeof(float));
+    return cf_output(c, name, n + v->pad, padded);
+}
+
+/* The operand of an output of v_output: its elements after the pad. */
+static svk_tref v_tref(const cf_variant *v, const cf_out *o)
+{
+    svk_tref t = cf_tref(o);
+    t.off += v->pad;
+    return t;
+}
+
+/* After cf_run: o without its pad, in *view (o itself when there is none;
+ * NULL stays NULL). Fails the case if the pad was written. */
+static cf_out *v_view(cf_case *c, const cf_variant *v, cf_out *o, cf_out *view)
+{
+    if (!o || !v->pad)
+        return o;
+    for (size_t i = 0; i < v->pad; i++)
+        if (!isnan(o->host[i]))
+            cf_fail(c, "%s: stray write before the output (pad element %zu is %g)", o->name, i, (double)o->host[i]);
+    *view = *o;
+    view->n -= v->pad;
+    view->host += v->pad;
+    return view;
+}
+
 /* ---- LayerNorm and RMSNorm -------------------------------------------- */
 
 typedef struct row_shape {
@@ -305,12 +374,12 @@ static void shape_name(char *buf, size_t size, const row_shape *s, fill f)
     snprintf(buf, size, "%ux%u%s%s", s->rows, s->width, fill_names[f], s->inplace ? " in-place" : "");
 }
 
-static void norm_fwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s)
+static void norm_fwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s, const cf_variant *v)
 {
     const bool ln = kind == SVK_NORM_LAYERNORM;
-    char shape[96];
+    char shape[96], dir[24];
     shape_name(shape, sizeof(shape), s, s->f);
-    cf_case *c = cf_begin(cf, ln ? "layernorm" : "rmsnorm", "fwd", shape);
+    cf_case *c = cf_begin(cf, ln ? "layernorm" : "rmsnorm", v_dir(dir, v, "fwd"), shape);
     if (!c)
         return;
     size_t rows = s->rows, W = s->width, n = rows * W;
@@ -321,32 +390,36 @@ static void norm_fwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s)
     cf_out *out;
     svk_tref tx;
     if (s->inplace) {
-        out = cf_output(c, "out", n, x);
-        tx = cf_tref(out);
+        out = v_output(c, v, "out", n, x);
+        tx = v_tref(v, out);
     } else {
         tx = cf_input(c, "x", x, n);
-        out = cf_output(c, "out", n, NULL);
+        out = v_output(c, v, "out", n, NULL);
     }
-    cf_out *mean = ln ? cf_output(c, "mean", rows, NULL) : NULL;
-    cf_out *rstd = cf_output(c, "rstd", rows, NULL);
+    cf_out *mean = ln ? v_output(c, v, "mean", rows, NULL) : NULL;
+    cf_out *rstd = v_output(c, v, "rstd", rows, NULL);
     if (!out || !rstd || (ln && !mean))
         goto end;
     svk_status st;
     if (ln) {
         svk_layernorm_fwd_args a = {
             .rows = s->rows, .width = s->width, .eps = EPS, .x = tx, .g = tg, .b = tb,
-            .out = cf_tref(out), .mean = cf_tref(mean), .rstd = cf_tref(rstd),
+            .out = v_tref(v, out), .mean = v_tref(v, mean), .rstd = v_tref(v, rstd),
         };
         st = svk_layernorm_fwd_record(cf_list(c), &a);
     } else {
         svk_rmsnorm_fwd_args a = {
             .rows = s->rows, .width = s->width, .eps = EPS, .x = tx, .g = tg,
-            .out = cf_tref(out), .rstd = cf_tref(rstd),
+            .out = v_tref(v, out), .rstd = v_tref(v, rstd),
         };
         st = svk_rmsnorm_fwd_record(cf_list(c), &a);
     }
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
+    cf_out v_out, v_mean, v_rstd; /* the results behind the pad */
+    out = v_view(c, v, out, &v_out);
+    mean = v_view(c, v, mean, &v_mean);
+    rstd = v_view(c, v, rstd, &v_rstd);
 
     double *dx = cf_to_double(c, x, n), *dg = cf_to_double(c, g, W), *db = cf_to_double(c, b, W);
     double *dout = cf_alloc(c, n * sizeof(double)), *dmean = cf_alloc(c, rows * sizeof(double));
@@ -365,14 +438,14 @@ end:
     cf_end(c);
 }
 
-static void norm_bwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s)
+static void norm_bwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s, const cf_variant *v)
 {
     const bool ln = kind == SVK_NORM_LAYERNORM;
-    char shape[96];
+    char shape[96], dir[24];
     /* Width-1 RMSNorm: inputs near sqrt(eps) (see the top of the file). */
     const fill f = !ln && s->width == 1 && s->f == FILL_RANDOM ? FILL_SMALL : s->f;
     shape_name(shape, sizeof(shape), s, f);
-    cf_case *c = cf_begin(cf, ln ? "layernorm" : "rmsnorm", "bwd", shape);
+    cf_case *c = cf_begin(cf, ln ? "layernorm" : "rmsnorm", v_dir(dir, v, "bwd"), shape);
     if (!c)
         return;
     size_t rows = s->rows, W = s->width, n = rows * W;
@@ -397,34 +470,38 @@ static void norm_bwd_case(cf_state *cf, svk_norm_kind kind, const row_shape *s)
     cf_out *dx;
     svk_tref tdout;
     if (s->inplace) {
-        dx = cf_output(c, "dx", n, dout);
-        tdout = cf_tref(dx);
+        dx = v_output(c, v, "dx", n, dout);
+        tdout = v_tref(v, dx);
     } else {
         tdout = cf_input(c, "dout", dout, n);
-        dx = cf_output(c, "dx", n, NULL);
+        dx = v_output(c, v, "dx", n, NULL);
     }
-    cf_out *dg = cf_output(c, "dg", W, dg0), *db = ln ? cf_output(c, "db", W, db0) : NULL;
+    cf_out *dg = v_output(c, v, "dg", W, dg0), *db = ln ? v_output(c, v, "db", W, db0) : NULL;
     size_t scratch_n = ln ? svk_layernorm_bwd_scratch_elems(s->rows, s->width)
                           : svk_rmsnorm_bwd_scratch_elems(s->rows, s->width);
-    cf_out *scratch = cf_output(c, "scratch", scratch_n, NULL);
+    cf_out *scratch = v_output(c, v, "scratch", scratch_n, NULL);
     if (!dx || !dg || (ln && !db) || !scratch)
         goto end;
     svk_status st;
     if (ln) {
         svk_layernorm_bwd_args a = {
             .rows = s->rows, .width = s->width, .dout = tdout, .x = tx, .mean = tmean, .rstd = trstd,
-            .g = tg, .dx = cf_tref(dx), .dg = cf_tref(dg), .db = cf_tref(db), .scratch = cf_tref(scratch),
+            .g = tg, .dx = v_tref(v, dx), .dg = v_tref(v, dg), .db = v_tref(v, db), .scratch = v_tref(v, scratch),
         };
         st = svk_layernorm_bwd_record(cf_list(c), &a);
     } else {
         svk_rmsnorm_bwd_args a = {
             .rows = s->rows, .width = s->width, .dout = tdout, .x = tx, .rstd = trstd,
-            .g = tg, .dx = cf_tref(dx), .dg = cf_tref(dg), .scratch = cf_tref(scratch),
+            .g = tg, .dx = v_tref(v, dx), .dg = v_tref(v, dg), .scratch = v_tref(v, scratch),
         };
         st = svk_rmsnorm_bwd_record(cf_list(c), &a);
     }
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
+    cf_out v_dx, v_dg, v_db;
+    dx = v_view(c, v, dx, &v_dx);
+    dg = v_view(c, v, dg, &v_dg);
+    db = v_view(c, v, db, &v_db);
 
     double *ddout = cf_to_double(c, dout, n), *dmean = cf_to_double(c, mean, rows);
     double *drstd = cf_to_double(c, rstd, rows), *ddx = cf_alloc(c, n * sizeof(double));
@@ -494,6 +571,9 @@ static const siamese_shape siamese_shapes[] = {
     {2, 1000, FILL_MIXED, FILL_OFFSET, GRADS_BOTH, 0, 0},
     {3, 8192, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 1},
     {3, 8192, FILL_OFFSET, FILL_MIXED, GRADS_NONE, 0, 0},
+    /* Beyond the LayerNorm CPU form's loop budget (5 passes of 12289): the
+     * "-cpu" forward rows take the portable form. */
+    {2, 12289, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {5, 64, FILL_CONST, FILL_RANDOM, GRADS_BOTH, 0, 0},
 };
 
@@ -526,12 +606,13 @@ static bool make_siamese_inputs(cf_case *c, cf_state *cf, const siamese_shape *s
 }
 
 /* out_mode: false = block input (xn, h), true = model output (out). */
-static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_shape *s, bool out_mode)
+static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_shape *s, bool out_mode,
+                             const cf_variant *v)
 {
     const bool ln = kind == SVK_NORM_LAYERNORM;
-    char shape[96];
+    char shape[96], dir[24];
     siamese_name(shape, sizeof(shape), s, kind, false);
-    cf_case *c = cf_begin(cf, out_mode ? "siamese_out" : "siamese_norm", "fwd", shape);
+    cf_case *c = cf_begin(cf, out_mode ? "siamese_out" : "siamese_norm", v_dir(dir, v, "fwd"), shape);
     if (!c)
         return;
     size_t rows = s->rows, C = s->C, n = rows * C, C3 = 3 * C, R3 = 3 * rows;
@@ -540,28 +621,33 @@ static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
         goto end;
     svk_tref tx = cf_input(c, "x", in.x, n), ty = cf_input(c, "y", in.y, n), tg = cf_input(c, "g", in.g, C3);
     svk_tref tb = ln ? cf_input(c, "b", in.b, C3) : (svk_tref){0};
-    cf_out *xn = out_mode ? NULL : cf_output(c, "xn", n, NULL);
-    cf_out *h = cf_output(c, out_mode ? "out" : "h", n, NULL);
-    cf_out *mean = ln ? cf_output(c, "mean", R3, NULL) : NULL;
-    cf_out *rstd = cf_output(c, "rstd", R3, NULL);
+    cf_out *xn = out_mode ? NULL : v_output(c, v, "xn", n, NULL);
+    cf_out *h = v_output(c, v, out_mode ? "out" : "h", n, NULL);
+    cf_out *mean = ln ? v_output(c, v, "mean", R3, NULL) : NULL;
+    cf_out *rstd = v_output(c, v, "rstd", R3, NULL);
     if ((!out_mode && !xn) || !h || (ln && !mean) || !rstd)
         goto end;
     svk_status st;
     if (out_mode) {
         svk_siamese_out_fwd_args a = {
             .kind = kind, .rows = s->rows, .C = s->C, .eps = EPS, .x = tx, .y = ty, .g = tg, .b = tb,
-            .out = cf_tref(h), .mean = cf_tref(mean), .rstd = cf_tref(rstd),
+            .out = v_tref(v, h), .mean = v_tref(v, mean), .rstd = v_tref(v, rstd),
         };
         st = svk_siamese_out_fwd_record(cf_list(c), &a);
     } else {
         svk_siamese_norm_fwd_args a = {
             .kind = kind, .rows = s->rows, .C = s->C, .eps = EPS, .x = tx, .y = ty, .g = tg, .b = tb,
-            .xn = cf_tref(xn), .h = cf_tref(h), .mean = cf_tref(mean), .rstd = cf_tref(rstd),
+            .xn = v_tref(v, xn), .h = v_tref(v, h), .mean = v_tref(v, mean), .rstd = v_tref(v, rstd),
         };
         st = svk_siamese_norm_fwd_record(cf_list(c), &a);
     }
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
+    cf_out v_xn, v_h, v_mean, v_rstd;
+    xn = v_view(c, v, xn, &v_xn);
+    h = v_view(c, v, h, &v_h);
+    mean = v_view(c, v, mean, &v_mean);
+    rstd = v_view(c, v, rstd, &v_rstd);
 
     double *dxn = cf_alloc(c, n * sizeof(double)), *dh = cf_alloc(c, n * sizeof(double));
     double *dmean = cf_alloc(c, R3 * sizeof(double)), *drstd = cf_alloc(c, R3 * sizeof(double));
@@ -583,13 +669,14 @@ end:
     cf_end(c);
 }
 
-static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_shape *s, bool out_mode)
+static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_shape *s, bool out_mode,
+                             const cf_variant *v)
 {
     const bool ln = kind == SVK_NORM_LAYERNORM;
     const grads gr = out_mode ? GRADS_NONE : s->gr;
-    char shape[96];
+    char shape[96], dir[24];
     siamese_name(shape, sizeof(shape), s, kind, !out_mode);
-    cf_case *c = cf_begin(cf, out_mode ? "siamese_out" : "siamese_norm", "bwd", shape);
+    cf_case *c = cf_begin(cf, out_mode ? "siamese_out" : "siamese_norm", v_dir(dir, v, "bwd"), shape);
     if (!c)
         return;
     size_t rows = s->rows, C = s->C, n = rows * C, C3 = 3 * C, R3 = 3 * rows;
@@ -615,40 +702,45 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     svk_tref tdh = cf_input(c, "dh", dh, n), tdxn = {0}, tdyi = {0};
     cf_out *dx, *dy;
     if (gr == GRADS_INPLACE) {
-        dx = cf_output(c, "dx", n, dxn);
-        dy = cf_output(c, "dy", n, dyi);
-        tdxn = cf_tref(dx);
-        tdyi = cf_tref(dy);
+        dx = v_output(c, v, "dx", n, dxn);
+        dy = v_output(c, v, "dy", n, dyi);
+        tdxn = v_tref(v, dx);
+        tdyi = v_tref(v, dy);
     } else {
         if (gr == GRADS_BOTH) {
             tdxn = cf_input(c, "dxn", dxn, n);
             tdyi = cf_input(c, "dy_in", dyi, n);
         }
-        dx = cf_output(c, "dx", n, NULL);
-        dy = cf_output(c, "dy", n, NULL);
+        dx = v_output(c, v, "dx", n, NULL);
+        dy = v_output(c, v, "dy", n, NULL);
     }
-    cf_out *dg = cf_output(c, "dg", C3, dg0), *db = ln ? cf_output(c, "db", C3, db0) : NULL;
-    cf_out *scratch = cf_output(c, "scratch", svk_siamese_norm_bwd_scratch_elems(kind, s->rows, s->C), NULL);
+    cf_out *dg = v_output(c, v, "dg", C3, dg0), *db = ln ? v_output(c, v, "db", C3, db0) : NULL;
+    cf_out *scratch = v_output(c, v, "scratch", svk_siamese_norm_bwd_scratch_elems(kind, s->rows, s->C), NULL);
     if (!dx || !dy || !dg || (ln && !db) || !scratch)
         goto end;
     svk_status st;
     if (out_mode) {
         svk_siamese_out_bwd_args a = {
             .kind = kind, .rows = s->rows, .C = s->C, .dout = tdh, .x = tx, .y = ty, .mean = tmean,
-            .rstd = trstd, .g = tg, .b = tb, .dx = cf_tref(dx), .dy = cf_tref(dy), .dg = cf_tref(dg),
-            .db = cf_tref(db), .scratch = cf_tref(scratch),
+            .rstd = trstd, .g = tg, .b = tb, .dx = v_tref(v, dx), .dy = v_tref(v, dy), .dg = v_tref(v, dg),
+            .db = v_tref(v, db), .scratch = v_tref(v, scratch),
         };
         st = svk_siamese_out_bwd_record(cf_list(c), &a);
     } else {
         svk_siamese_norm_bwd_args a = {
             .kind = kind, .rows = s->rows, .C = s->C, .dh = tdh, .dxn = tdxn, .dy_in = tdyi, .x = tx, .y = ty,
-            .mean = tmean, .rstd = trstd, .g = tg, .b = tb, .dx = cf_tref(dx), .dy = cf_tref(dy),
-            .dg = cf_tref(dg), .db = cf_tref(db), .scratch = cf_tref(scratch),
+            .mean = tmean, .rstd = trstd, .g = tg, .b = tb, .dx = v_tref(v, dx), .dy = v_tref(v, dy),
+            .dg = v_tref(v, dg), .db = v_tref(v, db), .scratch = v_tref(v, scratch),
         };
         st = svk_siamese_norm_bwd_record(cf_list(c), &a);
     }
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
+    cf_out v_dx, v_dy, v_dg, v_db;
+    dx = v_view(c, v, dx, &v_dx);
+    dy = v_view(c, v, dy, &v_dy);
+    dg = v_view(c, v, dg, &v_dg);
+    db = v_view(c, v, db, &v_db);
 
     double *ddh = cf_to_double(c, dh, n), *ddxn = cf_to_double(c, dxn, n), *ddyi = cf_to_double(c, dyi, n);
     double *dmean = cf_to_double(c, mean, R3), *drstd = cf_to_double(c, rstd, R3);
@@ -767,27 +859,41 @@ end:
 void cf_run_norm(cf_state *cf)
 {
     static const svk_norm_kind kinds[] = {SVK_NORM_LAYERNORM, SVK_NORM_RMSNORM};
-    for (size_t k = 0; k < COUNT(kinds); k++)
-        for (size_t i = 0; i < COUNT(norm_shapes); i++)
-            if (!cf->quick || norm_shapes[i].quick) {
-                norm_fwd_case(cf, kinds[k], &norm_shapes[i]);
-                norm_bwd_case(cf, kinds[k], &norm_shapes[i]);
-            }
-    for (size_t k = 0; k < COUNT(kinds); k++)
-        for (size_t i = 0; i < COUNT(siamese_shapes); i++)
-            if (!cf->quick || siamese_shapes[i].quick) {
-                siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], false);
-                if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
-                    siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], false);
-            }
-    /* The model output shares the block input's kernels: fewer shapes. */
-    for (size_t k = 0; k < COUNT(kinds); k++)
-        for (size_t i = 0; i < COUNT(siamese_shapes); i += 2)
-            if (!cf->quick || siamese_shapes[i].quick) {
-                siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], true);
-                if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
-                    siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], true);
-            }
+    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
+    for (size_t vi = 0; vi < COUNT(variants); vi++) {
+        const cf_variant *v = &variants[vi];
+        setenv("SVK_KERNEL_VARIANT", v->env, 1);
+        for (size_t k = 0; k < COUNT(kinds); k++)
+            for (size_t i = 0; i < COUNT(norm_shapes); i++)
+                if (!cf->quick || norm_shapes[i].quick) {
+                    norm_fwd_case(cf, kinds[k], &norm_shapes[i], v);
+                    norm_bwd_case(cf, kinds[k], &norm_shapes[i], v);
+                }
+        for (size_t k = 0; k < COUNT(kinds); k++)
+            for (size_t i = 0; i < COUNT(siamese_shapes); i++)
+                if (!cf->quick || siamese_shapes[i].quick) {
+                    siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], false, v);
+                    if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
+                        siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], false, v);
+                }
+        /* The model output shares the block input's kernels: fewer shapes. */
+        for (size_t k = 0; k < COUNT(kinds); k++)
+            for (size_t i = 0; i < COUNT(siamese_shapes); i += 2)
+                if (!cf->quick || siamese_shapes[i].quick) {
+                    siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
+                    if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
+                        siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
+                }
+    }
+    if (saved) {
+        setenv("SVK_KERNEL_VARIANT", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("SVK_KERNEL_VARIANT");
+    }
+    /* The residual update is elementwise: one form. */
     for (size_t i = 0; i < COUNT(residual_shapes); i++)
         if (!cf->quick || residual_shapes[i].quick) {
             residual_fwd_case(cf, &residual_shapes[i]);
