@@ -1,7 +1,5 @@
 #include "gemm.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/push_gemm.h"
@@ -40,8 +38,8 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
     return SVK_OK;
 }
 
-/* The variant that runs: an explicit choice, else $SVK_GEMM_VARIANT, else
- * by device type (see svk_gemm_variant). */
+/* The variant that runs: an explicit choice, else the operations' common
+ * rule (svk_op_variant: $SVK_KERNEL_VARIANT, else by device type). */
 static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant want, svk_gemm_variant *out)
 {
     if (want == SVK_GEMM_VARIANT_PORTABLE || want == SVK_GEMM_VARIANT_CPU) {
@@ -51,18 +49,11 @@ static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant
     if (want != SVK_GEMM_VARIANT_AUTO)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': variant %d is not a svk_gemm_variant", label,
                          (int)want);
-    const char *env = getenv("SVK_GEMM_VARIANT");
-    if (env && *env) {
-        if (!strcmp(env, "portable"))
-            *out = SVK_GEMM_VARIANT_PORTABLE;
-        else if (!strcmp(env, "cpu"))
-            *out = SVK_GEMM_VARIANT_CPU;
-        else
-            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                             "gemm '%s': SVK_GEMM_VARIANT='%s', expected 'portable' or 'cpu'", label, env);
-        return SVK_OK;
-    }
-    *out = ctx->info.type == SVK_DEVICE_CPU ? SVK_GEMM_VARIANT_CPU : SVK_GEMM_VARIANT_PORTABLE;
+    svk_kernel_variant v;
+    svk_status st = svk_op_variant(ctx, "gemm", &v);
+    if (st != SVK_OK)
+        return st;
+    *out = v == SVK_KERNEL_VARIANT_CPU ? SVK_GEMM_VARIANT_CPU : SVK_GEMM_VARIANT_PORTABLE;
     return SVK_OK;
 }
 
@@ -105,8 +96,6 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = ctx->info.subgroup_size;
-        { const char *tt = getenv("TMP_GEMM_TILE"); unsigned w, tm, tn, sh;
-          if (tt && sscanf(tt, "%u,%u,%u,%u", &w, &tm, &tn, &sh) == 4) { spec[0] = w; spec[3] = tm; spec[4] = tn; if (!sh) spec[7] = 0; } }
         bm = spec[3];
         bn = spec[0] * spec[4];
     } else {

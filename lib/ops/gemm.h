@@ -8,12 +8,13 @@
 #define SVK_OPS_GEMM_H
 
 #include <stdbool.h>
+#include "ops.h"
 #include "vk/cmd.h"
 
-/* Which shader runs the GEMM. AUTO: the environment variable
- * SVK_GEMM_VARIANT ("portable" or "cpu") when set, else CPU on CPU devices
- * (svk_device_info.type == SVK_DEVICE_CPU, e.g. lavapipe) and PORTABLE on
- * everything else. Both compute the same thing; tests force each. */
+/* Which shader runs the GEMM. AUTO follows the rule of every operation
+ * (svk_op_variant, lib/ops/ops.h): $SVK_KERNEL_VARIANT when set, else CPU on
+ * CPU devices (lavapipe) and PORTABLE elsewhere. Both compute the same
+ * thing, summing each output in increasing k; conformance runs each. */
 typedef enum svk_gemm_variant {
     SVK_GEMM_VARIANT_AUTO = 0,
     SVK_GEMM_VARIANT_PORTABLE,     /* shaders/gemm.comp: shared-memory tiles */

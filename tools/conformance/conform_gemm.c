@@ -1,5 +1,6 @@
 /*
- * GEMM (shaders/gemm.comp, lib/ref/gemm.c): every transpose combination,
+ * GEMM (shaders/gemm.comp and shaders/gemm_cpu.comp, lib/ref/gemm.c), each
+ * case once per variant (rows "portable" and "cpu"): every transpose combination,
  * awkward shapes (1, primes, non-multiples of the 64x64x16 tile), batches,
  * padded leading dimensions and batch strides, alpha/beta and bias.
  * Padding columns and the slack between batches lie inside the output buffer
@@ -48,6 +49,14 @@ static const gemm_case cases[] = {
     {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1},
     {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0},
     {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1},
+    /* Long k loops: lavapipe silently ends a shader's loops after 65535
+     * iterations in all, so a kernel that loops per element of k (or
+     * does not unroll its inner loops) comes back short here. */
+    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0},
+    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0},
+    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0},
+    /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride apart. */
@@ -64,7 +73,7 @@ static layout make_layout(uint32_t rows, uint32_t cols, uint32_t pad, uint32_t b
     return l;
 }
 
-static void run_case(cf_state *cf, const gemm_case *g)
+static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
 {
     char shape[96];
     snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K,
@@ -74,7 +83,7 @@ static void run_case(cf_state *cf, const gemm_case *g)
         size_t len = strlen(shape);
         snprintf(shape + len, sizeof(shape) - len, " x%u", g->batch);
     }
-    cf_case *c = cf_begin(cf, "gemm", "fwd", shape);
+    cf_case *c = cf_begin(cf, "gemm", variant == SVK_GEMM_VARIANT_CPU ? "cpu" : "portable", shape);
     if (!c)
         return;
     layout A = make_layout(g->ta ? g->K : g->M, g->ta ? g->M : g->K, g->pad, g->batch);
@@ -103,6 +112,7 @@ static void run_case(cf_state *cf, const gemm_case *g)
         .off_c = cf_tref(out).off,
         .lda = A.ld, .ldb = B.ld, .ldc = C.ld,
         .stride_a = A.stride, .stride_b = B.stride, .stride_c = C.stride,
+        .variant = variant,
     };
     if (!cf_ok(c, svk_gemm_record(cf_list(c), &args)) || !cf_run(c))
         goto end;
@@ -131,7 +141,9 @@ end:
 
 void cf_run_gemm(cf_state *cf)
 {
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (!cf->quick || cases[i].quick)
-            run_case(cf, &cases[i]);
+    static const svk_gemm_variant variants[] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU};
+    for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++)
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+            if (!cf->quick || cases[i].quick)
+                run_case(cf, &cases[i], variants[v]);
 }
