@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/rng.h"
 #include "data.h"
 
@@ -36,7 +37,7 @@ svk_status svk_addition_init(svk_log *log, svk_addition *t, uint32_t digits, siz
                          n_heldout, (unsigned long long)space, digits);
     t->digits = digits;
     t->state = seed;
-    t->heldout = calloc(n_heldout ? n_heldout : 1, sizeof(*t->heldout));
+    t->heldout = svk_calloc(n_heldout ? n_heldout : 1, sizeof(*t->heldout));
     if (!t->heldout)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "addition task: out of host memory");
     /* Distinct held-out problems from their own stream, so that changing the

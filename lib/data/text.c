@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "core/rng.h"
 #include "data.h"
 
@@ -19,7 +20,7 @@ svk_status svk_text_open(svk_log *log, svk_text *t, const char *path, uint64_t s
         return svk_error(log, SVK_ERROR_IO, "data file %s is not a regular file", path);
     }
     t->size = (size_t)sb.st_size;
-    t->bytes = malloc(t->size ? t->size : 1);
+    t->bytes = svk_malloc(t->size ? t->size : 1);
     if (!t->bytes) {
         fclose(f);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s", path);

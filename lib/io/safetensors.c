@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "safetensors.h"
 
 /* Tensor data is read and written as stored: libsvk supports little-endian
@@ -131,7 +132,7 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
     if (!cJSON_IsObject(m))
         return BAD("%s: __metadata__ is not an object", what);
     int n = cJSON_GetArraySize(m);
-    out->meta = calloc(n ? (size_t)n : 1, sizeof(*out->meta));
+    out->meta = svk_calloc(n ? (size_t)n : 1, sizeof(*out->meta));
     if (!out->meta)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     for (const cJSON *kv = m->child; kv; kv = kv->next) {
@@ -141,8 +142,8 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
             if (!strcmp(out->meta[i].key, kv->string))
                 return BAD("%s: __metadata__ key '%.64s' appears twice", what, kv->string);
         svk_st_meta *e = &out->meta[out->n_meta];
-        e->key = strdup(kv->string);
-        e->value = strdup(kv->valuestring);
+        e->key = svk_strdup(kv->string);
+        e->value = svk_strdup(kv->valuestring);
         out->n_meta++;
         if (!e->key || !e->value)
             return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
@@ -197,7 +198,7 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
         goto fail;
     }
     int count = cJSON_GetArraySize(root);
-    out->tensors = calloc(count ? (size_t)count : 1, sizeof(*out->tensors));
+    out->tensors = svk_calloc(count ? (size_t)count : 1, sizeof(*out->tensors));
     if (!out->tensors) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
         goto fail;
@@ -267,7 +268,7 @@ svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out)
         return svk_error(log, SVK_ERROR_IO, "%s is not a regular file", path);
     }
     size_t size = (size_t)sb.st_size;
-    void *blob = malloc(size ? size : 1);
+    void *blob = svk_malloc(size ? size : 1);
     if (!blob) {
         fclose(f);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%zu bytes)", path, size);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model.h"
 
 typedef struct cpu_state {
@@ -12,7 +13,7 @@ typedef struct cpu_state {
 static cpu_state *state(svk_model *m)
 {
     if (!m->backend)
-        m->backend = calloc(1, sizeof(cpu_state));
+        m->backend = svk_calloc(1, sizeof(cpu_state));
     return m->backend;
 }
 
@@ -25,7 +26,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
         if (s->slabs[k] && s->elems[k] == p->slab_elems[k])
             continue;
         /* Parameter-shaped slabs never change size; activations do. */
-        void *n = calloc(p->slab_elems[k] ? p->slab_elems[k] : 1, 4);
+        void *n = svk_calloc(p->slab_elems[k] ? p->slab_elems[k] : 1, 4);
         if (!n)
             return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY,
                              "out of host memory for the %llu-element slab %d", (unsigned long long)p->slab_elems[k], k);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "model.h"
 #include "ops/adamw.h"
 #include "ops/attention.h"
@@ -133,7 +134,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
 {
     vk_state *s = m->backend;
     if (!s) {
-        s = m->backend = calloc(1, sizeof(*s));
+        s = m->backend = svk_calloc(1, sizeof(*s));
         if (!s)
             return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
@@ -157,7 +158,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
     }
     if (st == SVK_OK && !s->hparams)
         st = make(m, &s->hparams, 4, SVK_MEMORY_HOST_MAPPED, "step");
-    if (st == SVK_OK && !(s->act = calloc(p->n_tensors, sizeof(*s->act))))
+    if (st == SVK_OK && !(s->act = svk_calloc(p->n_tensors, sizeof(*s->act))))
         st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     s->n_act = s->act ? p->n_tensors : 0;
     for (size_t i = 0; i < p->n_tensors && st == SVK_OK; i++)

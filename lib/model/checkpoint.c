@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "io/safetensors.h"
 #include "model.h"
 
@@ -27,9 +28,9 @@ svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
     SVK_CHECK_ARG(log, path && *path);
     const int kinds = optimizer ? 3 : 1;
     const size_t n = m->n_params * (size_t)kinds;
-    svk_st_entry *e = calloc(n, sizeof(*e));
-    char (*names)[SVK_PARAM_NAME_MAX + 16] = calloc(n, sizeof(*names));
-    float *host = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float) * (size_t)kinds);
+    svk_st_entry *e = svk_calloc(n, sizeof(*e));
+    char (*names)[SVK_PARAM_NAME_MAX + 16] = svk_calloc(n, sizeof(*names));
+    float *host = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float) * (size_t)kinds);
     svk_status st = SVK_OK;
     if (!e || !names || !host) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory saving %s", path);
@@ -130,7 +131,7 @@ svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
     /* Every tensor the model needs, with its shape, dtype and finite values;
      * then nothing else. Checked in full before anything is written, so a
      * refused file leaves the model as it was. */
-    const svk_st_tensor **found = calloc(m->n_params * (size_t)kinds, sizeof(*found));
+    const svk_st_tensor **found = svk_calloc(m->n_params * (size_t)kinds, sizeof(*found));
     if (!found) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
         goto done;
@@ -194,7 +195,7 @@ svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
     }
     /* Write: parameters (and moments) into their slabs, via aligned copies. */
     float *buf = NULL;
-    if (st == SVK_OK && !(buf = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float))))
+    if (st == SVK_OK && !(buf = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float))))
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
     for (int k = 0; k < kinds && st == SVK_OK; k++)
         for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
@@ -219,9 +220,9 @@ done:
 svk_status svk_model_dump_grads(svk_model *m, const char *path)
 {
     svk_log *log = svk_model_log(m);
-    svk_st_entry *e = calloc(m->n_params, sizeof(*e));
-    char (*names)[SVK_PARAM_NAME_MAX + 8] = calloc(m->n_params, sizeof(*names));
-    float *host = malloc((m->n_elems ? m->n_elems : 1) * sizeof(float));
+    svk_st_entry *e = svk_calloc(m->n_params, sizeof(*e));
+    char (*names)[SVK_PARAM_NAME_MAX + 8] = svk_calloc(m->n_params, sizeof(*names));
+    float *host = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float));
     svk_status st = SVK_OK;
     if (!e || !names || !host)
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
@@ -247,7 +248,7 @@ svk_status svk_model_dump_logits(svk_model *m, const char *path)
     svk_log *log = svk_model_log(m);
     const svk_plan *p = &m->plan;
     const svk_plan_tensor *t = &p->tensors[p->logits];
-    float *host = malloc(t->elems * sizeof(float));
+    float *host = svk_malloc(t->elems * sizeof(float));
     if (!host)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
     svk_status st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "svk/vulkan.h"
 #include "core/rng.h"
 #include "model.h"
@@ -51,11 +52,11 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T)
 static svk_status write_initial_weights(svk_model *m)
 {
     svk_status st = SVK_OK;
-    float **data = calloc(m->n_params, sizeof(*data));
+    float **data = svk_calloc(m->n_params, sizeof(*data));
     if (!data)
         return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
     for (size_t i = 0; i < m->n_params && st == SVK_OK; i++)
-        if (!(data[i] = malloc(m->info[i].elems * sizeof(float))))
+        if (!(data[i] = svk_malloc(m->info[i].elems * sizeof(float))))
             st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
     if (st == SVK_OK) {
         svk_model_init_params(m->info, m->n_params, m->params.seed, data);
@@ -73,7 +74,7 @@ static svk_status write_initial_weights(svk_model *m)
 svk_status svk_model_reset_optimizer(svk_model *m)
 {
     uint64_t n = m->plan.slab_elems[SVK_SLAB_ADAM_M];
-    float *zero = calloc(n ? n : 1, sizeof(float));
+    float *zero = svk_calloc(n ? n : 1, sizeof(float));
     if (!zero)
         return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     svk_status st = m->impl->write(m, SVK_SLAB_ADAM_M, 0, n, zero);
@@ -104,14 +105,14 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
                          "svk_model_create: optimizer settings out of range (beta1=%g beta2=%g eps=%g wd=%g max_norm=%g)",
                          (double)o->beta1, (double)o->beta2, (double)o->eps, (double)o->weight_decay,
                          (double)o->max_norm);
-    svk_model *m = calloc(1, sizeof(*m));
+    svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
     m->params = *params;
     m->ctx = params->backend == SVK_BACKEND_VULKAN ? params->ctx : NULL;
     m->impl = params->backend == SVK_BACKEND_VULKAN ? &svk_backend_vulkan : &svk_backend_cpu;
     m->n_params = svk_model_param_list(&params->config, NULL, 0);
-    m->info = calloc(m->n_params, sizeof(*m->info));
+    m->info = svk_calloc(m->n_params, sizeof(*m->info));
     if (!m->info) {
         free(m);
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
@@ -317,9 +318,9 @@ svk_status svk_model_generate(svk_model *m, const int32_t *prompt, uint32_t n_pr
      * (padded with token 0 after the text; causal attention keeps the
      * padding from affecting earlier positions). */
     uint64_t total = (uint64_t)n_prompt + max_new;
-    int32_t *seq = malloc(total * sizeof(int32_t));
-    int32_t *window = malloc(ctx * sizeof(int32_t));
-    float *logits = malloc((size_t)ctx * V * sizeof(float)), *work = malloc(V * sizeof(float));
+    int32_t *seq = svk_malloc(total * sizeof(int32_t));
+    int32_t *window = svk_malloc(ctx * sizeof(int32_t));
+    float *logits = svk_malloc((size_t)ctx * V * sizeof(float)), *work = svk_malloc(V * sizeof(float));
     svk_status st = SVK_OK;
     if (!seq || !window || !logits || !work) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory generating");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "plan.h"
 
 static bool is_post(const svk_model_config *c)
@@ -33,7 +34,7 @@ static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param,
     svk_plan *p = b->p;
     if (p->n_tensors == b->cap_t) {
         size_t cap = b->cap_t ? 2 * b->cap_t : 256;
-        svk_plan_tensor *nt = realloc(p->tensors, cap * sizeof(*nt));
+        svk_plan_tensor *nt = svk_realloc(p->tensors, cap * sizeof(*nt));
         if (!nt) {
             b->oom = true;
             return SVK_NONE;
@@ -65,7 +66,7 @@ static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...)
     svk_plan *p = b->p;
     if (p->n_ops == b->cap_o) {
         size_t cap = b->cap_o ? 2 * b->cap_o : 512;
-        svk_plan_op *no = realloc(p->ops, cap * sizeof(*no));
+        svk_plan_op *no = svk_realloc(p->ops, cap * sizeof(*no));
         if (!no) {
             b->oom = true;
             return &sink;
@@ -299,7 +300,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     const uint32_t L = c->layers, S = 2 * L; /* sublayers */
 
     p->n_params = svk_model_param_list(c, NULL, 0);
-    p->params = calloc(p->n_params, sizeof(*p->params));
+    p->params = svk_calloc(p->n_params, sizeof(*p->params));
     if (!p->params)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
     svk_model_param_list(c, p->params, p->n_params);
@@ -315,8 +316,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 
     /* Activations. */
     const uint64_t NC = d.N * d.C, stats = (siamese ? 3 : 1) * d.N;
-    uint32_t *x = calloc(S + 1, sizeof(*x)), *y = calloc(S + 1, sizeof(*y));
-    sub_acts *sa = calloc(S, sizeof(*sa));
+    uint32_t *x = svk_calloc(S + 1, sizeof(*x)), *y = svk_calloc(S + 1, sizeof(*y));
+    sub_acts *sa = svk_calloc(S, sizeof(*sa));
     if (!x || !y || !sa) {
         free(x);
         free(y);

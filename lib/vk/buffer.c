@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "buffer.h"
 #include "context.h"
 
@@ -36,7 +37,7 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
                          (unsigned long long)ctx->info.max_storage_buffer_range,
                          svk_fmt_bytes(b2, ctx->info.max_storage_buffer_range));
 
-    svk_buffer *buf = calloc(1, sizeof(*buf));
+    svk_buffer *buf = svk_calloc(1, sizeof(*buf));
     if (!buf)
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating buffer '%s'", name);
     buf->ctx = ctx;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "buffer.h"
 #include "cmd.h"
 #include "context.h"
@@ -51,7 +52,7 @@ static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
     uint32_t cap = cl->cap_access ? cl->cap_access : 32;
     while (cap < need)
         cap *= 2;
-    access *na = realloc(cl->accesses, cap * sizeof(*na));
+    access *na = svk_realloc(cl->accesses, cap * sizeof(*na));
     if (!na)
         return svk_error(&cl->ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a command list");
     cl->accesses = na;
@@ -78,7 +79,7 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
     *out = NULL;
     if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
         return st;
-    svk_cmdlist *cl = calloc(1, sizeof(*cl));
+    svk_cmdlist *cl = svk_calloc(1, sizeof(*cl));
     if (!cl)
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a command list");
     cl->ctx = ctx;
@@ -120,7 +121,7 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         };
         SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &cl->queries),
                "creating a timestamp pool of %u queries", qpci.queryCount);
-        cl->labels = calloc(cl->ts_capacity, sizeof(*cl->labels));
+        cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
         if (!cl->labels) {
             st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
             goto fail;
@@ -316,7 +317,7 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
     svk_status st = SVK_OK;
     svk_ctx *ctx = cl->ctx;
     if (!cl->sets || cl->sets->used == cl->sets->capacity) {
-        set_pool *p = calloc(1, sizeof(*p));
+        set_pool *p = svk_calloc(1, sizeof(*p));
         if (!p)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
         VkDescriptorPoolSize size = {
@@ -511,7 +512,7 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
         return st;
     uint32_t n = cl->n_dispatch < *count ? cl->n_dispatch : *count;
     if (n) {
-        uint64_t *ticks = malloc(2 * n * sizeof(*ticks));
+        uint64_t *ticks = svk_malloc(2 * n * sizeof(*ticks));
         if (!ticks)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
         VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),

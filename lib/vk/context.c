@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "svk/vulkan.h"
 #include "buffer.h"
 #include "context.h"
@@ -44,10 +45,10 @@ static svk_status enumerate(svk_log *log, svk_vk_instance_fns *vki, VkInstance i
         return svk_vk_fail(NULL, log, r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__, "listing devices");
     if (count == 0)
         return SVK_OK;
-    *phys = calloc(count, sizeof(**phys));
-    *infos = calloc(count, sizeof(**infos));
-    *families = calloc(count, sizeof(**families));
-    *ts_bits = calloc(count, sizeof(**ts_bits));
+    *phys = svk_calloc(count, sizeof(**phys));
+    *infos = svk_calloc(count, sizeof(**infos));
+    *families = svk_calloc(count, sizeof(**families));
+    *ts_bits = svk_calloc(count, sizeof(**ts_bits));
     if (!*phys || !*infos || !*families || !*ts_bits)
         goto oom;
     r = vki->vkEnumeratePhysicalDevices(instance, &count, *phys);
@@ -150,7 +151,7 @@ fail:
 
 static svk_ctx *ctx_alloc(svk_log_fn fn, void *user, svk_log_level level)
 {
-    svk_ctx *ctx = calloc(1, sizeof(*ctx));
+    svk_ctx *ctx = svk_calloc(1, sizeof(*ctx));
     if (!ctx) {
         svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a context");
         return NULL;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "context.h"
 
 #define SVK_MIN_API VK_API_VERSION_1_2
@@ -90,7 +91,7 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
 
     uint32_t next = 0;
     vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, NULL);
-    VkExtensionProperties *exts = calloc(next ? next : 1, sizeof(*exts));
+    VkExtensionProperties *exts = svk_calloc(next ? next : 1, sizeof(*exts));
     if (exts)
         vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, exts);
     else

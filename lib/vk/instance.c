@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "context.h"
 #include "loader.h"
 
@@ -12,7 +13,7 @@ static bool layer_present(svk_vk_instance_fns *vki, const char *name)
     uint32_t n = 0;
     if (vki->vkEnumerateInstanceLayerProperties(&n, NULL) < 0 || n == 0)
         return false;
-    VkLayerProperties *lp = calloc(n, sizeof(*lp));
+    VkLayerProperties *lp = svk_calloc(n, sizeof(*lp));
     if (!lp)
         return false;
     bool found = false;
@@ -28,7 +29,7 @@ static bool extension_present(svk_vk_instance_fns *vki, const char *layer, const
     uint32_t n = 0;
     if (vki->vkEnumerateInstanceExtensionProperties(layer, &n, NULL) < 0 || n == 0)
         return false;
-    VkExtensionProperties *ep = calloc(n, sizeof(*ep));
+    VkExtensionProperties *ep = svk_calloc(n, sizeof(*ep));
     if (!ep)
         return false;
     bool found = false;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "context.h"
 
 /* Blocks are this large unless the device allows less; bigger requests get a
@@ -94,7 +95,7 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
     svk_status st = SVK_OK;
     char b1[32], b2[32];
     svk_mem_pool *mp = &ctx->memory.pools[pool];
-    svk_mem_block *b = calloc(1, sizeof(*b));
+    svk_mem_block *b = svk_calloc(1, sizeof(*b));
     if (!b)
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory creating a %s memory block", pool_names[pool]);
@@ -140,7 +141,7 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
                "mapping a %s memory block", pool_names[pool]);
 
     b->cap_free = 8;
-    b->free = malloc(b->cap_free * sizeof(*b->free));
+    b->free = svk_malloc(b->cap_free * sizeof(*b->free));
     if (!b->free) {
         st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
         goto fail;
@@ -240,7 +241,7 @@ static bool block_give(svk_mem_block *b, uint64_t offset, uint64_t size)
     } else {
         if (b->n_free == b->cap_free) {
             uint32_t cap = b->cap_free * 2;
-            svk_free_range *nf = realloc(b->free, cap * sizeof(*nf));
+            svk_free_range *nf = svk_realloc(b->free, cap * sizeof(*nf));
             if (!nf)
                 return false; /* the range leaks into the block until it is freed */
             b->free = nf;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "context.h"
 
 svk_status svk_pipelines_init(svk_ctx *ctx)
@@ -137,7 +138,7 @@ svk_status svk_pipeline_get(svk_ctx *ctx, svk_kernel_id id, const uint32_t *spec
     if (st != SVK_OK)
         return st;
 
-    svk_pipeline *p = calloc(1, sizeof(*p));
+    svk_pipeline *p = svk_calloc(1, sizeof(*p));
     if (!p)
         return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
                          "out of host memory creating kernel '%s'", k->name);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "context.h"
 
 /* A cache larger than this is not ours to read. */
@@ -67,7 +68,7 @@ static void *read_file(const char *path, size_t *size)
     if (fseek(f, 0, SEEK_END) == 0) {
         long len = ftell(f);
         if (len > 0 && (unsigned long)len <= MAX_CACHE_BYTES && fseek(f, 0, SEEK_SET) == 0) {
-            data = malloc((size_t)len);
+            data = svk_malloc((size_t)len);
             if (data && fread(data, 1, (size_t)len, f) == (size_t)len)
                 *size = (size_t)len;
             else {
@@ -137,7 +138,7 @@ void svk_pipeline_cache_save(svk_ctx *ctx)
         size_t size = 0;
         void *data = NULL;
         if (ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, NULL) >= 0 && size &&
-            (data = malloc(size)) &&
+            (data = svk_malloc(size)) &&
             ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, data) >= 0) {
             char tmp[1100];
             snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path, (long)getpid());
