@@ -45,12 +45,12 @@ void main()
     const uint tid = ty * WG_X + tx;
     const uint m0 = gl_WorkGroupID.y * BM;
     const uint n0 = gl_WorkGroupID.x * BN;
-    const uint batch = gl_WorkGroupID.z;
+    const uint batch = gl_WorkGroupID.z % pc.batch, outer = gl_WorkGroupID.z / pc.batch;
     const bool trans_a = (pc.flags & SVK_GEMM_FLAG_TRANS_A) != 0u;
     const bool trans_b = (pc.flags & SVK_GEMM_FLAG_TRANS_B) != 0u;
-    const uint base_a = pc.off_a + batch * pc.stride_a;
-    const uint base_b = pc.off_b + batch * pc.stride_b;
-    const uint base_c = pc.off_c + batch * pc.stride_c;
+    const uint base_a = pc.off_a + batch * pc.stride_a + outer * pc.stride2_a;
+    const uint base_b = pc.off_b + batch * pc.stride_b + outer * pc.stride2_b;
+    const uint base_c = pc.off_c + batch * pc.stride_c + outer * pc.stride2_c;
 
     float acc[TM * TN];
     for (uint i = 0u; i < TM * TN; i++)

@@ -175,13 +175,13 @@ void kloop(const bool vec, const bool share, uint base_a, uint base_b, uint m0, 
 
 void main()
 {
-    const uint batch = gl_WorkGroupID.z;
+    const uint batch = gl_WorkGroupID.z % pc.batch, outer = gl_WorkGroupID.z / pc.batch;
     const uint m0 = gl_WorkGroupID.y * TM;
     const uint wg_n0 = gl_WorkGroupID.x * (WG_X * TN);
     const uint n0 = wg_n0 + gl_LocalInvocationID.x * TN;
-    const uint base_a = pc.off_a + batch * pc.stride_a;
-    const uint base_b = pc.off_b + batch * pc.stride_b;
-    const uint base_c = pc.off_c + batch * pc.stride_c;
+    const uint base_a = pc.off_a + batch * pc.stride_a + outer * pc.stride2_a;
+    const uint base_b = pc.off_b + batch * pc.stride_b + outer * pc.stride2_b;
+    const uint base_c = pc.off_c + batch * pc.stride_c + outer * pc.stride2_c;
 
     for (uint i = 0u; i < TM * TN4; i++)
         acc[i] = vec4(0.0);

@@ -120,13 +120,13 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
      * head: the heads of batch b are a strided batch of D columns apart in
      * qkv (lda = 3C), T*T apart in att. The upper triangle is computed and
      * then overwritten by the softmax; see the report on a causal GEMM. */
-    for (uint64_t b = 0; b < B; b++) {
+    {
         svk_gemm_args g = {
-            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H,
+            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
             .alpha = scale, .beta = 0.0f,
-            .a = a->qkv.buf, .off_a = a->qkv.off + b * T * 3 * C, .lda = (uint32_t)(3 * C), .stride_a = D,
-            .b = a->qkv.buf, .off_b = a->qkv.off + b * T * 3 * C + C, .ldb = (uint32_t)(3 * C), .stride_b = D,
-            .c = a->att.buf, .off_c = a->att.off + b * H * T * T, .ldc = a->T, .stride_c = T * T,
+            .a = a->qkv.buf, .off_a = a->qkv.off, .lda = (uint32_t)(3 * C), .stride_a = D, .stride2_a = T * 3 * C,
+            .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
+            .c = a->att.buf, .off_c = a->att.off, .ldc = a->T, .stride_c = T * T, .stride2_c = H * T * T,
             .label = a->label ? a->label : "attention: s = q k^T",
         };
         if ((st = svk_gemm_record(cl, &g)) != SVK_OK)
@@ -137,13 +137,13 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
         return st;
     /* out[b, :, h] = P[b, h] V_h; P is 0 above the diagonal, so the sum over
      * all T keys is the causal one. */
-    for (uint64_t b = 0; b < B; b++) {
+    {
         svk_gemm_args g = {
-            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H,
+            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->att.buf, .off_a = a->att.off + b * H * T * T, .lda = a->T, .stride_a = T * T,
-            .b = a->qkv.buf, .off_b = a->qkv.off + b * T * 3 * C + 2 * C, .ldb = (uint32_t)(3 * C), .stride_b = D,
-            .c = a->out.buf, .off_c = a->out.off + b * T * C, .ldc = a->C, .stride_c = D,
+            .a = a->att.buf, .off_a = a->att.off, .lda = a->T, .stride_a = T * T, .stride2_a = H * T * T,
+            .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
+            .c = a->out.buf, .off_c = a->out.off, .ldc = a->C, .stride_c = D, .stride2_c = T * C,
             .label = a->label ? a->label : "attention: out = P v",
         };
         if ((st = svk_gemm_record(cl, &g)) != SVK_OK)
@@ -181,26 +181,27 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
     const float scale = (float)(1.0 / sqrt((double)D));
     const uint32_t ld3 = (uint32_t)(3 * C);
 
-    for (uint64_t b = 0; b < B; b++) {
-        const uint64_t qkv_b = a->qkv.off + b * T * 3 * C, dqkv_b = a->dqkv.off + b * T * 3 * C;
-        const uint64_t dout_b = a->dout.off + b * T * C, tt_b = b * H * T * T;
-        /* dv[b, :, h] = P^T dout: op(A) = P^T is [keys, queries]. */
+    /* One dispatch per product over every (sequence, head): heads D
+     * columns apart, sequences T rows apart. */
+    const uint64_t s_qkv = T * 3 * C, s_c = T * C, s_tt = H * T * T;
+    {
+        /* dv = P^T dout: op(A) = P^T is [keys, queries]. */
         svk_gemm_args dv = {
-            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H,
+            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->att.buf, .off_a = a->att.off + tt_b, .lda = a->T, .stride_a = T * T,
-            .b = a->dout.buf, .off_b = dout_b, .ldb = a->C, .stride_b = D,
-            .c = a->dqkv.buf, .off_c = dqkv_b + 2 * C, .ldc = ld3, .stride_c = D,
+            .a = a->att.buf, .off_a = a->att.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
+            .b = a->dout.buf, .off_b = a->dout.off, .ldb = a->C, .stride_b = D, .stride2_b = s_c,
+            .c = a->dqkv.buf, .off_c = a->dqkv.off + 2 * C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dv = P^T dout",
         };
         /* dP = dout v^T for every key (the softmax backward zeroes the
          * upper triangle). */
         svk_gemm_args dp = {
-            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H,
+            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->dout.buf, .off_a = dout_b, .lda = a->C, .stride_a = D,
-            .b = a->qkv.buf, .off_b = qkv_b + 2 * C, .ldb = ld3, .stride_b = D,
-            .c = a->scratch.buf, .off_c = a->scratch.off + tt_b, .ldc = a->T, .stride_c = T * T,
+            .a = a->dout.buf, .off_a = a->dout.off, .lda = a->C, .stride_a = D, .stride2_a = s_c,
+            .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
+            .c = a->scratch.buf, .off_c = a->scratch.off, .ldc = a->T, .stride_c = T * T, .stride2_c = s_tt,
             .label = a->label ? a->label : "attention: dP = dout v^T",
         };
         if ((st = svk_gemm_record(cl, &dv)) != SVK_OK || (st = svk_gemm_record(cl, &dp)) != SVK_OK)
@@ -210,24 +211,22 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
                              a->label ? a->label : "attention: softmax backward", (uint32_t)(B * H * T), a->T, r_att,
                              r_s, 2)) != SVK_OK)
         return st;
-    for (uint64_t b = 0; b < B; b++) {
-        const uint64_t qkv_b = a->qkv.off + b * T * 3 * C, dqkv_b = a->dqkv.off + b * T * 3 * C;
-        const uint64_t s_b = a->scratch.off + b * H * T * T;
+    {
         /* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T). */
         svk_gemm_args dq = {
-            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H,
+            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = scale, .beta = 0.0f,
-            .a = a->scratch.buf, .off_a = s_b, .lda = a->T, .stride_a = T * T,
-            .b = a->qkv.buf, .off_b = qkv_b + C, .ldb = ld3, .stride_b = D,
-            .c = a->dqkv.buf, .off_c = dqkv_b, .ldc = ld3, .stride_c = D,
+            .a = a->scratch.buf, .off_a = a->scratch.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
+            .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
+            .c = a->dqkv.buf, .off_c = a->dqkv.off, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dq = dS k",
         };
         svk_gemm_args dk = {
-            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H,
+            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = scale, .beta = 0.0f,
-            .a = a->scratch.buf, .off_a = s_b, .lda = a->T, .stride_a = T * T,
-            .b = a->qkv.buf, .off_b = qkv_b, .ldb = ld3, .stride_b = D,
-            .c = a->dqkv.buf, .off_c = dqkv_b + C, .ldc = ld3, .stride_c = D,
+            .a = a->scratch.buf, .off_a = a->scratch.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
+            .b = a->qkv.buf, .off_b = a->qkv.off, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
+            .c = a->dqkv.buf, .off_c = a->dqkv.off + C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dk = dS^T q",
         };
         if ((st = svk_gemm_record(cl, &dq)) != SVK_OK || (st = svk_gemm_record(cl, &dk)) != SVK_OK)

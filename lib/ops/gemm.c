@@ -6,26 +6,31 @@
 #include "vk/buffer.h"
 #include "vk/context.h"
 
-/* Elements the strided operand spans, or 0 on overflow. */
-static uint64_t extent(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride, uint64_t batch)
+/* Elements the strided operand spans (batch matrices stride apart, outer
+ * groups of them stride2 apart), or 0 on overflow. */
+static uint64_t extent(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride, uint64_t batch, uint64_t stride2,
+                       uint64_t outer)
 {
     if (cols > ld)
         return 0;
     uint64_t one = (rows - 1) * ld + cols;
     if (batch > 1 && stride > (UINT64_MAX - one) / (batch - 1))
         return 0;
-    return (batch - 1) * stride + one;
+    uint64_t group = (batch - 1) * stride + one;
+    if (outer > 1 && stride2 > (UINT64_MAX - group) / (outer - 1))
+        return 0;
+    return (outer - 1) * stride2 + group;
 }
 
 static svk_status check_operand(svk_ctx *ctx, const char *label, const char *what, const svk_buffer *buf,
                                 uint64_t off, uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
-                                uint64_t batch)
+                                uint64_t batch, uint64_t stride2, uint64_t outer)
 {
-    uint64_t n = extent(rows, cols, ld, stride, batch);
+    uint64_t n = extent(rows, cols, ld, stride, batch, stride2, outer);
     if (n == 0)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                         "gemm '%s': %s has leading dimension %llu < its %llu columns", label, what,
-                         (unsigned long long)ld, (unsigned long long)cols);
+        return svk_error(&ctx->log, cols > ld ? SVK_ERROR_INVALID_ARG : SVK_ERROR_TOO_LARGE,
+                         "gemm '%s': %s has leading dimension %llu and %llu columns, or spans more than 2^64 elements",
+                         label, what, (unsigned long long)ld, (unsigned long long)cols);
     uint64_t elems = buf->size / sizeof(float);
     if (off > elems || n > elems - off)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
@@ -33,7 +38,7 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
                          (unsigned long long)off, (unsigned long long)(off + n), buf->name,
                          (unsigned long long)elems);
     /* Push constants address in 32-bit elements. */
-    if (off + n > UINT32_MAX || stride > UINT32_MAX)
+    if (off + n > UINT32_MAX || stride > UINT32_MAX || stride2 > UINT32_MAX)
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': %s spans more than 2^32 elements", label, what);
     return SVK_OK;
 }
@@ -65,7 +70,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (g->M == 0 || g->N == 0 || g->K == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': empty shape M=%u N=%u K=%u", label,
                          g->M, g->N, g->K);
-    uint64_t batch = g->batch ? g->batch : 1;
+    uint64_t batch = g->batch ? g->batch : 1, outer = g->outer ? g->outer : 1;
     /* Stored shapes: A is [M, K] or, transposed, [K, M]; likewise B. */
     uint64_t a_rows = g->trans_a ? g->K : g->M, a_cols = g->trans_a ? g->M : g->K;
     uint64_t b_rows = g->trans_b ? g->N : g->K, b_cols = g->trans_b ? g->K : g->N;
@@ -74,11 +79,14 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t sb = g->stride_b ? g->stride_b : b_rows * ldb;
     uint64_t sc = g->stride_c ? g->stride_c : (uint64_t)g->M * ldc;
     svk_status st;
-    if ((st = check_operand(ctx, label, "A", g->a, g->off_a, a_rows, a_cols, lda, sa, batch)) != SVK_OK ||
-        (st = check_operand(ctx, label, "B", g->b, g->off_b, b_rows, b_cols, ldb, sb, batch)) != SVK_OK ||
-        (st = check_operand(ctx, label, "C", g->c, g->off_c, g->M, g->N, ldc, sc, batch)) != SVK_OK)
+    if (batch * outer > UINT32_MAX || batch * outer > ctx->info.max_workgroup_count[2])
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': %llu x %llu batches, the device allows %u",
+                         label, (unsigned long long)outer, (unsigned long long)batch, ctx->info.max_workgroup_count[2]);
+    if ((st = check_operand(ctx, label, "A", g->a, g->off_a, a_rows, a_cols, lda, sa, batch, g->stride2_a, outer)) != SVK_OK ||
+        (st = check_operand(ctx, label, "B", g->b, g->off_b, b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer)) != SVK_OK ||
+        (st = check_operand(ctx, label, "C", g->c, g->off_c, g->M, g->N, ldc, sc, batch, g->stride2_c, outer)) != SVK_OK)
         return st;
-    if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1)) != SVK_OK)
+    if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1, 0, 1)) != SVK_OK)
         return st;
 
     svk_gemm_variant variant = SVK_GEMM_VARIANT_PORTABLE;
@@ -114,15 +122,18 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .off_a = (uint32_t)g->off_a, .off_b = (uint32_t)g->off_b, .off_c = (uint32_t)g->off_c,
         .off_bias = (uint32_t)g->off_bias,
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
+        .batch = (uint32_t)batch,
+        .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
         .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
                  (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
-                 (g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 ? SVK_GEMM_FLAG_VEC4_A : 0u) |
-                 (g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 ? SVK_GEMM_FLAG_VEC4_B : 0u),
+                 (g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0 ? SVK_GEMM_FLAG_VEC4_A : 0u) |
+                 (g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0 ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
     };
-    uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch), n_b = extent(b_rows, b_cols, ldb, sb, batch);
-    uint64_t n_c = extent(g->M, g->N, ldc, sc, batch);
+    uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
+    uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
+    uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     svk_dispatch d = {
         .kernel = kernel_id,
         .spec = spec,
@@ -136,10 +147,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .n_bindings = 4,
         .push = &push,
         .push_size = sizeof(push),
-        .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)batch},
+        .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)(batch * outer)},
         .label = label,
     };
-    if (batch > UINT32_MAX)
-        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': batch %llu", label, (unsigned long long)batch);
     return svk_cmdlist_dispatch(cl, &d);
 }

@@ -1,6 +1,6 @@
 /*
  * GEMM on the device (shaders/gemm.comp), recorded into a command list:
- *   C[b] = alpha * op(A[b]) op(B[b]) + beta * C[b] (+ bias[n])
+ *   C[o, b] = alpha * op(A[o, b]) op(B[o, b]) + beta * C[o, b] (+ bias[n])
  * with the conventions of the CPU reference (lib/ref/ref_decls.h): op(A) is
  * [M, K], op(B) is [K, N], row-major with leading dimensions, strided batches.
  */
@@ -31,6 +31,11 @@ typedef struct svk_gemm_args {
     uint64_t off_a, off_b, off_c, off_bias; /* elements */
     uint32_t lda, ldb, ldc;        /* elements; 0 means the packed value */
     uint64_t stride_a, stride_b, stride_c;  /* elements between batches; 0 means packed */
+    /* A second batch level, for operands with two batch strides (attention:
+     * heads within a sequence, sequences within the batch): outer groups of
+     * `batch` matrices, stride2_* elements apart. outer 0 is taken as 1. */
+    uint32_t outer;
+    uint64_t stride2_a, stride2_b, stride2_c;
     const char *label;
     svk_gemm_variant variant;      /* default AUTO */
 } svk_gemm_args;

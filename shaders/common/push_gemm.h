@@ -19,6 +19,12 @@ SVK_PUSH_BEGIN(svk_push_gemm)
     SVK_PUSH_U32(stride_a)
     SVK_PUSH_U32(stride_b)
     SVK_PUSH_U32(stride_c)
+    /* Workgroup z = o * batch + b: matrix b of outer group o, at
+     * off + b * stride + o * stride2. */
+    SVK_PUSH_U32(batch)
+    SVK_PUSH_U32(stride2_a)
+    SVK_PUSH_U32(stride2_b)
+    SVK_PUSH_U32(stride2_c)
     SVK_PUSH_U32(flags)     /* SVK_GEMM_FLAG_* */
     SVK_PUSH_F32(alpha)
     SVK_PUSH_F32(beta)
