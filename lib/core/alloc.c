@@ -9,15 +9,15 @@
  * cost is one relaxed atomic load per allocation. */
 static _Atomic uint64_t fail_at;
 static _Atomic uint64_t count;
-static atomic_int sticky_fail, fired;
+static atomic_int fired, paused_;
 
 static int should_fail(void)
 {
     uint64_t k = atomic_load_explicit(&fail_at, memory_order_relaxed);
-    if (k == 0)
+    if (k == 0 || atomic_load(&paused_))
         return 0;
     uint64_t n = atomic_fetch_add(&count, 1) + 1;
-    if (n == k || (n > k && atomic_load(&sticky_fail))) {
+    if (n == k) {
         atomic_store(&fired, 1);
         return 1;
     }
@@ -46,13 +46,17 @@ char *svk_strdup(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
-void svk_alloc_fault_arm(uint64_t k, int sticky)
+void svk_alloc_fault_arm(uint64_t k)
 {
     atomic_store(&fail_at, 0);
     atomic_store(&count, 0);
     atomic_store(&fired, 0);
-    atomic_store(&sticky_fail, sticky);
     atomic_store(&fail_at, k);
+}
+
+void svk_alloc_fault_pause(int paused)
+{
+    atomic_store(&paused_, paused);
 }
 
 uint64_t svk_alloc_fault_count(void)

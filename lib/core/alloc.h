@@ -20,11 +20,14 @@ void *svk_calloc(size_t n, size_t size);
 void *svk_realloc(void *p, size_t size);
 char *svk_strdup(const char *s);
 
-/* Tests only. The k-th allocation from now (1-based) returns NULL, and so
- * does every later one if sticky; k = 0 disarms. Counting is process-wide
- * and thread-safe. */
-void svk_alloc_fault_arm(uint64_t k, int sticky);
-/* Allocations made since the last arm. */
+/* Tests only. The k-th allocation from now (1-based) returns NULL; k = 0
+ * disarms, UINT64_MAX only counts. Counting is process-wide and
+ * thread-safe. */
+void svk_alloc_fault_arm(uint64_t k);
+/* While paused, allocations are neither counted nor failed (a test's own
+ * checks between the steps it walks). */
+void svk_alloc_fault_pause(int paused);
+/* Allocations counted since the last arm. */
 uint64_t svk_alloc_fault_count(void);
 /* Whether the armed failure has happened. */
 int svk_alloc_fault_fired(void);

@@ -4,6 +4,15 @@
 
 #include "loader.h"
 
+/* Global only because the tables it edits are made inside svk_ctx_create,
+ * where a test has no other way in; see loader.h. */
+static svk_vk_load_hook load_hook;
+
+void svk_vk_set_load_hook(const svk_vk_load_hook *hook)
+{
+    load_hook = hook ? *hook : (svk_vk_load_hook){0};
+}
+
 svk_status svk_vk_open_loader(svk_log *log, void **handle, svk_vk_instance_fns *fns)
 {
     memset(fns, 0, sizeof(*fns));
@@ -66,6 +75,8 @@ svk_status svk_vk_load_global(svk_log *log, svk_vk_instance_fns *fns)
     PFN_vkGetInstanceProcAddr get = fns->vkGetInstanceProcAddr;
     VkInstance owner = VK_NULL_HANDLE;
     SVK_VK_GLOBAL_FNS(LOAD_REQUIRED_, LOAD_OPTIONAL_)
+    if (load_hook.instance)
+        load_hook.instance(fns);
     return SVK_OK;
 }
 
@@ -74,6 +85,8 @@ svk_status svk_vk_load_instance(svk_log *log, svk_vk_instance_fns *fns, VkInstan
     PFN_vkGetInstanceProcAddr get = fns->vkGetInstanceProcAddr;
     VkInstance owner = instance;
     SVK_VK_INSTANCE_FNS(LOAD_REQUIRED_, LOAD_OPTIONAL_)
+    if (load_hook.instance)
+        load_hook.instance(fns);
     return SVK_OK;
 }
 
@@ -83,5 +96,7 @@ svk_status svk_vk_load_device(svk_log *log, const svk_vk_instance_fns *ifns,
     PFN_vkGetDeviceProcAddr get = ifns->vkGetDeviceProcAddr;
     VkDevice owner = device;
     SVK_VK_DEVICE_FNS(LOAD_REQUIRED_, LOAD_OPTIONAL_)
+    if (load_hook.device)
+        load_hook.device(fns);
     return SVK_OK;
 }

@@ -24,4 +24,14 @@ svk_status svk_vk_load_device(svk_log *log, const svk_vk_instance_fns *ifns,
 
 void svk_vk_close_loader(void **handle);
 
+/* Tests only (fault injection, tests/fault_vk.c): called after each of the
+ * load functions above has filled a table, so that a test can replace
+ * entries with wrappers that fail on demand. Process-wide, set before any
+ * context is created; NULL members (the default) do nothing. */
+typedef struct svk_vk_load_hook {
+    void (*instance)(svk_vk_instance_fns *fns); /* after load_global and load_instance */
+    void (*device)(svk_vk_device_fns *fns);
+} svk_vk_load_hook;
+void svk_vk_set_load_hook(const svk_vk_load_hook *hook);
+
 #endif
