@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,40 @@ static int by_offset(const void *a, const void *b)
     return bx < by ? -1 : bx > by ? 1 : strcmp(x->name, y->name);
 }
 
+static int meta_by_key(const void *a, const void *b)
+{
+    return strcmp(((const svk_st_meta *)a)->key, ((const svk_st_meta *)b)->key);
+}
+
+static int tensor_by_name(const void *a, const void *b)
+{
+    return strcmp(((const svk_st_tensor *)a)->name, ((const svk_st_tensor *)b)->name);
+}
+
+/* An upper bound on the number of values in a JSON text: every value after
+ * the first follows a ',' or '[' or ':' outside a string. cJSON spends about
+ * 64 bytes on each, so a 100 MB header of "[0,0,0,..." would cost gigabytes
+ * before any of it could be refused. */
+static uint64_t json_value_bound(const char *s, size_t n)
+{
+    uint64_t values = 1;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == ',' || c == '[' || c == ':') {
+            values++;
+        }
+    }
+    return values;
+}
+
 #define BAD(...) (st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, __VA_ARGS__))
 
 static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item, const uint8_t *data,
@@ -116,7 +151,7 @@ static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item
         return BAD("%s: tensor '%s': data_offsets must be two non-negative integers", what, name);
     if (end < begin || end > data_size)
         return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") lie outside the %" PRIu64
-                   " bytes of data", what, name, begin, end, data_size);
+                   " bytes of data (reversed, or the file is truncated?)", what, name, begin, end, data_size);
     if (end - begin != elems * 4)
         return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
                    " bytes, but dtype %s and its shape need %" PRIu64, what, name, begin, end, end - begin,
@@ -138,9 +173,6 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
     for (const cJSON *kv = m->child; kv; kv = kv->next) {
         if (!cJSON_IsString(kv))
             return BAD("%s: __metadata__ value of '%.64s' is not a string", what, kv->string);
-        for (size_t i = 0; i < out->n_meta; i++)
-            if (!strcmp(out->meta[i].key, kv->string))
-                return BAD("%s: __metadata__ key '%.64s' appears twice", what, kv->string);
         svk_st_meta *e = &out->meta[out->n_meta];
         e->key = svk_strdup(kv->string);
         e->value = svk_strdup(kv->valuestring);
@@ -148,6 +180,12 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
         if (!e->key || !e->value)
             return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
     }
+    /* Duplicates by sorting, not by comparing every pair: a hostile header
+     * may hold a million keys. */
+    qsort(out->meta, out->n_meta, sizeof(*out->meta), meta_by_key);
+    for (size_t i = 1; i < out->n_meta; i++)
+        if (!strcmp(out->meta[i - 1].key, out->meta[i].key))
+            return BAD("%s: __metadata__ key '%.64s' appears twice", what, out->meta[i].key);
     return SVK_OK;
 }
 
@@ -159,7 +197,8 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
     out->blob = blob;
     out->blob_size = size;
     if (size < 8) {
-        BAD("%s: %zu bytes is too short for a safetensors file (8-byte header length missing)", what, size);
+        BAD("%s: %zu bytes is too short for a safetensors file (truncated? the 8-byte header length is missing)",
+            what, size);
         goto fail;
     }
     uint64_t hlen = 0;
@@ -178,6 +217,10 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
     uint64_t data_size = size - 8 - hlen;
     if (memchr(header, '\0', hlen)) {
         BAD("%s: header contains a NUL byte", what);
+        goto fail;
+    }
+    if (json_value_bound(header, hlen) > SVK_ST_MAX_VALUES) {
+        BAD("%s: header holds too many JSON values (limit %u)", what, SVK_ST_MAX_VALUES);
         goto fail;
     }
     const char *end = NULL;
@@ -217,17 +260,19 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
                 goto fail;
             continue;
         }
-        for (size_t i = 0; i < out->n_tensors; i++)
-            if (!strcmp(out->tensors[i].name, item->string)) {
-                BAD("%s: tensor '%.200s' appears twice", what, item->string);
-                goto fail;
-            }
         if ((st = parse_tensor(log, what, item, data, data_size, &out->tensors[out->n_tensors])) != SVK_OK)
             goto fail;
         out->n_tensors++;
     }
+    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), tensor_by_name);
+    for (size_t i = 1; i < out->n_tensors; i++)
+        if (!strcmp(out->tensors[i - 1].name, out->tensors[i].name)) {
+            BAD("%s: tensor '%s' appears twice", what, out->tensors[i].name);
+            goto fail;
+        }
     /* The data must be exactly the tensors, back to back: no overlap (two
-     * tensors aliasing one range) and no unexplained bytes. */
+     * tensors aliasing one range) and no unexplained bytes. The header's
+     * order need not be the data's (JSON objects are unordered). */
     qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
     uint64_t pos = 0;
     for (size_t i = 0; i < out->n_tensors; i++) {
@@ -331,6 +376,29 @@ static char *build_header(svk_log *log, const svk_st_entry *t, size_t n, const s
     return text;
 }
 
+/* Creates "<path>.tmp.<pid>.<n>" exclusively: in the target's directory, so
+ * the rename cannot cross filesystems; unique per process (pid) and per call
+ * (n), so concurrent saves, even to one path, never share a temporary. One
+ * left by a killed process is never reused (O_EXCL): the next n is taken. */
+static int open_temporary(svk_log *log, const char *path, char *tmp, size_t cap, svk_status *st)
+{
+    static atomic_uint serial;
+    for (int tries = 0; tries < 1000; tries++) {
+        unsigned n = atomic_fetch_add(&serial, 1);
+        if (snprintf(tmp, cap, "%s" SVK_ST_TMP_INFIX "%ld.%u", path, (long)getpid(), n) >= (int)cap) {
+            *st = svk_error(log, SVK_ERROR_INVALID_ARG, "path too long: %s", path);
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            break;
+    }
+    *st = svk_error(log, SVK_ERROR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    return -1;
+}
+
 svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,
                         const svk_st_meta *meta, size_t n_meta)
 {
@@ -349,14 +417,10 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
     size_t padded = (hlen + 7) / 8 * 8; /* data starts 8-byte aligned */
 
     char tmp[4096];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-        free(header);
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "path too long: %s", path);
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open_temporary(log, path, tmp, sizeof(tmp), &st);
     if (fd < 0) {
         free(header);
-        return svk_error(log, SVK_ERROR_IO, "cannot create %s: %s", tmp, strerror(errno));
+        return st;
     }
     uint8_t len[8];
     for (int i = 0; i < 8; i++)
@@ -384,14 +448,17 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
         unlink(tmp);
         return st;
     }
-    /* The rename itself must reach the disk: sync the directory. */
+    /* The rename itself must reach the disk: sync the directory. The new
+     * file is in place either way; an error here says it may not survive a
+     * power cut. Filesystems that cannot sync a directory say EINVAL. */
     char dir[4096];
     snprintf(dir, sizeof(dir), "%s", path);
     int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        if (fsync(dfd) != 0)
-            st = svk_error(log, SVK_ERROR_IO, "fsync of the directory of %s: %s", path, strerror(errno));
-        close(dfd);
-    }
+    if (dfd < 0)
+        return svk_error(log, SVK_ERROR_IO, "%s was written, but its directory cannot be opened to sync the rename: %s",
+                         path, strerror(errno));
+    if (fsync(dfd) != 0 && errno != EINVAL)
+        st = svk_error(log, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", path, strerror(errno));
+    close(dfd);
     return st;
 }

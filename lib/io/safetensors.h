@@ -24,6 +24,9 @@
 #define SVK_ST_MAX_NAME 256
 /* Headers beyond this are refused as absurd (the format's own limit is 100 MB). */
 #define SVK_ST_MAX_HEADER (100u << 20)
+/* So are headers of more JSON values than this (about 190,000 tensors):
+ * it bounds the memory the JSON parser may take to about 128 MiB. */
+#define SVK_ST_MAX_VALUES (1u << 21)
 
 typedef enum svk_st_dtype {
     SVK_ST_F32 = 0,
@@ -75,6 +78,11 @@ typedef struct svk_st_entry {
     uint64_t shape[SVK_ST_MAX_DIMS];
     const void *data;            /* elems * 4 bytes, little-endian */
 } svk_st_entry;
+
+/* The temporary a save writes first is "<path>.tmp.<pid>.<n>", next to
+ * path. A process killed mid-save leaves its temporary behind: nothing
+ * reads it and no later save reuses it; deleting it is always safe. */
+#define SVK_ST_TMP_INFIX ".tmp."
 
 /* Writes the tensors (in the given order) and metadata atomically. */
 svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,
