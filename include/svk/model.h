@@ -98,11 +98,25 @@ SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, u
  * "svk.step"), so that a run can resume exactly. The write is atomic. */
 SVK_API svk_status svk_model_save(svk_model *model, const char *path, bool optimizer);
 
-/* Replaces the model's weights (and, with optimizer and when the file has
- * them, its optimiser state and step) from a checkpoint whose configuration
- * equals the model's. Every name, shape and dtype is checked; on error the
- * model is unchanged and the message names the offending tensor. */
+/* Replaces the model's weights (and, with optimizer, its optimiser state
+ * and step, which the file must then hold) from a checkpoint whose
+ * configuration equals the model's. The file is trusted in nothing: its
+ * layout, every name, shape and dtype, and every value (NaN and infinity
+ * are refused) are checked before anything is written; on error
+ * (SVK_ERROR_BAD_CHECKPOINT, or SVK_ERROR_IO when it cannot be read) the
+ * model is unchanged and the message names the problem and the tensor.
+ * Same as svk_model_load_ex with flags SVK_LOAD_OPTIMIZER when optimizer
+ * is set, else 0. */
 SVK_API svk_status svk_model_load(svk_model *model, const char *path, bool optimizer);
+
+/* Flags of svk_model_load_ex, or'ed together. */
+enum {
+    SVK_LOAD_OPTIMIZER = 1u << 0,       /* also load the AdamW moments and the step */
+    SVK_LOAD_ALLOW_NONFINITE = 1u << 1, /* accept NaN and infinite values (e.g. to inspect a diverged run) */
+};
+
+/* svk_model_load with flags; any other bit set is SVK_ERROR_INVALID_ARG. */
+SVK_API svk_status svk_model_load_ex(svk_model *model, const char *path, uint32_t flags);
 
 /* Reads only the configuration stored in a checkpoint. */
 SVK_API svk_status svk_checkpoint_config(const char *path, svk_model_config *config);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "checkpoint.h"
 #include "io/safetensors.h"
 #include "model.h"
 
@@ -95,53 +96,82 @@ svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
     return st;
 }
 
-svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
+/* The optimiser step as written by svk_model_save: decimal digits only
+ * (strtoull would take a sign, spaces and wrap around). */
+static bool parse_step(const char *s, uint64_t *out)
 {
-    svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
+    uint64_t v = 0;
+    if (!s || !*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+static const char *shape_text(char buf[96], uint32_t ndim, const uint64_t *shape)
+{
+    size_t used = (size_t)snprintf(buf, 96, "[");
+    for (uint32_t d = 0; d < ndim && used < 96; d++)
+        used += (size_t)snprintf(buf + used, 96 - used, "%s%llu", d ? ", " : "", (unsigned long long)shape[d]);
+    if (used < 96)
+        snprintf(buf + used, 96 - used, "]");
+    return buf;
+}
+
+/* Whether name is one of the model's tensors under one of the prefixes. */
+static bool known_name(const svk_model *m, const char *name)
+{
+    for (int k = 0; k < 3; k++) {
+        size_t pl = strlen(state_prefix[k]);
+        if (strncmp(name, state_prefix[k], pl))
+            continue;
+        for (size_t i = 0; i < m->n_params; i++)
+            if (!strcmp(name + pl, m->info[i].name))
+                return true;
+    }
+    return false;
+}
+
+svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *path, uint32_t flags)
+{
     svk_log *log = svk_model_log(m);
-    SVK_CHECK_ARG(log, path && *path);
-    svk_st_file f;
-    svk_status st = svk_st_read(log, path, &f);
+    const bool optimizer = flags & SVK_LOAD_OPTIMIZER;
+    svk_model_config c;
+    svk_status st = file_config(log, path, f, &c);
     if (st != SVK_OK)
         return st;
-    svk_model_config c;
-    if ((st = file_config(log, path, &f, &c)) != SVK_OK)
-        goto done;
     if (!svk_model_config_equal(&c, &m->params.config)) {
         char want[1024], got[1024];
         svk_model_config_to_json(&m->params.config, want, sizeof(want));
         svk_model_config_to_json(&c, got, sizeof(got));
-        st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: configuration %s differs from the model's %s", path, got, want);
-        goto done;
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: configuration %s differs from the model's %s", path, got,
+                         want);
     }
     const int kinds = optimizer ? 3 : 1;
     uint64_t step = 0;
-    if (optimizer) {
-        const char *s = svk_st_meta_get(&f, STEP_KEY);
-        char *end = NULL;
-        if (s)
-            step = strtoull(s, &end, 10);
-        if (!s || !*s || *end) {
-            st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: no valid optimiser step (\"%s\") to resume from", path,
-                           STEP_KEY);
-            goto done;
-        }
-    }
+    if (optimizer && !parse_step(svk_st_meta_get(f, STEP_KEY), &step))
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                         "%s: no valid optimiser step (__metadata__ \"%s\" must be a decimal count) to resume from",
+                         path, STEP_KEY);
     /* Every tensor the model needs, with its shape, dtype and finite values;
      * then nothing else. Checked in full before anything is written, so a
      * refused file leaves the model as it was. */
     const svk_st_tensor **found = svk_calloc(m->n_params * (size_t)kinds, sizeof(*found));
-    if (!found) {
-        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
-        goto done;
-    }
+    if (!found)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
     size_t expected_in_file = 0;
-    for (int k = 0; k < 3; k++)
-        for (size_t i = 0; i < m->n_params; i++) {
+    for (int k = 0; k < 3 && st == SVK_OK; k++)
+        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
             char name[SVK_PARAM_NAME_MAX + 16];
             snprintf(name, sizeof(name), "%s%s", state_prefix[k], m->info[i].name);
-            const svk_st_tensor *t = svk_st_find(&f, name);
+            const svk_st_tensor *t = svk_st_find(f, name);
             if (t)
                 expected_in_file++;
             if (k >= kinds)
@@ -152,47 +182,40 @@ svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
                                k ? " (saved without optimiser state?)" : "");
                 break;
             }
-            bool shape_ok = t->ndim == p->ndim && t->shape[0] == p->shape[0] && (p->ndim < 2 || t->shape[1] == p->shape[1]);
+            uint64_t want[2] = {p->shape[0], p->shape[1]};
+            bool shape_ok = t->ndim == p->ndim && t->shape[0] == want[0] && (p->ndim < 2 || t->shape[1] == want[1]);
             if (t->dtype != SVK_ST_F32 || !shape_ok) {
+                /* The file's configuration equals the model's, so here the
+                 * file disagrees with itself. */
+                char got_s[96], want_s[96];
                 st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
-                               "%s: tensor '%s' is %s [%llu%s%llu], the model needs F32 [%u%s%u]", path, name,
-                               t->dtype == SVK_ST_F32 ? "F32" : "I32", (unsigned long long)t->shape[0],
-                               t->ndim > 1 ? ", " : "", t->ndim > 1 ? (unsigned long long)t->shape[1] : 0ull, p->shape[0],
-                               p->ndim > 1 ? ", " : "", p->ndim > 1 ? p->shape[1] : 0u);
+                               "%s: tensor '%s' is %s %s, but the configuration needs F32 %s", path, name,
+                               t->dtype == SVK_ST_F32 ? "F32" : "I32", shape_text(got_s, t->ndim, t->shape),
+                               shape_text(want_s, p->ndim, want));
                 break;
             }
-            const float *v = t->data;
-            for (uint64_t j = 0; j < t->elems; j++) {
+            for (uint64_t j = 0; j < t->elems && !(flags & SVK_LOAD_ALLOW_NONFINITE); j++) {
                 float x;
-                memcpy(&x, v + j, sizeof(x)); /* data need not be aligned */
+                memcpy(&x, (const float *)t->data + j, sizeof(x)); /* data need not be aligned */
                 if (!isfinite(x)) {
-                    st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' holds %g at element %llu", path,
-                                   name, (double)x, (unsigned long long)j);
+                    st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                                   "%s: tensor '%s' holds %g at element %llu (non-finite values are refused "
+                                   "unless loaded with SVK_LOAD_ALLOW_NONFINITE)",
+                                   path, name, (double)x, (unsigned long long)j);
                     break;
                 }
             }
-            if (st != SVK_OK)
-                break;
             found[(size_t)k * m->n_params + i] = t;
         }
-    if (st == SVK_OK && f.n_tensors != expected_in_file) {
-        for (size_t j = 0; j < f.n_tensors; j++) {
-            const char *name = f.tensors[j].name;
-            bool known = false;
-            for (int k = 0; k < 3 && !known; k++) {
-                size_t pl = strlen(state_prefix[k]);
-                if (strncmp(name, state_prefix[k], pl))
-                    continue;
-                for (size_t i = 0; i < m->n_params && !known; i++)
-                    known = !strcmp(name + pl, m->info[i].name);
-            }
-            if (!known) {
-                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: unexpected tensor '%s' for this configuration", path,
-                               name);
-                break;
-            }
-        }
-    }
+    /* Some name is foreign; at most 3 * n_params + 1 names are looked at
+     * before it is found, however many the file holds. */
+    for (size_t j = 0; st == SVK_OK && f->n_tensors != expected_in_file && j < f->n_tensors; j++)
+        if (!known_name(m, f->tensors[j].name))
+            st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: unexpected tensor '%s' for this configuration", path,
+                           f->tensors[j].name);
+    if (st == SVK_OK && f->n_tensors != expected_in_file)
+        st = svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu tensors, %zu of them known, yet none foreign", path,
+                       f->n_tensors, expected_in_file);
     /* Write: parameters (and moments) into their slabs, via aligned copies. */
     float *buf = NULL;
     if (st == SVK_OK && !(buf = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float))))
@@ -212,9 +235,28 @@ svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
         else
             st = svk_model_reset_optimizer(m);
     }
-done:
+    return st;
+}
+
+svk_status svk_model_load_ex(svk_model *m, const char *path, uint32_t flags)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_ARG(NULL, m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_ARG(log, path && *path);
+    SVK_CHECK_ARG(log, !(flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE)));
+    svk_st_file f;
+    svk_status st = svk_st_read(log, path, &f);
+    if (st != SVK_OK)
+        return st;
+    st = svk_checkpoint_apply(m, &f, path, flags);
     svk_st_free(&f);
     return st;
+}
+
+svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
+{
+    return svk_model_load_ex(m, path, optimizer ? SVK_LOAD_OPTIMIZER : 0);
 }
 
 svk_status svk_model_dump_grads(svk_model *m, const char *path)

@@ -233,12 +233,19 @@ svk_status svk_model_config_from_json(const char *json, svk_model_config *out)
         return BAD("model config: not a JSON object");
     }
     svk_status st = SVK_OK;
+    /* A key given twice is refused: readers disagree on which one wins. */
+    bool seen[N_KEYS] = {false};
     for (const cJSON *it = o->child; it && st == SVK_OK; it = it->next) {
         const key_def *k = find_key(it->string);
         if (!k) {
             st = unknown_key(it->string);
             break;
         }
+        if (seen[k - keys]) {
+            st = BAD("model config: '%s' appears twice", k->name);
+            break;
+        }
+        seen[k - keys] = true;
         char text[64];
         if (k->type == K_U32 || k->type == K_F32) {
             if (!cJSON_IsNumber(it)) {
