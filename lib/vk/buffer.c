@@ -63,8 +63,8 @@ void svk_buffer_destroy(svk_buffer **pbuf)
     /* Work that may still read the buffer must finish before its memory is
      * reused. Command lists wait for their own fences; a queue-idle wait
      * here covers everything else submitted on libsvk's queue. */
-    if (!ctx->lost)
-        ctx->vkd.vkQueueWaitIdle(ctx->queue);
+    if (!ctx->lost && ctx->vkd.vkQueueWaitIdle(ctx->queue) == VK_ERROR_DEVICE_LOST)
+        ctx->lost = true; /* nothing can be waited for: the range is freed all the same */
     svk_mem_free_range(ctx, &buf->alloc);
     free(buf);
     *pbuf = NULL;

@@ -96,16 +96,24 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
         .queueFamilyIndex = ctx->queue_family,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &cl->pool), "creating a command list");
+    /* Into locals: a failed create leaves its output undefined, and
+     * svk_cmdlist_destroy must only see handles that exist. */
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "creating a command list");
+    cl->pool = pool;
     VkCommandBufferAllocateInfo cbai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
         .commandPool = cl->pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cl->cmd), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "creating a command list");
+    cl->cmd = cmd;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &cl->fence), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &fence), "creating a command list");
+    cl->fence = fence;
 
     if (params && params->timestamp_capacity) {
         if (!ctx->info.timestamps) {
@@ -119,8 +127,10 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
             .queryCount = 2 * cl->ts_capacity,
         };
-        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &cl->queries),
+        VkQueryPool queries;
+        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &queries),
                "creating a timestamp pool of %u queries", qpci.queryCount);
+        cl->queries = queries;
         cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
         if (!cl->labels) {
             st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -142,8 +152,9 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     svk_cmdlist *cl = *pcl;
     svk_ctx *ctx = cl->ctx;
     /* Nothing the GPU may still read is freed before its fence signalled. */
-    if (cl->pending && !ctx->lost)
-        ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
+    if (cl->pending && !ctx->lost &&
+        ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX) == VK_ERROR_DEVICE_LOST)
+        ctx->lost = true;
     free_sets(cl);
     if (cl->queries)
         ctx->vkd.vkDestroyQueryPool(ctx->device, cl->queries, NULL);

@@ -134,8 +134,11 @@ static svk_status create_device(svk_ctx *ctx)
         .enabledExtensionCount = n_exts,
         .ppEnabledExtensionNames = exts,
     };
-    SVK_VK(ctx, ctx->vki.vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device),
+    /* Into a local: after a failure the output is undefined. */
+    VkDevice device;
+    SVK_VK(ctx, ctx->vki.vkCreateDevice(ctx->physical_device, &dci, NULL, &device),
            "creating a device on '%s'", ctx->info.name);
+    ctx->device = device;
     ctx->own_device = true;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
         return st;
@@ -300,10 +303,15 @@ void svk_ctx_destroy(svk_ctx **pctx)
         if (!ctx->lost && ctx->vkd.vkDeviceWaitIdle) {
             /* An imported device may be busy with the application's work:
              * only libsvk's queue needs to be idle. */
+            VkResult r = VK_SUCCESS;
             if (ctx->own_device)
-                ctx->vkd.vkDeviceWaitIdle(ctx->device);
+                r = ctx->vkd.vkDeviceWaitIdle(ctx->device);
             else if (ctx->vkd.vkQueueWaitIdle)
-                ctx->vkd.vkQueueWaitIdle(ctx->queue);
+                r = ctx->vkd.vkQueueWaitIdle(ctx->queue);
+            /* Then nothing below may touch the device (the pipeline cache
+             * is not read back), only destroy. */
+            if (r == VK_ERROR_DEVICE_LOST)
+                ctx->lost = true;
         }
         if (ctx->vkd.vkDestroyBuffer) {
             svk_mem_free_range(ctx, &ctx->staging);

@@ -20,6 +20,7 @@ typedef struct svk_oneshot {
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
+    bool pending;  /* submitted and not yet known complete (a wait failed) */
 } svk_oneshot;
 
 struct svk_ctx {

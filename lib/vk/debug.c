@@ -65,8 +65,12 @@ svk_status svk_debug_create(svk_ctx *ctx)
                          "validation: the instance has no vkCreateDebugUtilsMessengerEXT");
     VkDebugUtilsMessengerCreateInfoEXT ci;
     svk_debug_messenger_info(ctx, &ci);
-    SVK_VK(ctx, ctx->vki.vkCreateDebugUtilsMessengerEXT(ctx->instance, &ci, NULL, &ctx->messenger),
+    /* Into a local: after a failure the output is undefined, and
+     * svk_debug_destroy must not see it. */
+    VkDebugUtilsMessengerEXT messenger;
+    SVK_VK(ctx, ctx->vki.vkCreateDebugUtilsMessengerEXT(ctx->instance, &ci, NULL, &messenger),
            "creating the validation messenger");
+    ctx->messenger = messenger;
     return SVK_OK;
 fail:
     return st;

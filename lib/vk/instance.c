@@ -8,36 +8,40 @@
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
-static bool layer_present(svk_vk_instance_fns *vki, const char *name)
+/* Whether the loader lists a layer; only a host allocation can fail. */
+static svk_status layer_present(svk_log *log, svk_vk_instance_fns *vki, const char *name, bool *found)
 {
+    *found = false;
     uint32_t n = 0;
     if (vki->vkEnumerateInstanceLayerProperties(&n, NULL) < 0 || n == 0)
-        return false;
+        return SVK_OK;
     VkLayerProperties *lp = svk_calloc(n, sizeof(*lp));
     if (!lp)
-        return false;
-    bool found = false;
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing Vulkan layers");
     if (vki->vkEnumerateInstanceLayerProperties(&n, lp) >= 0)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = !strcmp(lp[i].layerName, name);
+        for (uint32_t i = 0; i < n && !*found; i++)
+            *found = !strcmp(lp[i].layerName, name);
     free(lp);
-    return found;
+    return SVK_OK;
 }
 
-static bool extension_present(svk_vk_instance_fns *vki, const char *layer, const char *name)
+/* Whether an instance extension is available (from layer, or the loader
+ * and drivers when layer is NULL). */
+static svk_status extension_present(svk_log *log, svk_vk_instance_fns *vki, const char *layer, const char *name,
+                                    bool *found)
 {
+    *found = false;
     uint32_t n = 0;
     if (vki->vkEnumerateInstanceExtensionProperties(layer, &n, NULL) < 0 || n == 0)
-        return false;
+        return SVK_OK;
     VkExtensionProperties *ep = svk_calloc(n, sizeof(*ep));
     if (!ep)
-        return false;
-    bool found = false;
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing Vulkan extensions");
     if (vki->vkEnumerateInstanceExtensionProperties(layer, &n, ep) >= 0)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = !strcmp(ep[i].extensionName, name);
+        for (uint32_t i = 0; i < n && !*found; i++)
+            *found = !strcmp(ep[i].extensionName, name);
     free(ep);
-    return found;
+    return SVK_OK;
 }
 
 svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool validation,
@@ -64,13 +68,21 @@ svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool v
     VkDebugUtilsMessengerCreateInfoEXT dbg_copy;
     const void *chain = NULL;
     if (validation) {
-        if (!layer_present(vki, VALIDATION_LAYER))
+        bool layer = false, has_features = false, utils = false, layer_utils = false;
+        svk_status st = layer_present(log, vki, VALIDATION_LAYER, &layer);
+        if (st != SVK_OK)
+            return st;
+        if (!layer)
             return svk_error(log, SVK_ERROR_UNSUPPORTED,
                              "validation requested (SVK_VALIDATION=1 or SVK_CTX_VALIDATION) but the "
                              "layer %s is not installed (Debian: vulkan-validationlayers)", VALIDATION_LAYER);
-        if (!extension_present(vki, VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME) ||
-            !(extension_present(vki, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
-              extension_present(vki, VALIDATION_LAYER, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)))
+        if ((st = extension_present(log, vki, VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME,
+                                    &has_features)) != SVK_OK ||
+            (st = extension_present(log, vki, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME, &utils)) != SVK_OK ||
+            (st = extension_present(log, vki, VALIDATION_LAYER, VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                                    &layer_utils)) != SVK_OK)
+            return st;
+        if (!has_features || !(utils || layer_utils))
             return svk_error(log, SVK_ERROR_UNSUPPORTED,
                              "validation requested but %s lacks %s or %s", VALIDATION_LAYER,
                              VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);

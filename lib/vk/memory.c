@@ -107,8 +107,13 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer),
+    /* Every create writes into a local first: after a failure its output
+     * is undefined (Vulkan spec, "Return Codes"), and block_destroy must
+     * only see handles that exist. */
+    VkBuffer buffer;
+    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->device, &bci, NULL, &buffer),
            "creating a %s buffer of %s for '%s'", pool_names[pool], svk_fmt_bytes(b1, size), name);
+    b->buffer = buffer;
 
     VkMemoryRequirements req;
     ctx->vkd.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
@@ -129,16 +134,21 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
         .memoryTypeIndex = type,
     };
     uint32_t heap = ctx->mem_props.memoryTypes[type].heapIndex;
-    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->device, &mai, NULL, &b->memory),
+    VkDeviceMemory memory;
+    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->device, &mai, NULL, &memory),
            "allocating %s of %s memory for '%s' (heap %u holds %s)", svk_fmt_bytes(b1, req.size),
            pool_names[pool], name, heap, svk_fmt_bytes(b2, ctx->mem_props.memoryHeaps[heap].size));
+    b->memory = memory;
     b->size = size;
     ctx->memory.bytes_allocated += size;
     SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0),
            "binding a %s memory block", pool_names[pool]);
-    if (pool != SVK_POOL_DEVICE)
-        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped),
+    if (pool != SVK_POOL_DEVICE) {
+        void *mapped;
+        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &mapped),
                "mapping a %s memory block", pool_names[pool]);
+        b->mapped = mapped;
+    }
 
     b->cap_free = 8;
     b->free = svk_malloc(b->cap_free * sizeof(*b->free));

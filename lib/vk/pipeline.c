@@ -46,8 +46,13 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         .codeSize = k->spv_size,
         .pCode = k->spv,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateShaderModule(ctx->device, &smci, NULL, &ks->module),
+    /* Into locals: a failed create leaves its output undefined. */
+    VkShaderModule module;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    SVK_VK(ctx, ctx->vkd.vkCreateShaderModule(ctx->device, &smci, NULL, &module),
            "creating the shader module of kernel '%s'", k->name);
+    ks->module = module;
 
     VkDescriptorSetLayoutBinding bindings[SVK_MAX_BINDINGS];
     for (uint32_t i = 0; i < k->n_buffers; i++)
@@ -64,8 +69,9 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         .bindingCount = k->n_buffers,
         .pBindings = bindings,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &ks->set_layout),
+    SVK_VK(ctx, ctx->vkd.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &set_layout),
            "creating the descriptor set layout of kernel '%s'", k->name);
+    ks->set_layout = set_layout;
 
     VkPushConstantRange pcr = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -79,8 +85,9 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         .pushConstantRangeCount = k->push_size ? 1 : 0,
         .pPushConstantRanges = &pcr,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreatePipelineLayout(ctx->device, &plci, NULL, &ks->layout),
+    SVK_VK(ctx, ctx->vkd.vkCreatePipelineLayout(ctx->device, &plci, NULL, &layout),
            "creating the pipeline layout of kernel '%s'", k->name);
+    ks->layout = layout;
     return SVK_OK;
 
 fail:

@@ -99,7 +99,6 @@ static bool header_matches(const svk_ctx *ctx, const uint8_t *data, size_t size)
 
 svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags)
 {
-    svk_status st = SVK_OK;
     size_t size = 0;
     void *data = NULL;
     if (choose_path(ctx, dir, flags)) {
@@ -116,18 +115,21 @@ svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags
         .initialDataSize = size,
         .pInitialData = data,
     };
-    VkResult r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipelines.cache);
+    /* Into a local: after a failure the output is undefined, and
+     * svk_pipeline_cache_save destroys whatever handle it finds. */
+    VkPipelineCache cache;
+    VkResult r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache);
     if (r < 0 && data) {
         /* A cache the driver rejects is only lost time: start empty. */
         ci.initialDataSize = 0;
         ci.pInitialData = NULL;
-        r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipelines.cache);
+        r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache);
     }
     free(data);
-    SVK_VK(ctx, r, "creating the pipeline cache");
+    if (r < 0)
+        return svk_vk_fail(ctx, NULL, r, "vkCreatePipelineCache", __FILE__, __LINE__, "creating the pipeline cache");
+    ctx->pipelines.cache = cache;
     return SVK_OK;
-fail:
-    return st;
 }
 
 void svk_pipeline_cache_save(svk_ctx *ctx)

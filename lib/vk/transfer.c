@@ -22,16 +22,24 @@ svk_status svk_oneshot_init(svk_ctx *ctx)
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
         .queueFamilyIndex = ctx->queue_family,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &o->pool), "creating the transfer command pool");
+    /* Into locals: a failed create leaves its output undefined, and
+     * svk_oneshot_destroy must only see handles that exist. */
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "creating the transfer command pool");
+    o->pool = pool;
     VkCommandBufferAllocateInfo cbai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
         .commandPool = o->pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &o->cmd), "creating the transfer command buffer");
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "creating the transfer command buffer");
+    o->cmd = cmd;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &o->fence), "creating the transfer fence");
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &fence), "creating the transfer fence");
+    o->fence = fence;
     return SVK_OK;
 fail:
     return st;
@@ -50,6 +58,13 @@ void svk_oneshot_destroy(svk_ctx *ctx)
 svk_status svk_oneshot_begin(svk_ctx *ctx)
 {
     svk_status st = SVK_OK;
+    /* A transfer whose wait failed may still be running: its command
+     * buffer and the staging memory are reused only once it is done. */
+    if (ctx->oneshot.pending) {
+        SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &ctx->oneshot.fence, VK_TRUE, UINT64_MAX),
+               "waiting for an earlier transfer");
+        ctx->oneshot.pending = false;
+    }
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -72,7 +87,9 @@ svk_status svk_oneshot_submit_wait(svk_ctx *ctx, const char *what)
         .pCommandBuffers = &o->cmd,
     };
     SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, o->fence), "%s", what);
+    o->pending = true;
     SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &o->fence, VK_TRUE, UINT64_MAX), "%s", what);
+    o->pending = false;
     return SVK_OK;
 fail:
     return st;
