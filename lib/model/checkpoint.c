@@ -78,8 +78,12 @@ static svk_status file_config(svk_log *log, const char *path, const svk_st_file 
     svk_status st = svk_model_config_from_json(json, c);
     if (st == SVK_OK)
         st = svk_model_config_validate(c);
-    if (st != SVK_OK)
-        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: its configuration is invalid: %s", path, svk_last_error());
+    if (st != SVK_OK) {
+        /* A copy: svk_error overwrites the thread's message it would read. */
+        char why[512];
+        snprintf(why, sizeof(why), "%s", svk_last_error());
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: its configuration is invalid: %s", path, why);
+    }
     return SVK_OK;
 }
 
