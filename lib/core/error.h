@@ -44,6 +44,26 @@ void svk_error_clear_thread(void);
                              "%s: invalid argument: %s", __func__, #cond);    \
     } while (0)
 
+/* A required pointer argument: "func: out is NULL". One pointer per check,
+ * so the message names the one that was missing. */
+#define SVK_CHECK_PTR(log, p)                                                 \
+    do {                                                                      \
+        if (!(p))                                                             \
+            return svk_error((log), SVK_ERROR_INVALID_ARG, "%s: %s is NULL",  \
+                             __func__, #p);                                   \
+    } while (0)
+
+/* Reserved fields of a params struct must be zero (so that a later version
+ * can give them a meaning): names the first one that is not, with its value. */
+#define SVK_CHECK_RESERVED(log, array)                                        \
+    do {                                                                      \
+        for (size_t svk_r_ = 0; svk_r_ < sizeof(array) / sizeof((array)[0]); svk_r_++)  \
+            if ((array)[svk_r_] != 0)                                         \
+                return svk_error((log), SVK_ERROR_INVALID_ARG,                \
+                                 "%s: %s[%zu] is %llu; reserved fields must be zero", \
+                                 __func__, #array, svk_r_, (unsigned long long)(array)[svk_r_]); \
+    } while (0)
+
 /* Human-readable byte count ("64.0 MiB") into buf; returns buf. */
 const char *svk_fmt_bytes(char buf[32], uint64_t bytes);
 

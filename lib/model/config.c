@@ -31,6 +31,8 @@ bool svk_model_config_equal(const svk_model_config *a, const svk_model_config *b
 
 uint32_t svk_model_config_hidden(const svk_model_config *c)
 {
+    if (!c)
+        return 0;
     return c->mlp_hidden ? c->mlp_hidden : 4 * c->width;
 }
 
@@ -124,7 +126,9 @@ static svk_status set_text(svk_model_config *c, const key_def *k, const char *va
 svk_status svk_model_config_set(svk_model_config *c, const char *key, const char *value)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, c && key && value);
+    SVK_CHECK_PTR(NULL, c);
+    SVK_CHECK_PTR(NULL, key);
+    SVK_CHECK_PTR(NULL, value);
     const key_def *k = find_key(key);
     return k ? set_text(c, k, value) : unknown_key(key);
 }
@@ -134,9 +138,8 @@ svk_status svk_model_config_set(svk_model_config *c, const char *key, const char
 svk_status svk_model_config_validate(const svk_model_config *c)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, c);
-    for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
-        SVK_CHECK_ARG(NULL, c->reserved[i] == 0);
+    SVK_CHECK_PTR(NULL, c);
+    SVK_CHECK_RESERVED(NULL, c->reserved);
     if (c->vocab < 2)
         return BAD("config vocab=%u: must be at least 2", c->vocab);
     if (c->ctx < 1)
@@ -166,21 +169,33 @@ svk_status svk_model_config_validate(const svk_model_config *c)
     uint64_t F = c->mlp_hidden ? c->mlp_hidden : 4ull * c->width;
     if (F > UINT32_MAX)
         return BAD("config mlp_hidden: 4 * width = %llu is too large", (unsigned long long)F);
-    uint64_t biggest = (uint64_t)c->vocab * c->width;
-    if (F * c->width > biggest)
-        biggest = F * c->width;
-    if ((uint64_t)c->ctx * c->width > biggest)
-        biggest = (uint64_t)c->ctx * c->width;
-    if (biggest > UINT32_MAX)
-        return BAD("config: a weight of %llu elements (vocab, ctx or mlp_hidden times width=%u) exceeds 2^32",
-                   (unsigned long long)biggest, c->width);
+    /* Every factor is below 2^32, so none of these products wraps 64 bits. */
+    const uint64_t C = c->width;
+    const struct {
+        const char *name;
+        uint64_t elems;
+    } weights[] = {
+        {"wte.weight [vocab, width]", (uint64_t)c->vocab * C},
+        {"wpe.weight [ctx, width]", c->pos == SVK_POS_LEARNED ? (uint64_t)c->ctx * C : 0},
+        {"attn.qkv.weight [3 * width, width]", 3 * C * C},
+        {"mlp weights [mlp_hidden, width]", F * C},
+    };
+    for (size_t i = 0; i < sizeof(weights) / sizeof(weights[0]); i++)
+        if (weights[i].elems > UINT32_MAX)
+            return BAD("config vocab=%u ctx=%u width=%u mlp_hidden=%llu: the weight %s would have %llu elements, "
+                       "more than 2^32 - 1",
+                       c->vocab, c->ctx, c->width, (unsigned long long)F, weights[i].name,
+                       (unsigned long long)weights[i].elems);
     return SVK_OK;
 }
 
 svk_status svk_model_config_to_json(const svk_model_config *c, char *buf, size_t size)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, c && buf && size);
+    SVK_CHECK_PTR(NULL, c);
+    SVK_CHECK_PTR(NULL, buf);
+    if (size == 0)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: size is 0", __func__);
     cJSON *o = cJSON_CreateObject();
     bool ok = o != NULL;
     for (size_t i = 0; ok && i < N_KEYS; i++) {
@@ -225,7 +240,8 @@ svk_status svk_model_config_to_json(const svk_model_config *c, char *buf, size_t
 svk_status svk_model_config_from_json(const char *json, svk_model_config *out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, json && out);
+    SVK_CHECK_PTR(NULL, json);
+    SVK_CHECK_PTR(NULL, out);
     svk_model_config c = svk_model_config_default();
     cJSON *o = cJSON_Parse(json);
     if (!cJSON_IsObject(o)) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "plan.h"
 
 static bool is_post(const svk_model_config *c)
@@ -25,6 +26,7 @@ typedef struct builder {
     svk_log *log;
     size_t cap_t, cap_o;
     bool oom;
+    int overflow;         /* the slab whose size wrapped + 1, or 0 */
 } builder;
 
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
@@ -55,7 +57,9 @@ static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param,
      * must stay one contiguous [3, C] array. Kernels address elements
      * through offsets in their push constants, so no alignment is needed. */
     t->offset = p->slab_elems[slab];
-    p->slab_elems[slab] += elems;
+    /* Backends take bytes = 4 * elements of a slab: that must fit too. */
+    if (!svk_add_u64(p->slab_elems[slab], elems, &p->slab_elems[slab]) || p->slab_elems[slab] > UINT64_MAX / 4)
+        b->overflow = b->overflow ? b->overflow : (int)slab + 1;
     return (uint32_t)p->n_tensors++;
 }
 
@@ -182,6 +186,37 @@ typedef struct dims {
     uint64_t B, T, N, C, H, F, V;
 } dims;
 
+/* Every activation of the plan is one of these products of the batch shape
+ * and the configuration (the others are smaller multiples of them). They
+ * are checked once, in bytes, before the builder multiplies freely: a
+ * wrapped product would give a tensor far smaller than its kernels touch. */
+static svk_status check_sizes(svk_log *log, const dims *d)
+{
+    const struct {
+        const char *what;
+        uint64_t f[4];
+    } sizes[] = {
+        {"B*T*3*width (the qkv activations)", {d->N, 3 * d->C, 4, 1}},
+        {"B*T*mlp_hidden (the MLP activations)", {d->N, d->F, 4, 1}},
+        {"B*T*vocab (the logits)", {d->N, d->V, 4, 1}},
+        {"B*heads*T*T (the attention scores)", {d->B, d->H, d->T, 4 * d->T}},
+    };
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint64_t bytes = 1;
+        bool ok = true;
+        for (int k = 0; k < 4 && ok; k++)
+            ok = svk_mul_u64(bytes, sizes[i].f[k], &bytes);
+        if (!ok)
+            return svk_error(log, SVK_ERROR_TOO_LARGE,
+                             "batch B=%llu T=%llu: %s, at 4 bytes each, overflows 64 bits (width=%llu, heads=%llu, "
+                             "mlp_hidden=%llu, vocab=%llu)",
+                             (unsigned long long)d->B, (unsigned long long)d->T, sizes[i].what,
+                             (unsigned long long)d->C, (unsigned long long)d->H, (unsigned long long)d->F,
+                             (unsigned long long)d->V);
+    }
+    return SVK_OK;
+}
+
 static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s)
 {
     const svk_model_config *c = &b->p->config;
@@ -298,6 +333,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, pre = c->placement == SVK_PLACEMENT_PRE;
     const bool ln = c->norm == SVK_NORM_LAYERNORM;
     const uint32_t L = c->layers, S = 2 * L; /* sublayers */
+    svk_status size_st = check_sizes(log, &d);
+    if (size_st != SVK_OK)
+        return size_st;
+    /* Tensor ids are 32-bit and a layer has fewer than 64 tensors. */
+    if (L > UINT32_MAX / 64)
+        return svk_error(log, SVK_ERROR_TOO_LARGE, "config layers=%u: more layers than the plan can index (at most %u)",
+                         L, UINT32_MAX / 64);
 
     p->n_params = svk_model_param_list(c, NULL, 0);
     p->params = svk_calloc(p->n_params, sizeof(*p->params));
@@ -527,6 +569,14 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     if (b.oom) {
         svk_plan_free(p);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
+    }
+    if (b.overflow) {
+        static const char *const slab_names[SVK_SLAB_COUNT] = {"parameter", "gradient", "AdamW m", "AdamW v",
+                                                               "activation", "input", "output"};
+        svk_plan_free(p);
+        return svk_error(log, SVK_ERROR_TOO_LARGE,
+                         "batch B=%u T=%u: the %s memory of %u layers overflows 64-bit byte sizes", B, T,
+                         slab_names[b.overflow - 1], L);
     }
     return SVK_OK;
 }
