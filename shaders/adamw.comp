@@ -13,6 +13,12 @@
  * so that a recorded list can be replayed unchanged. The operations are in
  * the reference's order; `precise` keeps the compiler from fusing them into
  * FMAs, so the float result stays within a few roundings of the reference.
+ * With FLAG_GUARD the update happens only if the step's loss and the square
+ * of its gradient norm (the clip op's output) are finite, the rule of
+ * svk_step_finite (lib/model/plan.h): a non-finite step leaves p, m and v
+ * untouched, decided on the device, so the host never waits for the norm.
+ * Finiteness is tested on the bits, which no float optimisation can assume
+ * away.
  * Reference: lib/ref/adamw.c. Conformance: tools/conformance/conform_adamw.c.
  */
 #extension GL_GOOGLE_include_directive : require
@@ -32,12 +38,24 @@ layout(set = 0, binding = 2, std430) buffer BufM { float m[]; };
 layout(set = 0, binding = 3, std430) buffer BufV { float v[]; };
 layout(set = 0, binding = 4, std430) readonly buffer BufScale { float scale[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufStep { float step[]; };
+layout(set = 0, binding = 6, std430) readonly buffer BufGuard { float guard[]; };
+
+bool svk_is_finite(float x)
+{
+    return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
+}
 
 void main()
 {
     uint i;
     if (!svk_elem_index(pc.n, i))
         return;
+    if ((pc.flags & SVK_ADAMW_FLAG_GUARD) != 0u) {
+        const float loss = guard[pc.off_guard];
+        precise float norm_sq = guard[pc.off_guard + 1u] * guard[pc.off_guard + 1u];
+        if (!svk_is_finite(loss) || !svk_is_finite(norm_sq))
+            return;
+    }
     float lr = pc.lr, bc1 = pc.bc1, bc2 = pc.bc2;
     if ((pc.flags & SVK_ADAMW_FLAG_STEP_BUFFER) != 0u) {
         lr = step[pc.off_step];

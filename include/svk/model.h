@@ -61,10 +61,15 @@ SVK_API svk_status svk_model_train_step(svk_model *model, const int32_t *tokens,
                                         uint32_t B, uint32_t T, float lr, float *loss);
 
 /* Details of the last completed step, read from the device: loss, gradient
- * norm before clipping, number of targets that counted. */
+ * norm before clipping, number of targets that counted. A step whose loss
+ * or gradient norm is not finite changes nothing (the device skips the
+ * AdamW update, without a host round trip): `skipped` says so, and `step`
+ * is the count of updates actually applied (svk_model_step). */
 typedef struct svk_step_info {
     float loss, grad_norm, clip_scale;
     uint32_t valid_targets;
+    bool skipped;
+    uint64_t step;
 } svk_step_info;
 SVK_API svk_status svk_model_last_step(svk_model *model, svk_step_info *info);
 

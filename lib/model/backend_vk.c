@@ -364,6 +364,7 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
         svk_adamw_args a = {
             .n = d[0], .p = T(r, t[0]), .g = T(r, t[1]), .m = T(r, t[2]), .v = T(r, t[3]),
             .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->s->hparams, 0},
+            .guard = OUT(r, SVK_OUT_LOSS), /* loss, then the norm: SVK_OUT_GRAD_NORM follows */
             .beta1 = opt->beta1, .beta2 = opt->beta2, .eps = opt->eps, .weight_decay = opt->weight_decay,
             .decay = (o->flags & SVK_FLAG_DECAY) != 0, .label = label,
         };
@@ -518,6 +519,22 @@ static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n,
         }
         return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: no activation at offset %llu",
                          (unsigned long long)offset);
+    }
+    if (slab == SVK_SLAB_OUTPUT || slab == SVK_SLAB_INPUT) {
+        /* Mapped, coherent, and written on the device only by lists that
+         * end with a shader-write -> host-read barrier (svk_cmdlist_end),
+         * whose fence finish_pending waited for: read in place. Reading a
+         * step's loss then needs no transfer, so it cannot fail after the
+         * step has been applied (a failure there would leave the model
+         * updated while reporting an error). */
+        char *base;
+        if ((st = svk_buffer_map(s->slab[slab], (void **)&base)) != SVK_OK)
+            return st;
+        if (to_host)
+            memcpy(host, base + offset * 4, n * 4);
+        else
+            memcpy(base + offset * 4, host, n * 4);
+        return SVK_OK;
     }
     return to_host ? svk_buffer_download(s->slab[slab], offset * 4, host, n * 4)
                    : svk_buffer_upload(s->slab[slab], offset * 4, host, n * 4);

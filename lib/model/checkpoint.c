@@ -31,18 +31,22 @@ svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
     const size_t n = m->n_params * (size_t)kinds;
     svk_st_entry *e = svk_calloc(n, sizeof(*e));
     char (*names)[SVK_PARAM_NAME_MAX + 16] = svk_calloc(n, sizeof(*names));
-    float *host = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float) * (size_t)kinds);
+    /* The moments share the parameters' layout, so one slab size fits all. */
+    const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM];
+    float *host = svk_malloc((slab ? slab : 1) * sizeof(float) * (size_t)kinds);
     svk_status st = SVK_OK;
     if (!e || !names || !host) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory saving %s", path);
         goto done;
     }
-    float *at = host;
+    /* One read per slab, not one per tensor: each read is a round trip to
+     * the device (a submission and a wait). */
     for (int k = 0; k < kinds && st == SVK_OK; k++)
-        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+        st = m->impl->read(m, state_slabs[k], 0, slab, host + (size_t)k * slab);
+    for (int k = 0; k < kinds && st == SVK_OK; k++)
+        for (size_t i = 0; i < m->n_params; i++) {
             const svk_param_info *p = &m->info[i];
             const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
-            st = m->impl->read(m, state_slabs[k], t->offset, t->elems, at);
             svk_st_entry *x = &e[(size_t)k * m->n_params + i];
             snprintf(names[(size_t)k * m->n_params + i], sizeof(names[0]), "%s%s", state_prefix[k], p->name);
             x->name = names[(size_t)k * m->n_params + i];
@@ -50,8 +54,7 @@ svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
             x->ndim = p->ndim;
             x->shape[0] = p->shape[0];
             x->shape[1] = p->shape[1];
-            x->data = at;
-            at += p->elems;
+            x->data = host + (size_t)k * slab + t->offset;
         }
     if (st != SVK_OK)
         goto done;
@@ -220,17 +223,20 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     if (st == SVK_OK && f->n_tensors != expected_in_file)
         st = svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu tensors, %zu of them known, yet none foreign", path,
                        f->n_tensors, expected_in_file);
-    /* Write: parameters (and moments) into their slabs, via aligned copies. */
+    /* Write: each slab assembled on the host (aligned copies of the file's
+     * data), then one write per slab rather than a round trip per tensor. */
+    const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM]; /* the moments share its layout */
     float *buf = NULL;
-    if (st == SVK_OK && !(buf = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float))))
+    if (st == SVK_OK && !(buf = svk_calloc(slab ? slab : 1, sizeof(float))))
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
-    for (int k = 0; k < kinds && st == SVK_OK; k++)
-        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
+    for (int k = 0; k < kinds && st == SVK_OK; k++) {
+        for (size_t i = 0; i < m->n_params; i++) {
             const svk_st_tensor *t = found[(size_t)k * m->n_params + i];
             const svk_plan_tensor *pt = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
-            memcpy(buf, t->data, t->bytes);
-            st = m->impl->write(m, state_slabs[k], pt->offset, pt->elems, buf);
+            memcpy(buf + pt->offset, t->data, t->bytes);
         }
+        st = m->impl->write(m, state_slabs[k], 0, slab, buf);
+    }
     free(buf);
     free(found);
     if (st == SVK_OK) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "svk/vulkan.h"
 #include "core/rng.h"
 #include "model.h"
@@ -51,23 +52,22 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T)
 
 static svk_status write_initial_weights(svk_model *m)
 {
+    /* Drawn straight into a host image of the parameter slab, then written
+     * in one transfer rather than a round trip to the device per tensor. */
+    const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM];
+    float **data = svk_calloc(m->n_params ? m->n_params : 1, sizeof(*data));
+    float *host = svk_calloc(slab ? slab : 1, sizeof(float));
     svk_status st = SVK_OK;
-    float **data = svk_calloc(m->n_params, sizeof(*data));
-    if (!data)
-        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
-    for (size_t i = 0; i < m->n_params && st == SVK_OK; i++)
-        if (!(data[i] = svk_malloc(m->info[i].elems * sizeof(float))))
-            st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
-    if (st == SVK_OK) {
+    if (!data || !host) {
+        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory initialising weights");
+    } else {
+        for (size_t i = 0; i < m->n_params; i++)
+            data[i] = host + m->plan.tensors[svk_plan_param_tensor(&m->plan, i, SVK_SLAB_PARAM)].offset;
         svk_model_init_params(m->info, m->n_params, m->params.seed, data);
-        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
-            const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, SVK_SLAB_PARAM)];
-            st = m->impl->write(m, SVK_SLAB_PARAM, t->offset, t->elems, data[i]);
-        }
+        st = m->impl->write(m, SVK_SLAB_PARAM, 0, slab, host);
     }
-    for (size_t i = 0; i < m->n_params; i++)
-        free(data[i]);
     free(data);
+    free(host);
     return st;
 }
 
@@ -81,30 +81,47 @@ svk_status svk_model_reset_optimizer(svk_model *m)
     if (st == SVK_OK)
         st = m->impl->write(m, SVK_SLAB_ADAM_V, 0, n, zero);
     free(zero);
+    /* The writes waited for any step in flight; its count no longer matters. */
     m->step = 0;
+    m->step_pending = false;
+    m->last_skipped = false;
     return st;
 }
 
 svk_status svk_model_create(const svk_model_params *params, svk_model **out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, params && out);
+    SVK_CHECK_PTR(NULL, out);
     *out = NULL;
-    for (size_t i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
-        SVK_CHECK_ARG(NULL, params->reserved[i] == 0);
-    SVK_CHECK_ARG(NULL, params->backend == SVK_BACKEND_CPU || params->backend == SVK_BACKEND_VULKAN);
+    SVK_CHECK_PTR(NULL, params);
+    SVK_CHECK_RESERVED(NULL, params->reserved);
+    if (params->backend != SVK_BACKEND_CPU && params->backend != SVK_BACKEND_VULKAN)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->backend=%d is neither SVK_BACKEND_VULKAN nor _CPU",
+                         __func__, (int)params->backend);
     if (params->backend == SVK_BACKEND_VULKAN && !params->ctx)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "svk_model_create: the Vulkan backend needs a context (params->ctx)");
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->ctx is NULL, and the Vulkan backend needs a context",
+                         __func__);
     svk_status st = svk_model_config_validate(&params->config);
     if (st != SVK_OK)
         return st;
+    /* Each setting alone, so the message names the one out of range. */
     const svk_optimizer *o = &params->optimizer;
-    if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1) || !(o->eps > 0) ||
-        !(o->weight_decay >= 0) || !(o->max_norm >= 0))
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
-                         "svk_model_create: optimizer settings out of range (beta1=%g beta2=%g eps=%g wd=%g max_norm=%g)",
-                         (double)o->beta1, (double)o->beta2, (double)o->eps, (double)o->weight_decay,
-                         (double)o->max_norm);
+    const struct {
+        const char *name;
+        float value;
+        bool ok;
+        const char *range;
+    } opt[] = {
+        {"beta1", o->beta1, o->beta1 >= 0 && o->beta1 < 1, "in [0, 1)"},
+        {"beta2", o->beta2, o->beta2 >= 0 && o->beta2 < 1, "in [0, 1)"},
+        {"eps", o->eps, o->eps > 0 && isfinite(o->eps), "finite and > 0"},
+        {"weight_decay", o->weight_decay, o->weight_decay >= 0 && isfinite(o->weight_decay), "finite and >= 0"},
+        {"max_norm", o->max_norm, o->max_norm >= 0 && isfinite(o->max_norm), "finite and >= 0 (0 = no clipping)"},
+    };
+    for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+        if (!opt[i].ok)
+            return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->optimizer.%s=%g must be %s", __func__,
+                             opt[i].name, (double)opt[i].value, opt[i].range);
     svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
@@ -153,24 +170,71 @@ uint64_t svk_model_param_count(const svk_model *m)
     return m ? m->n_elems : 0;
 }
 
-uint64_t svk_model_step(const svk_model *m)
+static svk_status read_output(svk_model *m, float out[SVK_OUT_COUNT])
 {
-    return m ? m->step : 0;
+    const svk_plan_tensor *t = &m->plan.tensors[m->plan.output];
+    return m->impl->read(m, SVK_SLAB_OUTPUT, t->offset, SVK_OUT_COUNT, out);
+}
+
+svk_status svk_model_settle(svk_model *m)
+{
+    if (!m->step_pending)
+        return SVK_OK;
+    float out[SVK_OUT_COUNT];
+    svk_status st = read_output(m, out);
+    if (st != SVK_OK)
+        return st;
+    m->step_pending = false;
+    m->last_skipped = !svk_step_finite(out[SVK_OUT_LOSS], out[SVK_OUT_GRAD_NORM]);
+    if (!m->last_skipped)
+        m->step++;
+    return SVK_OK;
+}
+
+uint64_t svk_model_step(const svk_model *cm)
+{
+    if (!cm)
+        return 0;
+    /* The count of a step in flight depends on whether it was finite, so
+     * the step is waited for. Models are only ever made by svk_model_create
+     * (never const objects), so settling through this pointer is defined. */
+    svk_model *m = (svk_model *)cm;
+    svk_model_settle(m); /* on failure (a lost device) the settled count stands */
+    return m->step;
+}
+
+/* "model is NULL", in the words of the public header. */
+#define CHECK_MODEL(m)                                                                            \
+    do {                                                                                          \
+        if (!(m))                                                                                 \
+            return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: model is NULL", __func__);         \
+    } while (0)
+
+/* B and T of a batch, before anything is allocated for it. */
+static svk_status check_shape(svk_model *m, uint32_t B, uint32_t T, const char *func)
+{
+    const svk_model_config *c = &m->params.config;
+    if (B == 0 || T == 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: empty batch: B=%u, T=%u (each must be >= 1)",
+                         func, B, T);
+    if (T > c->ctx)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: T=%u exceeds the model's ctx=%u", func, T, c->ctx);
+    /* Kernels index tokens with 32-bit signed arithmetic. */
+    if ((uint64_t)B * T > (1ull << 31))
+        return svk_error(svk_model_log(m), SVK_ERROR_TOO_LARGE,
+                         "%s: batch B=%u x T=%u = %llu tokens exceeds 2^31", func, B, T,
+                         (unsigned long long)B * T);
+    return SVK_OK;
 }
 
 /* Tokens in [0, V), targets in [-1, V): anything else is the caller's bug,
- * reported with its position rather than clamped. */
-static svk_status check_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
-                              const char *func)
+ * reported with its position rather than clamped. Checked on the host,
+ * before anything runs, so a refused batch leaves the model as it was (the
+ * device kernels count bad indices too, and skip them, as a second line). */
+static svk_status check_tokens(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                               const char *func)
 {
     const svk_model_config *c = &m->params.config;
-    if (!tokens || B == 0 || T == 0)
-        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: empty batch (tokens %s, B=%u, T=%u)", func,
-                         tokens ? "given" : "NULL", B, T);
-    if (T > c->ctx)
-        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: T=%u exceeds the model's ctx=%u", func, T, c->ctx);
-    if ((uint64_t)B * T > (1ull << 31))
-        return svk_error(svk_model_log(m), SVK_ERROR_TOO_LARGE, "%s: batch of %u x %u tokens is too large", func, B, T);
     for (uint64_t i = 0; i < (uint64_t)B * T; i++) {
         if (tokens[i] < 0 || (uint32_t)tokens[i] >= c->vocab)
             return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: token %d at [%llu, %llu] is outside [0, %u)",
@@ -183,32 +247,51 @@ static svk_status check_batch(svk_model *m, const int32_t *tokens, const int32_t
     return SVK_OK;
 }
 
-static svk_status read_output(svk_model *m, float out[SVK_OUT_COUNT])
+static svk_status check_lr(svk_model *m, float lr, const char *func)
 {
-    const svk_plan_tensor *t = &m->plan.tensors[m->plan.output];
-    return m->impl->read(m, SVK_SLAB_OUTPUT, t->offset, SVK_OUT_COUNT, out);
+    if (!isfinite(lr) || lr < 0)
+        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "%s: lr=%g must be finite and >= 0", func,
+                         (double)lr);
+    return SVK_OK;
+}
+
+/* The checks and preparation every batch goes through, in this order: the
+ * shape, the step in flight settled (a new plan would drop its outputs),
+ * the plan for the shape (its sizes are checked there, before any
+ * allocation), then the values. */
+static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                              const char *func)
+{
+    svk_status st = check_shape(m, B, T, func);
+    if (st == SVK_OK)
+        st = svk_model_settle(m);
+    if (st == SVK_OK)
+        st = use_shape(m, B, T);
+    if (st == SVK_OK)
+        st = check_tokens(m, tokens, targets, B, T, func);
+    return st;
 }
 
 svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                                 float lr, float *loss)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
-    SVK_CHECK_ARG(svk_model_log(m), targets);
-    if (!isfinite(lr) || lr < 0)
-        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_train_step: learning rate %g", (double)lr);
-    svk_status st = check_batch(m, tokens, targets, B, T, __func__);
-    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, targets);
+    svk_status st = check_lr(m, lr, __func__);
+    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, __func__)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
     svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
     const svk_plan *p = &m->plan;
     if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, loss != NULL)) != SVK_OK)
         return st;
-    m->step++;
+    m->step_pending = true;
     if (loss) {
         float out[SVK_OUT_COUNT];
-        if ((st = read_output(m, out)) != SVK_OK)
+        if ((st = svk_model_settle(m)) != SVK_OK || (st = read_output(m, out)) != SVK_OK)
             return st;
         *loss = out[SVK_OUT_LOSS];
     }
@@ -218,14 +301,18 @@ svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32
 svk_status svk_model_last_step(svk_model *m, svk_step_info *info)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m && info);
+    CHECK_MODEL(m);
+    SVK_CHECK_PTR(svk_model_log(m), info);
     float out[SVK_OUT_COUNT];
-    svk_status st = read_output(m, out);
+    svk_status st = svk_model_settle(m);
     if (st == SVK_OK)
-    {
+        st = read_output(m, out);
+    if (st == SVK_OK) {
         int32_t valid;
         memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
-        *info = (svk_step_info){out[SVK_OUT_LOSS], out[SVK_OUT_GRAD_NORM], out[SVK_OUT_CLIP_SCALE], (uint32_t)valid};
+        *info = (svk_step_info){.loss = out[SVK_OUT_LOSS], .grad_norm = out[SVK_OUT_GRAD_NORM],
+                                .clip_scale = out[SVK_OUT_CLIP_SCALE], .valid_targets = (uint32_t)valid,
+                                .skipped = m->last_skipped, .step = m->step};
     }
     return st;
 }
@@ -234,10 +321,13 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
                                float *loss)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
-    SVK_CHECK_ARG(svk_model_log(m), targets && loss);
-    svk_status st = check_batch(m, tokens, targets, B, T, __func__);
-    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, targets);
+    SVK_CHECK_PTR(log, loss);
+    svk_status st = begin_batch(m, tokens, targets, B, T, __func__);
+    if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
     if ((st = m->impl->run(m, p->phases.forward, p->phases.backward, tokens, targets, NULL, true)) != SVK_OK)
@@ -251,10 +341,12 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
 svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_t B, uint32_t T, float *logits)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
-    SVK_CHECK_ARG(svk_model_log(m), logits);
-    svk_status st = check_batch(m, tokens, NULL, B, T, __func__);
-    if (st != SVK_OK || (st = use_shape(m, B, T)) != SVK_OK)
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, logits);
+    svk_status st = begin_batch(m, tokens, NULL, B, T, __func__);
+    if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
     if ((st = m->impl->run(m, p->phases.forward, p->phases.loss, tokens, NULL, NULL, true)) != SVK_OK)
@@ -306,21 +398,34 @@ svk_status svk_model_generate(svk_model *m, const int32_t *prompt, uint32_t n_pr
                               const svk_sample_params *sp, int32_t *out, uint32_t *n_out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
+    CHECK_MODEL(m);
     svk_log *log = svk_model_log(m);
-    SVK_CHECK_ARG(log, prompt && n_prompt > 0 && n_out && (out || max_new == 0));
+    SVK_CHECK_PTR(log, n_out);
     *n_out = 0;
+    SVK_CHECK_PTR(log, prompt);
+    if (n_prompt == 0)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: n_prompt is 0 (generation needs a prompt)", __func__);
+    if (!out && max_new > 0)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: out is NULL with max_new=%u", __func__, max_new);
     svk_sample_params s = sp ? *sp : svk_sample_params_default();
     if (!(s.temperature >= 0) || !isfinite(s.temperature))
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "svk_model_generate: temperature %g", (double)s.temperature);
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: temperature=%g must be finite and >= 0", __func__,
+                         (double)s.temperature);
     const uint32_t ctx = m->params.config.ctx, V = m->params.config.vocab;
+    for (uint32_t i = 0; i < n_prompt; i++)
+        if (prompt[i] < 0 || (uint32_t)prompt[i] >= V)
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: prompt[%u]=%d is outside [0, %u)", __func__, i,
+                             prompt[i], V);
     /* One shape for the whole generation: the window is always ctx long
      * (padded with token 0 after the text; causal attention keeps the
      * padding from affecting earlier positions). */
-    uint64_t total = (uint64_t)n_prompt + max_new;
+    uint64_t total = (uint64_t)n_prompt + max_new, logit_bytes;
+    if (!svk_mul_u64((uint64_t)ctx * V, sizeof(float), &logit_bytes) || logit_bytes > SIZE_MAX)
+        return svk_error(log, SVK_ERROR_TOO_LARGE, "%s: the logits of a ctx=%u window, ctx*vocab=%u*%u floats, overflow",
+                         __func__, ctx, ctx, V);
     int32_t *seq = svk_malloc(total * sizeof(int32_t));
     int32_t *window = svk_malloc(ctx * sizeof(int32_t));
-    float *logits = svk_malloc((size_t)ctx * V * sizeof(float)), *work = svk_malloc(V * sizeof(float));
+    float *logits = svk_malloc((size_t)logit_bytes), *work = svk_malloc(V * sizeof(float));
     svk_status st = SVK_OK;
     if (!seq || !window || !logits || !work) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory generating");
@@ -351,36 +456,44 @@ done:
 svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32_t B, uint32_t T)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
-    SVK_CHECK_ARG(svk_model_log(m), cmd != VK_NULL_HANDLE && B > 0 && T > 0);
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    if (cmd == VK_NULL_HANDLE)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: cmd is VK_NULL_HANDLE", __func__);
     if (!m->impl->record_external)
-        return svk_error(svk_model_log(m), SVK_ERROR_UNSUPPORTED,
-                         "svk_model_record_train_step: the %s backend records no command buffers", m->impl->name);
-    if (T > m->params.config.ctx)
-        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_record_train_step: T=%u exceeds ctx=%u", T,
-                         m->params.config.ctx);
-    svk_status st = use_shape(m, B, T);
+        return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
+                         m->impl->name);
+    svk_status st = check_shape(m, B, T, __func__);
+    if (st == SVK_OK)
+        st = svk_model_settle(m);
+    if (st == SVK_OK)
+        st = use_shape(m, B, T);
     return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
 }
 
 svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, float lr)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
-    SVK_CHECK_ARG(svk_model_log(m), targets && m->has_plan);
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, targets);
     if (!m->impl->prepare)
-        return svk_error(svk_model_log(m), SVK_ERROR_UNSUPPORTED, "svk_model_prepare_train_step: %s backend",
+        return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    if (!isfinite(lr) || lr < 0)
-        return svk_error(svk_model_log(m), SVK_ERROR_INVALID_ARG, "svk_model_prepare_train_step: learning rate %g",
-                         (double)lr);
-    svk_status st = check_batch(m, tokens, targets, m->plan.B, m->plan.T, __func__);
+    svk_status st = check_lr(m, lr, __func__);
+    /* The previous prepared step has completed (the contract of
+     * svk/vulkan.h): its outputs say whether it counted. */
+    if (st == SVK_OK)
+        st = svk_model_settle(m);
+    if (st == SVK_OK)
+        st = check_tokens(m, tokens, targets, m->plan.B, m->plan.T, __func__);
     if (st != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
     svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
     if ((st = m->impl->prepare(m, tokens, targets, &h)) == SVK_OK)
-        m->step++;
+        m->step_pending = true;
     return st;
 }
 
@@ -393,7 +506,8 @@ void svk_model_forget_recordings(svk_model *m)
 svk_status svk_model_memory(const svk_model *m, svk_memory_report *r)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m && r);
+    CHECK_MODEL(m);
+    SVK_CHECK_PTR(NULL, r);
     const uint64_t *e = m->plan.slab_elems;
     *r = (svk_memory_report){
         .params = e[SVK_SLAB_PARAM] * 4,

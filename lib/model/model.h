@@ -38,7 +38,9 @@ struct svk_model {
     svk_param_info *info;        /* the parameter list (plan-independent) */
     size_t n_params;
     uint64_t n_elems;            /* parameter elements */
-    uint64_t step;               /* AdamW updates taken */
+    uint64_t step;               /* AdamW updates taken, by steps that have completed */
+    bool step_pending;           /* a training step was submitted whose outcome is not yet read */
+    bool last_skipped;           /* the last completed training step was not finite: no update */
     svk_plan plan;               /* for the current batch shape */
     bool has_plan;
     const svk_backend_impl *impl;
@@ -47,6 +49,12 @@ struct svk_model {
 
 /* The log messages go to: the context's, or the model's own. */
 svk_log *svk_model_log(svk_model *m);
+
+/* Reads the outcome of the training step in flight, if any (waiting for
+ * it): a finite step counts as an update, a non-finite one was skipped on
+ * the backend (plan.h, svk_step_finite). Every call that reads the step
+ * count, or would overwrite the step's outputs, settles first. */
+svk_status svk_model_settle(svk_model *m);
 
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */

@@ -14,6 +14,7 @@
 #ifndef SVK_MODEL_PLAN_H
 #define SVK_MODEL_PLAN_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,20 @@ enum {
     SVK_OUT_BAD_TOKENS,     /* int32: tokens outside [0, V), right after VALID_TOKENS */
     SVK_OUT_COUNT
 };
+
+/* Whether a training step's update is applied: its loss is finite and so
+ * is the square of its gradient norm, in float. Otherwise AdamW leaves the
+ * parameters and moments as they were (and the step count is not advanced):
+ * a NaN or Inf would poison every later step. The square is the device's
+ * view: it sums the squares in float, so a norm past sqrt(FLT_MAX) ~ 1.8e19
+ * is Inf there, while the CPU reference sums in double; testing the square
+ * makes both backends skip the same steps. shaders/adamw.comp applies the
+ * same rule on the device. */
+static inline bool svk_step_finite(float loss, float grad_norm)
+{
+    const float sq = grad_norm * grad_norm;
+    return isfinite(loss) && isfinite(sq);
+}
 
 #define SVK_NONE UINT32_MAX
 
@@ -82,7 +97,8 @@ typedef enum svk_plan_opcode {
     SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N]; dims rows, N */
     SVK_OP_XENT,          /* output t0 (loss, counts), dlogits t1, logits t2, targets t3; dims rows, V */
     SVK_OP_CLIP,          /* output t0: norm of dims[0] elements from t1 (the whole grad slab), clip scale */
-    SVK_OP_ADAMW,         /* p t0, g t1, m t2, v t3, output t4 (clip scale); flags DECAY */
+    SVK_OP_ADAMW,         /* p t0, g t1, m t2, v t3, output t4 (clip scale; no update unless the loss and
+                             gradient norm there pass svk_step_finite); flags DECAY */
     SVK_OP_COUNT_
 } svk_plan_opcode;
 

@@ -186,6 +186,9 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
         case SVK_OP_ADAMW:
             if (!h)
                 return svk_error(log, SVK_ERROR_INTERNAL, "plan op '%s' needs step hyperparameters", o->label);
+            /* A non-finite step leaves p, m and v as they were, as the device does. */
+            if (!svk_step_finite((float)F(&c, t[4])[SVK_OUT_LOSS], (float)F(&c, t[4])[SVK_OUT_GRAD_NORM]))
+                break;
             SVK_REF(adamw)(d[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[3]),
                               F(&c, t[4])[SVK_OUT_CLIP_SCALE], h->lr, h->beta1, h->beta2, h->adam_eps,
                               h->weight_decay, (o->flags & SVK_FLAG_DECAY) != 0, h->t);

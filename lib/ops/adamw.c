@@ -39,7 +39,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
     if (!a->step.buf && (a->t == 0 || !isfinite(a->lr)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: t=%llu (counts from 1) lr=%g (finite)", op,
                          (unsigned long long)a->t, (double)a->lr);
-    svk_range r[6];
+    svk_range r[7];
     svk_status st;
     if ((st = svk_op_bind(ctx, op, "p", a->p, a->n, &r[0])) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "g", a->g, a->n, &r[1])) != SVK_OK ||
@@ -53,7 +53,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
                          (unsigned long long)a->p.off, (unsigned long long)a->m.off, (unsigned long long)a->v.off);
     uint32_t flags = a->decay ? SVK_ADAMW_FLAG_DECAY : 0u;
     /* Absent optional operands: g stands in; the shader never reads them. */
-    r[4] = r[5] = r[1];
+    r[4] = r[5] = r[6] = r[1];
     if (a->scale.buf) {
         if ((st = svk_op_bind(ctx, op, "scale", a->scale, 1, &r[4])) != SVK_OK)
             return st;
@@ -63,6 +63,11 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         if ((st = svk_op_bind(ctx, op, "step", a->step, 3, &r[5])) != SVK_OK)
             return st;
         flags |= SVK_ADAMW_FLAG_STEP_BUFFER;
+    }
+    if (a->guard.buf) {
+        if ((st = svk_op_bind(ctx, op, "guard", a->guard, 2, &r[6])) != SVK_OK)
+            return st;
+        flags |= SVK_ADAMW_FLAG_GUARD;
     }
     float sv[3] = {0, 1, 1};
     if (!a->step.buf)
@@ -75,6 +80,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         .off_v = svk_elem_off(a->v),
         .off_scale = a->scale.buf ? svk_elem_off(a->scale) : 0u,
         .off_step = a->step.buf ? svk_elem_off(a->step) : 0u,
+        .off_guard = a->guard.buf ? svk_elem_off(a->guard) : 0u,
         .flags = flags,
         .lr = sv[0],
         .beta1 = a->beta1,
@@ -84,5 +90,5 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         .bc1 = sv[1],
         .bc2 = sv[2],
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, r, 6, &push, sizeof(push), a->label);
+    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, r, 7, &push, sizeof(push), a->label);
 }

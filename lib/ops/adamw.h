@@ -14,6 +14,11 @@
  * list, a list recorded once and replayed every step passes `step` instead:
  * three floats in a buffer the host rewrites before each submission (mapped
  * memory), filled by svk_adamw_step_values().
+ *
+ * `guard` lets a replayed step skip itself when it went non-finite (an
+ * overflowing loss or gradient), decided on the device so the host never
+ * waits on the norm before submitting; the rule is svk_step_finite in
+ * lib/model/plan.h.
  */
 #ifndef SVK_OPS_ADAMW_H
 #define SVK_OPS_ADAMW_H
@@ -29,6 +34,9 @@ typedef struct svk_adamw_args {
                                * (clip out + 1); or buf NULL: 1 */
     svk_tref step;            /* [3] = lr, 1 - beta1^t, 1 - beta2^t in device memory;
                                * or buf NULL: from lr and t below */
+    svk_tref guard;           /* [2] = the step's loss, gradient norm in device memory:
+                               * no update unless both (the norm squared) are finite;
+                               * or buf NULL: always update */
     float lr;                 /* learning rate of this update (ignored with step) */
     uint64_t t;               /* update number, from 1 (ignored with step) */
     float beta1, beta2;       /* in [0, 1); defaults 0.9, 0.95 */

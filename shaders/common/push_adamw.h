@@ -12,6 +12,7 @@ SVK_PUSH_BEGIN(svk_push_adamw)
     SVK_PUSH_U32(off_v)
     SVK_PUSH_U32(off_scale)   /* scale: [1], the gradient multiplier (clip scale) */
     SVK_PUSH_U32(off_step)    /* step: [3] = lr, bc1, bc2 (with SVK_ADAMW_FLAG_STEP_BUFFER) */
+    SVK_PUSH_U32(off_guard)   /* guard: [2] = the step's loss, gradient norm (with SVK_ADAMW_FLAG_GUARD) */
     SVK_PUSH_U32(flags)       /* SVK_ADAMW_FLAG_* */
     SVK_PUSH_F32(lr)
     SVK_PUSH_F32(beta1)
@@ -25,5 +26,6 @@ SVK_PUSH_END(svk_push_adamw)
 #define SVK_ADAMW_FLAG_DECAY 1u       /* decoupled weight decay on this tensor */
 #define SVK_ADAMW_FLAG_SCALE 2u       /* read the gradient scale from binding 4, else 1 */
 #define SVK_ADAMW_FLAG_STEP_BUFFER 4u /* read lr, bc1, bc2 from binding 5, not from here */
+#define SVK_ADAMW_FLAG_GUARD 8u       /* no update unless binding 6 holds a finite loss and norm^2 */
 
 #endif
