@@ -63,8 +63,11 @@ void svk_buffer_destroy(svk_buffer **pbuf)
     /* Work that may still read the buffer must finish before its memory is
      * reused. Command lists wait for their own fences; a queue-idle wait
      * here covers everything else submitted on libsvk's queue. */
-    if (!ctx->lost && ctx->vkd.vkQueueWaitIdle(ctx->queue) == VK_ERROR_DEVICE_LOST)
-        ctx->lost = true; /* nothing can be waited for: the range is freed all the same */
+    VkResult r = ctx->lost ? VK_SUCCESS : ctx->vkd.vkQueueWaitIdle(ctx->queue);
+    /* Lost: nothing is left to wait for, and the range is freed all the
+     * same; the loss is recorded for the next call to report. */
+    if (r == VK_ERROR_DEVICE_LOST)
+        svk_vk_fail(ctx, NULL, r, "vkQueueWaitIdle", __FILE__, __LINE__, "destroying buffer '%s'", buf->name);
     svk_mem_free_range(ctx, &buf->alloc);
     free(buf);
     *pbuf = NULL;

@@ -152,9 +152,11 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     svk_cmdlist *cl = *pcl;
     svk_ctx *ctx = cl->ctx;
     /* Nothing the GPU may still read is freed before its fence signalled. */
-    if (cl->pending && !ctx->lost &&
-        ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX) == VK_ERROR_DEVICE_LOST)
-        ctx->lost = true;
+    if (cl->pending && !ctx->lost) {
+        VkResult r = ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
+        if (r == VK_ERROR_DEVICE_LOST)
+            svk_vk_fail(ctx, NULL, r, "vkWaitForFences", __FILE__, __LINE__, "destroying a command list");
+    }
     free_sets(cl);
     if (cl->queries)
         ctx->vkd.vkDestroyQueryPool(ctx->device, cl->queries, NULL);

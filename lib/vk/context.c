@@ -27,7 +27,8 @@ svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
     if (!ctx->lost)
         return SVK_OK;
     return svk_error(&ctx->log, SVK_ERROR_DEVICE_LOST,
-                     "%s: the device was lost earlier; destroy the context and create a new one", func);
+                     "%s: the device was lost earlier (%s); destroy the context and create a new one", func,
+                     ctx->lost_reason);
 }
 
 /* Enumerates the devices of an instance with their infos (malloc'd). */
@@ -311,7 +312,8 @@ void svk_ctx_destroy(svk_ctx **pctx)
             /* Then nothing below may touch the device (the pipeline cache
              * is not read back), only destroy. */
             if (r == VK_ERROR_DEVICE_LOST)
-                ctx->lost = true;
+                svk_vk_fail(ctx, NULL, r, ctx->own_device ? "vkDeviceWaitIdle" : "vkQueueWaitIdle", __FILE__,
+                            __LINE__, "destroying the context");
         }
         if (ctx->vkd.vkDestroyBuffer) {
             svk_mem_free_range(ctx, &ctx->staging);

@@ -46,9 +46,11 @@ struct svk_ctx {
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t timestamp_valid_bits;
 
-    /* Set by the first VK_ERROR_DEVICE_LOST; every later call refuses to
-     * touch the device. */
+    /* Set by the first VK_ERROR_DEVICE_LOST (svk_vk_fail, whichever call
+     * returned it); every later call refuses to touch the device, and says
+     * which call it was. */
     bool lost;
+    char lost_reason[512];
 
     svk_memory memory;
     svk_pipelines pipelines;

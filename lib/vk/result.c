@@ -68,12 +68,14 @@ svk_status svk_vk_fail(struct svk_ctx *ctx, svk_log *log, VkResult r, const char
         vsnprintf(what, sizeof(what), what_fmt, ap);
         va_end(ap);
     }
-    if (ctx) {
+    if (ctx)
         log = &ctx->log;
-        if (r == VK_ERROR_DEVICE_LOST)
-            ctx->lost = true;
-    }
     const char *base = strrchr(file, '/');
-    return svk_error(log, svk_vk_status(r), "%s: %s%s%s (%s:%d)", fn, svk_vk_result_string(r),
-                     what[0] ? " while " : "", what, base ? base + 1 : file, line);
+    svk_status st = svk_error(log, svk_vk_status(r), "%s: %s%s%s (%s:%d)", fn, svk_vk_result_string(r),
+                              what[0] ? " while " : "", what, base ? base + 1 : file, line);
+    if (ctx && r == VK_ERROR_DEVICE_LOST && !ctx->lost) {
+        ctx->lost = true;
+        snprintf(ctx->lost_reason, sizeof(ctx->lost_reason), "%s", svk_last_error());
+    }
+    return st;
 }
