@@ -140,9 +140,9 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
     }
     if (s->pending) {
         svk_status st = svk_cmdlist_wait(s->pending);
-        s->pending = NULL;
         if (st != SVK_OK)
             return st;
+        s->pending = NULL;
     }
     free_shape(s);
     static const char *const names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
@@ -455,8 +455,11 @@ static svk_status finish_pending(vk_state *s)
 {
     if (!s->pending)
         return SVK_OK;
+    /* A failed wait keeps the list pending: the step still runs, and a
+     * later wait may succeed (svk_model_settle retries). */
     svk_status st = svk_cmdlist_wait(s->pending);
-    s->pending = NULL;
+    if (st == SVK_OK)
+        s->pending = NULL;
     return st;
 }
 

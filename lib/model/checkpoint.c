@@ -27,6 +27,12 @@ svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
     SVK_CHECK_ARG(NULL, m);
     svk_log *log = svk_model_log(m);
     SVK_CHECK_ARG(log, path && *path);
+    /* The file's step count must be the one its weights belong to. */
+    svk_status ust = svk_model_check_usable(m, __func__);
+    if (ust == SVK_OK)
+        ust = svk_model_settle(m);
+    if (ust != SVK_OK)
+        return ust;
     const int kinds = optimizer ? 3 : 1;
     const size_t n = m->n_params * (size_t)kinds;
     svk_st_entry *e = svk_calloc(n, sizeof(*e));
@@ -151,7 +157,12 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     svk_log *log = svk_model_log(m);
     const bool optimizer = flags & SVK_LOAD_OPTIMIZER;
     svk_model_config c;
-    svk_status st = file_config(log, path, f, &c);
+    /* A step in flight settles first, or its outcome would later count
+     * against the loaded step. An unusable model is not settled (that is
+     * what failed): the load replaces all of its state. */
+    svk_status st = m->unusable[0] ? SVK_OK : svk_model_settle(m);
+    if (st == SVK_OK)
+        st = file_config(log, path, f, &c);
     if (st != SVK_OK)
         return st;
     if (!svk_model_config_equal(&c, &m->params.config)) {
@@ -227,6 +238,7 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
      * data), then one write per slab rather than a round trip per tensor. */
     const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM]; /* the moments share its layout */
     float *buf = NULL;
+    bool written = false;
     if (st == SVK_OK && !(buf = svk_calloc(slab ? slab : 1, sizeof(float))))
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
     for (int k = 0; k < kinds && st == SVK_OK; k++) {
@@ -235,6 +247,9 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
             const svk_plan_tensor *pt = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
             memcpy(buf + pt->offset, t->data, t->bytes);
         }
+        /* A write that fails may have replaced part of the slab already
+         * (uploads go in pieces): any attempt counts. */
+        written = true;
         st = m->impl->write(m, state_slabs[k], 0, slab, buf);
     }
     free(buf);
@@ -244,6 +259,16 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
             m->step = step;
         else
             st = svk_model_reset_optimizer(m);
+    }
+    if (st == SVK_OK) {
+        /* Every slab of the state was rewritten and any step in flight
+         * waited for (the writes wait), so nothing stale is left. */
+        m->step_pending = false;
+        m->last_skipped = false;
+        m->unusable[0] = '\0';
+    } else if (written) {
+        snprintf(m->unusable, sizeof(m->unusable), "loading %s failed part way, after some weights were replaced (%s)",
+                 path, svk_last_error());
     }
     return st;
 }

@@ -1,6 +1,7 @@
 /* The model API over a backend (backend_cpu.c, backend_vk.c). */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -176,14 +177,36 @@ static svk_status read_output(svk_model *m, float out[SVK_OUT_COUNT])
     return m->impl->read(m, SVK_SLAB_OUTPUT, t->offset, SVK_OUT_COUNT, out);
 }
 
+svk_status svk_model_check_usable(svk_model *m, const char *func)
+{
+    if (!m->unusable[0])
+        return SVK_OK;
+    return svk_error(svk_model_log(m), SVK_ERROR_INVALID_STATE,
+                     "%s: the model is unusable: %s; load a checkpoint (svk_model_load) to go on", func, m->unusable);
+}
+
 svk_status svk_model_settle(svk_model *m)
 {
     if (!m->step_pending)
         return SVK_OK;
     float out[SVK_OUT_COUNT];
-    svk_status st = read_output(m, out);
-    if (st != SVK_OK)
+    /* The step was submitted: it runs whether or not this wait succeeds.
+     * A wait may fail for want of memory and succeed when tried again (the
+     * backend keeps the step pending), so it is retried; if it keeps
+     * failing, the model's state cannot be known and the model says so
+     * from then on rather than go on from a guess. */
+    svk_status st = SVK_OK;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        st = read_output(m, out);
+        if (st == SVK_OK || st == SVK_ERROR_DEVICE_LOST)
+            break;
+    }
+    if (st != SVK_OK) {
+        if (st != SVK_ERROR_DEVICE_LOST)
+            snprintf(m->unusable, sizeof(m->unusable), "the outcome of a submitted training step could not be read (%s)",
+                     svk_last_error());
         return st;
+    }
     m->step_pending = false;
     m->last_skipped = !svk_step_finite(out[SVK_OUT_LOSS], out[SVK_OUT_GRAD_NORM]);
     if (!m->last_skipped)
@@ -262,7 +285,9 @@ static svk_status check_lr(svk_model *m, float lr, const char *func)
 static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                               const char *func)
 {
-    svk_status st = check_shape(m, B, T, func);
+    svk_status st = svk_model_check_usable(m, func);
+    if (st == SVK_OK)
+        st = check_shape(m, B, T, func);
     if (st == SVK_OK)
         st = svk_model_settle(m);
     if (st == SVK_OK)
@@ -286,7 +311,9 @@ svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32
     const svk_optimizer *o = &m->params.optimizer;
     svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
     const svk_plan *p = &m->plan;
-    if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, loss != NULL)) != SVK_OK)
+    /* Not waited for here: once submitted the step counts as pending, so a
+     * failed wait below still leaves the count to be settled. */
+    if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, false)) != SVK_OK)
         return st;
     m->step_pending = true;
     if (loss) {
@@ -304,7 +331,9 @@ svk_status svk_model_last_step(svk_model *m, svk_step_info *info)
     CHECK_MODEL(m);
     SVK_CHECK_PTR(svk_model_log(m), info);
     float out[SVK_OUT_COUNT];
-    svk_status st = svk_model_settle(m);
+    svk_status st = svk_model_check_usable(m, __func__);
+    if (st == SVK_OK)
+        st = svk_model_settle(m);
     if (st == SVK_OK)
         st = read_output(m, out);
     if (st == SVK_OK) {
@@ -463,7 +492,9 @@ svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32
     if (!m->impl->record_external)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = check_shape(m, B, T, __func__);
+    svk_status st = svk_model_check_usable(m, __func__);
+    if (st == SVK_OK)
+        st = check_shape(m, B, T, __func__);
     if (st == SVK_OK)
         st = svk_model_settle(m);
     if (st == SVK_OK)
@@ -481,7 +512,9 @@ svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, con
     if (!m->impl->prepare)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = check_lr(m, lr, __func__);
+    svk_status st = svk_model_check_usable(m, __func__);
+    if (st == SVK_OK)
+        st = check_lr(m, lr, __func__);
     /* The previous prepared step has completed (the contract of
      * svk/vulkan.h): its outputs say whether it counted. */
     if (st == SVK_OK)

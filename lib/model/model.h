@@ -41,6 +41,10 @@ struct svk_model {
     uint64_t step;               /* AdamW updates taken, by steps that have completed */
     bool step_pending;           /* a training step was submitted whose outcome is not yet read */
     bool last_skipped;           /* the last completed training step was not finite: no update */
+    /* Non-empty: why the model refuses every call but load and destroy (a
+     * step was submitted and its outcome could not be read back, so the
+     * state on the backend is not known). A successful load clears it. */
+    char unusable[384];
     svk_plan plan;               /* for the current batch shape */
     bool has_plan;
     const svk_backend_impl *impl;
@@ -55,6 +59,10 @@ svk_log *svk_model_log(svk_model *m);
  * the backend (plan.h, svk_step_finite). Every call that reads the step
  * count, or would overwrite the step's outputs, settles first. */
 svk_status svk_model_settle(svk_model *m);
+
+/* SVK_ERROR_INVALID_STATE, naming func and the reason, if the model is
+ * unusable (see svk_model.unusable); SVK_OK otherwise. */
+svk_status svk_model_check_usable(svk_model *m, const char *func);
 
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */
