@@ -21,7 +21,7 @@ static struct {
     uint64_t k;
     VkResult result;
     uint64_t count[FV_KIND_COUNT];
-    bool fired, paused, lost;
+    bool fired, paused, lost, sticky;
     uint64_t touches;
     const char *last_touch;
 } S;
@@ -47,7 +47,7 @@ static bool inject(fv_kind kind, VkResult *r)
     if (S.paused)
         return false;
     uint64_t n = ++S.count[kind];
-    if (S.k == 0 || kind != S.kind || n != S.k)
+    if (S.k == 0 || kind != S.kind || (S.sticky ? n < S.k : n != S.k))
         return false;
     S.fired = true;
     *r = S.result;
@@ -361,6 +361,12 @@ void fv_arm(fv_kind kind, uint64_t k, VkResult result)
     S.k = k;
     S.result = result;
     S.last_touch = "";
+}
+
+void fv_arm_sticky(fv_kind kind, uint64_t k, VkResult result)
+{
+    fv_arm(kind, k, result);
+    S.sticky = true;
 }
 
 uint64_t fv_count(fv_kind kind)

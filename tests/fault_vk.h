@@ -52,6 +52,9 @@ void fv_install(void);
 /* Resets the counts; from now the k-th call (1-based) of kind fails with
  * result. k = 0: count only. */
 void fv_arm(fv_kind kind, uint64_t k, VkResult result);
+/* The same, but every call of kind from the k-th on fails (a failure that
+ * persists, where fv_arm's is transient). */
+void fv_arm_sticky(fv_kind kind, uint64_t k, VkResult result);
 /* Calls of kind since the last arm (paused calls are not counted). */
 uint64_t fv_count(fv_kind kind);
 /* Whether the armed failure happened. */

@@ -405,6 +405,60 @@ static void run_walk(const walk *w)
     cur = NULL;
 }
 
+/* A wait that keeps failing after a step was submitted: the step runs on
+ * the device, but its outcome cannot be read, so the model must refuse use
+ * (saves included: the file would pair weights with a guessed step count)
+ * until a checkpoint is loaded, and then train as a fresh one does. */
+static void unusable_until_loaded(void)
+{
+    static const walk w = {"persistent vkWaitForFences failure", false, FV_WAIT_FOR_FENCES,
+                           VK_ERROR_OUT_OF_DEVICE_MEMORY, SVK_BACKEND_VULKAN};
+    cur = &w;
+    cur_k = 1;
+    iteration_failures = 0;
+    validation_messages = 0;
+    be = 1;
+    char ref[128], saved[128];
+    path_of(ref, sizeof(ref), REF_NAME);
+    path_of(saved, sizeof(saved), "unusable.safetensors");
+    arm(NULL, 0);
+    svk_ctx_params cp = svk_ctx_params_default();
+    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
+    cp.log_fn = log_fn;
+    svk_ctx *ctx = NULL;
+    svk_model *m = NULL;
+    svk_status st = svk_ctx_create(&cp, &ctx);
+    if (st == SVK_OK)
+        st = make_model(ctx, SVK_BACKEND_VULKAN, &m);
+    expect(st == SVK_OK, "creating the model: %s", svk_last_error());
+    if (st == SVK_OK) {
+        fv_arm_sticky(FV_WAIT_FOR_FENCES, 1, w.result);
+        float loss = 0;
+        st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+        expect_reported(st, "svk_model_train_step");
+        st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+        expect(st == SVK_ERROR_INVALID_STATE && strstr(svk_last_error(), "unusable"),
+               "the next step returned %s (%s), expected SVK_ERROR_INVALID_STATE", svk_status_string(st),
+               svk_last_error());
+        st = svk_model_save(m, saved, true);
+        expect(st == SVK_ERROR_INVALID_STATE && access(saved, F_OK) != 0,
+               "a save of the unusable model returned %s and %s a file", svk_status_string(st),
+               access(saved, F_OK) == 0 ? "wrote" : "did not write");
+        arm(NULL, 0);
+        st = svk_model_load(m, ref, true);
+        expect(st == SVK_OK, "loading a checkpoint into the unusable model: %s", svk_last_error());
+        st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+        expect(st == SVK_OK && loss == ref_loss[1], "after the load the step gives %s, loss %.9g (clean %.9g)",
+               svk_status_string(st), (double)loss, (double)ref_loss[1]);
+    }
+    svk_model_destroy(&m);
+    svk_ctx_destroy(&ctx);
+    expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
+    unlink(saved);
+    tu_check(&tally, iteration_failures == 0, "%s: the model refuses use until a checkpoint is loaded", w.name);
+    cur = NULL;
+}
+
 int main(int argc, char **argv)
 {
     tu_parse_args(argc, argv, "test_fault", &args);
@@ -442,6 +496,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_WALKS; i++)
         if (!args.filter || strstr(walks[i].name, args.filter))
             run_walk(&walks[i]);
+    if (!args.filter || strstr("persistent vkWaitForFences failure", args.filter))
+        unusable_until_loaded();
 
     unlink(ref);
     rmdir(dir);
