@@ -49,14 +49,22 @@ SVK_API void svk_model_destroy(svk_model **model);
 SVK_API const svk_model_config *svk_model_get_config(const svk_model *model);
 /* Number of trainable parameters. */
 SVK_API uint64_t svk_model_param_count(const svk_model *model);
-/* Updates taken so far (the AdamW step count). */
+/* Updates applied so far (the AdamW step count): a skipped non-finite step
+ * does not count. Waits for a step still running, since whether it counts
+ * is known only when it has finished. */
 SVK_API uint64_t svk_model_step(const svk_model *model);
 
 /* One training step on a batch: tokens and targets are int32 [B, T]
  * (targets -1 = no loss), T <= ctx. Runs forward, loss, backward, clipping
  * and AdamW with learning rate lr. When loss is non-NULL the step's loss is
  * written (the call then waits for the step); when NULL, the step may still
- * be running when the call returns, and the next call orders after it. */
+ * be running when the call returns, and the next call orders after it.
+ * A step whose loss or gradient norm is not finite changes nothing and
+ * returns SVK_OK (see svk_step_info.skipped). If a step was submitted but
+ * its outcome cannot be read back (waits that keep failing), the call fails
+ * and the model then refuses every call with SVK_ERROR_INVALID_STATE until
+ * a checkpoint is loaded: its state is not known, and guessing it could
+ * save weights under the wrong step. */
 SVK_API svk_status svk_model_train_step(svk_model *model, const int32_t *tokens, const int32_t *targets,
                                         uint32_t B, uint32_t T, float lr, float *loss);
 
