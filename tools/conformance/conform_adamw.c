@@ -4,7 +4,10 @@
  * off, a gradient scale < 1 read from device memory, the scale produced by
  * the clip op itself in the same list (no host round trip), lr and the bias
  * corrections read from a step buffer instead of push constants, sizes 1,
- * primes and a million.
+ * primes and a million; the guard (a step's loss and gradient norm in
+ * device memory): finite, it changes nothing; NaN loss, infinite norm, or a
+ * norm whose square overflows float (the rule of svk_step_finite), and p,
+ * m, v must stay exactly as they were.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,20 +42,28 @@ typedef struct adam_case {
     int step_buffer;  /* lr and bias corrections from a device buffer */
     int fresh;        /* m = v = 0, as before the first update */
     int quick;
+    int guard;        /* 0: no guard; 1: finite (update); 2: NaN loss, 3: Inf norm, 4: norm 2e19 (skip) */
 } adam_case;
 
 static const adam_case cases[] = {
-    {1, 1, {1}, 1, 0, 0, 0, 1, 1},
-    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1},
-    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1},
-    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1},
-    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1},
-    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1},
-    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1},
-    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1},
-    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0},
-    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0},
+    {1, 1, {1}, 1, 0, 0, 0, 1, 1, 0},
+    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1, 0},
+    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0},
+    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1, 0},
+    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1, 0},
+    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0},
+    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1, 0},
+    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1, 0},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0},
+    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0, 0},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 1},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 2},
+    {7, 1, {1}, 0, 0, 0, 0, 1, 1, 3},
+    {7, 1, {3}, 1, 0.5f, 0, 0, 0, 1, 4},
 };
+
+static const char *const guard_names[] = {"", " guard", " guard=nan", " guard=inf",
+                                          " guard=2e19"};
 
 static const float LR = 3e-3f, BETA1 = 0.9f, BETA2 = 0.95f, EPS = 1e-8f, WD = 0.1f;
 
@@ -69,9 +80,9 @@ static void run_case(cf_state *cf, const adam_case *e)
     for (uint32_t s = 0; s < e->n_steps; s++)
         len += snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%llu", s ? "," : "",
                         (unsigned long long)e->t[s]);
-    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s", e->decay ? " wd" : "",
+    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s%s", e->decay ? " wd" : "",
              e->scale != 0 ? " scale" : "", e->clip ? " clip" : "", e->step_buffer ? " stepbuf" : "",
-             e->fresh ? " m=v=0" : "");
+             e->fresh ? " m=v=0" : "", guard_names[e->guard]);
     cf_case *c = cf_begin(cf, "adamw", "update", shape);
     if (!c)
         return;
@@ -102,11 +113,16 @@ static void run_case(cf_state *cf, const adam_case *e)
             goto end;
         tscale = (svk_tref){clip_out->buf, cf_tref(clip_out).off + 1};
     }
+    svk_tref tguard = {0};
+    if (e->guard) {
+        const float guard_values[][2] = {{0, 0}, {2.5f, 3.0f}, {NAN, 3.0f}, {2.5f, INFINITY}, {2.5f, 2e19f}};
+        tguard = cf_input(c, "guard", guard_values[e->guard], 2);
+    }
     for (uint32_t s = 0; s < e->n_steps; s++) {
         svk_adamw_args a = {
             .n = n, .p = cf_tref(p), .g = tg, .m = cf_tref(m), .v = cf_tref(v), .scale = tscale,
             .lr = lr_of(s), .t = e->t[s], .beta1 = BETA1, .beta2 = BETA2, .eps = EPS, .weight_decay = WD,
-            .decay = e->decay,
+            .decay = e->decay, .guard = tguard,
         };
         if (e->step_buffer) {
             /* What the host would write into mapped memory before each
@@ -134,7 +150,8 @@ static void run_case(cf_state *cf, const adam_case *e)
         scale = svk_ref_clip_scale_f64(svk_ref_global_norm_f64(1, arr, &sz), 1.0);
         cf_compare_scalar(c, "clip scale", clip_out->host[1], scale, TOL_ADAMW);
     }
-    for (uint32_t s = 0; s < e->n_steps; s++)
+    /* A guard that is not finite: the reference takes no update at all. */
+    for (uint32_t s = 0; s < e->n_steps && e->guard < 2; s++)
         svk_ref_adamw_f64(n, rp, rg, rm, rv, scale, lr_of(s), BETA1, BETA2, EPS, WD, e->decay, e->t[s]);
     cf_compare(c, p, rp, TOL_ADAMW);
     cf_compare(c, m, rm, TOL_ADAMW);
