@@ -43,7 +43,7 @@ static void usage(FILE *f)
 "  --task addition         the built-in addition task (default); --digits N operand digits (default 2)\n"
 "  --data FILE             train on the bytes of FILE instead\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
-"  --steps N (default 600)  --batch B (default 32)  --seq T (default 32)\n"
+"  --steps N (default 300)  --batch B (default 32)  --seq T (default 32)\n"
 "  --lr X (default 3e-3)  --warmup N (default 50)  --constant-lr  --clip X (default 1, 0 = off)  --wd X (default 0.1)\n"
 "  --seed N                initialisation and data seed (default 1)\n"
 "  --save PATH  --save-every N  --resume PATH  --init-from PATH (weights only)\n"
@@ -95,7 +95,7 @@ static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
         .device = "vulkan", .config = svk_model_config_default(), .digits = 2, .eval_n = 500,
-        .steps = 600, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
+        .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
         .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
     };
     for (int i = 1; i < argc; i++) {
