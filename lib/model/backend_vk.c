@@ -53,16 +53,8 @@ typedef struct vk_state {
     vk_list lists[MAX_LISTS];
     svk_cmdlist *external;              /* a step recorded into the app's command buffer */
     svk_cmdlist *pending;               /* submitted, not yet waited for */
+    bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
-
-static svk_status make(svk_model *m, svk_buffer **out, uint64_t elems, svk_memory_kind kind, const char *name)
-{
-    svk_buffer_params p = svk_buffer_params_default();
-    p.size = (elems ? elems : 1) * 4;
-    p.memory = kind;
-    p.name = name;
-    return svk_buffer_create(m->ctx, &p, out);
-}
 
 static void free_shape(vk_state *s)
 {
@@ -78,6 +70,7 @@ static void free_shape(vk_state *s)
     svk_buffer_destroy(&s->scratch);
     svk_buffer_destroy(&s->clip_partials);
     svk_buffer_destroy(&s->losses);
+    s->shape_ready = false;
     for (int k = SVK_SLAB_ACT; k < SVK_SLAB_COUNT; k++) {
         svk_buffer_destroy(&s->slab[k]);
         s->slab_elems[k] = 0;
@@ -130,6 +123,141 @@ static uint64_t scratch_elems(const svk_plan *p)
     return need;
 }
 
+static const char *const slab_names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
+                                                       "outputs"};
+
+/* Room shape_requests needs. */
+static size_t max_requests(const svk_plan *p)
+{
+    return p->n_tensors + SVK_SLAB_COUNT + 4;
+}
+
+/* The one list of the buffers plan p needs that the model does not have:
+ * check_fit sizes it up before anything changes, alloc_shape creates it.
+ * Fills req (and dest, where each buffer goes, unless NULL) and the bytes
+ * of the current buffers that free_shape and alloc_shape would free, by
+ * pool; note receives the parameter slabs' note. Returns the number of
+ * requests (at most max_requests(p)). */
+static size_t shape_requests(vk_state *s, const svk_plan *p, svk_buffer_request *req, svk_buffer ***dest,
+                             char note[160], uint64_t released[SVK_POOL_COUNT])
+{
+    size_t n = 0;
+    const svk_buffer *freed[3] = {s->scratch, s->clip_partials, s->losses};
+    memset(released, 0, SVK_POOL_COUNT * sizeof(released[0]));
+    for (size_t i = 0; i < s->n_act; i++)
+        if (s->act[i])
+            released[s->act[i]->alloc.pool] += s->act[i]->alloc.size;
+    for (int i = 0; i < 3; i++)
+        if (freed[i])
+            released[freed[i]->alloc.pool] += freed[i]->alloc.size;
+#define ADD(dst, name_, note_, bytes, memory_)                                                   \
+    do {                                                                                         \
+        req[n] = (svk_buffer_request){(name_), (note_), (bytes), (memory_)};                     \
+        if (dest)                                                                                \
+            dest[n] = (dst);                                                                     \
+        n++;                                                                                     \
+    } while (0)
+    /* A parameter-shaped slab is one buffer, so a model can be too large
+     * for a binding with no one tensor that is: the note names the largest. */
+    size_t largest = 0;
+    for (size_t i = 1; i < p->n_params; i++)
+        if (p->params[i].elems > p->params[largest].elems)
+            largest = i;
+    snprintf(note, 160, " (all %zu parameter tensors; the largest, '%s', is %llu bytes)", p->n_params,
+             p->n_params ? p->params[largest].name : "",
+             p->n_params ? (unsigned long long)p->params[largest].elems * 4 : 0ull);
+    for (int k = 0; k < SVK_SLAB_COUNT; k++) {
+        /* The parameter-shaped slabs keep their contents across shapes. */
+        if (k == SVK_SLAB_ACT || (k < SVK_SLAB_ACT && s->slab[k] && s->slab_elems[k] == p->slab_elems[k]))
+            continue;
+        if (s->slab[k])
+            released[s->slab[k]->alloc.pool] += s->slab[k]->alloc.size;
+        ADD(&s->slab[k], slab_names[k], k < SVK_SLAB_ACT ? note : NULL, (p->slab_elems[k] ? p->slab_elems[k] : 1) * 4,
+            k >= SVK_SLAB_INPUT ? SVK_MEMORY_HOST_MAPPED : SVK_MEMORY_DEVICE);
+    }
+    if (!s->hparams)
+        ADD(&s->hparams, "step", NULL, 16, SVK_MEMORY_HOST_MAPPED);
+    for (size_t i = 0; i < p->n_tensors; i++)
+        if (p->tensors[i].slab == SVK_SLAB_ACT)
+            ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
+                (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4, SVK_MEMORY_DEVICE);
+    uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
+    ADD(&s->scratch, "scratch", NULL, scratch_elems(p) * 4, SVK_MEMORY_DEVICE);
+    ADD(&s->clip_partials, "clip partials", NULL, svk_clip_scratch_elems(1, &grads) * 4, SVK_MEMORY_DEVICE);
+    ADD(&s->losses, "losses", NULL, (uint64_t)p->B * p->T * 4, SVK_MEMORY_DEVICE);
+#undef ADD
+    return n;
+}
+
+/* Whether the buffers of plan p fit the device, decided before anything is
+ * freed or allocated: a model or batch shape too large is refused with the
+ * numbers (svk_buffer_check_fit), and the model goes on as it was. Without
+ * this, lavapipe (whose heap is host memory, not enforced) would allocate
+ * far past its heap, and a GPU would fail part way, after the current
+ * shape's buffers were gone. */
+static svk_status check_fit(svk_model *m, const svk_plan *p)
+{
+    vk_state *s = m->backend;
+    svk_buffer_request *req = svk_calloc(max_requests(p), sizeof(*req));
+    if (!req)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory checking the model's size");
+    char note[160], what[160];
+    uint64_t released[SVK_POOL_COUNT];
+    size_t n = shape_requests(s, p, req, NULL, note, released);
+    snprintf(what, sizeof(what), "a model of %llu parameters (vocab=%u, width=%u, layers=%u) with batches B=%u T=%u",
+             (unsigned long long)m->n_elems, p->config.vocab, p->config.width, p->config.layers, p->B, p->T);
+    svk_status st = svk_buffer_check_fit(m->ctx, what, req, n, released);
+    free(req);
+    return st;
+}
+
+/* Creates the buffers of plan p the model lacks (after free_shape). */
+static svk_status alloc_shape(svk_model *m, const svk_plan *p)
+{
+    vk_state *s = m->backend;
+    for (int k = 0; k < SVK_SLAB_ACT; k++)
+        if (s->slab[k] && s->slab_elems[k] != p->slab_elems[k])
+            svk_buffer_destroy(&s->slab[k]);
+    svk_status st = SVK_OK;
+    const size_t cap = max_requests(p);
+    svk_buffer_request *req = svk_calloc(cap, sizeof(*req));
+    svk_buffer ***dest = svk_calloc(cap, sizeof(*dest));
+    s->act = svk_calloc(p->n_tensors, sizeof(*s->act));
+    s->n_act = s->act ? p->n_tensors : 0;
+    if (!req || !dest || !s->act)
+        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory making the model's buffers");
+    char note[160];
+    uint64_t released[SVK_POOL_COUNT];
+    const size_t n = st == SVK_OK ? shape_requests(s, p, req, dest, note, released) : 0;
+    for (size_t i = 0; i < n && st == SVK_OK; i++) {
+        svk_buffer_params bp = svk_buffer_params_default();
+        bp.size = req[i].size;
+        bp.memory = req[i].memory;
+        bp.name = req[i].name;
+        st = svk_buffer_create(m->ctx, &bp, dest[i]);
+    }
+    free(req);
+    free(dest);
+    for (int k = 0; k < SVK_SLAB_COUNT; k++)
+        s->slab_elems[k] = s->slab[k] ? p->slab_elems[k] : 0;
+    s->shape_ready = st == SVK_OK;
+    return st;
+}
+
+/* The current plan's buffers, made again if a failed change of shape left
+ * them missing. */
+static svk_status ensure_shape(svk_model *m)
+{
+    vk_state *s = m->backend;
+    if (s->shape_ready)
+        return SVK_OK;
+    free_shape(s);
+    svk_status st = alloc_shape(m, &m->plan);
+    if (st != SVK_OK)
+        free_shape(s);
+    return st;
+}
+
 static svk_status set_plan(svk_model *m, const svk_plan *p)
 {
     vk_state *s = m->backend;
@@ -144,33 +272,27 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
             return st;
         s->pending = NULL;
     }
+    svk_status st = check_fit(m, p);
+    if (st != SVK_OK)
+        return st;
     free_shape(s);
-    static const char *const names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
-                                                      "outputs"};
-    svk_status st = SVK_OK;
-    for (int k = 0; k < SVK_SLAB_COUNT && st == SVK_OK; k++) {
-        if (k == SVK_SLAB_ACT || (s->slab[k] && s->slab_elems[k] == p->slab_elems[k]))
-            continue;
-        svk_buffer_destroy(&s->slab[k]);
-        svk_memory_kind kind = k >= SVK_SLAB_INPUT ? SVK_MEMORY_HOST_MAPPED : SVK_MEMORY_DEVICE;
-        st = make(m, &s->slab[k], p->slab_elems[k], kind, names[k]);
-        s->slab_elems[k] = p->slab_elems[k];
+    if ((st = alloc_shape(m, p)) == SVK_OK)
+        return SVK_OK;
+    /* The driver refused what the check let through (memory others use,
+     * or fragmentation). The model keeps its current plan (model.c installs
+     * p only on success), so its buffers come back; if they cannot now,
+     * ensure_shape tries again before the next use. The first failure is
+     * the one reported: the creations clear the thread's message, so it is
+     * put back, there and in the context's slot, without a second call to
+     * the log callback (log NULL). */
+    free_shape(s);
+    if (m->has_plan) {
+        char first[SVK_ERROR_MAX];
+        snprintf(first, sizeof(first), "%s", svk_last_error());
+        ensure_shape(m);
+        svk_error(NULL, st, "%s", first);
+        memcpy(svk_model_log(m)->last, first, sizeof(first));
     }
-    if (st == SVK_OK && !s->hparams)
-        st = make(m, &s->hparams, 4, SVK_MEMORY_HOST_MAPPED, "step");
-    if (st == SVK_OK && !(s->act = svk_calloc(p->n_tensors, sizeof(*s->act))))
-        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    s->n_act = s->act ? p->n_tensors : 0;
-    for (size_t i = 0; i < p->n_tensors && st == SVK_OK; i++)
-        if (p->tensors[i].slab == SVK_SLAB_ACT)
-            st = make(m, &s->act[i], p->tensors[i].elems, SVK_MEMORY_DEVICE, p->tensors[i].name);
-    uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
-    if (st == SVK_OK)
-        st = make(m, &s->scratch, scratch_elems(p), SVK_MEMORY_DEVICE, "scratch");
-    if (st == SVK_OK)
-        st = make(m, &s->clip_partials, svk_clip_scratch_elems(1, &grads), SVK_MEMORY_DEVICE, "clip partials");
-    if (st == SVK_OK)
-        st = make(m, &s->losses, (uint64_t)p->B * p->T, SVK_MEMORY_DEVICE, "losses");
     return st;
 }
 
@@ -491,7 +613,9 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
 {
     vk_state *s = m->backend;
     svk_cmdlist *cl = NULL;
-    svk_status st = list_for(m, begin, end, &cl);
+    svk_status st = ensure_shape(m);
+    if (st == SVK_OK)
+        st = list_for(m, begin, end, &cl);
     /* The mapped inputs may still be read by the step in flight. */
     if (st != SVK_OK || (st = finish_pending(s)) != SVK_OK)
         return st;
@@ -511,6 +635,10 @@ static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n,
     vk_state *s = m->backend;
     svk_status st = finish_pending(s);
     if (st != SVK_OK)
+        return st;
+    /* The per-shape buffers may be missing after a failed change of shape
+     * (set_plan); the parameter-shaped slabs never are. */
+    if (slab >= SVK_SLAB_ACT && (st = ensure_shape(m)) != SVK_OK)
         return st;
     if (slab == SVK_SLAB_ACT) {
         /* Offsets into the virtual ACT slab name one tensor: find it. */

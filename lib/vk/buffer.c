@@ -6,6 +6,94 @@
 #include "buffer.h"
 #include "context.h"
 
+svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *name, const char *note,
+                                 uint64_t size)
+{
+    /* The whole buffer is bound as one storage range (cmd.c), so that limit,
+     * not only the allocation's, caps a buffer; its memory is one range of
+     * a block, which is one VkBuffer in one VkDeviceMemory. The smallest
+     * limit exceeded is the one named. */
+    const struct {
+        const char *name;
+        uint64_t value;
+    } limits[] = {
+        {"maxStorageBufferRange", ctx->info.max_storage_buffer_range},
+        {"maxMemoryAllocationSize", ctx->info.max_allocation_size},
+        {"maxBufferSize", ctx->memory.max_buffer_size},
+    };
+    int hit = -1;
+    for (int i = 0; i < (int)(sizeof(limits) / sizeof(limits[0])); i++)
+        if (limits[i].value && size > limits[i].value && (hit < 0 || limits[i].value < limits[hit].value))
+            hit = i;
+    if (hit < 0)
+        return SVK_OK;
+    char b1[32], b2[32];
+    return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
+                     "%s%sbuffer '%s'%s needs %llu bytes (%s), more than the device's %s of %llu bytes (%s)",
+                     what ? what : "", what ? ": " : "", name, note ? note : "", (unsigned long long)size,
+                     svk_fmt_bytes(b1, size),
+                     limits[hit].name, (unsigned long long)limits[hit].value, svk_fmt_bytes(b2, limits[hit].value));
+}
+
+svk_status svk_buffer_check_fit(svk_ctx *ctx, const char *what, const svk_buffer_request *req, size_t n,
+                                const uint64_t released[SVK_POOL_COUNT])
+{
+    svk_status st = svk_ctx_check_alive(ctx, what);
+    if (st != SVK_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        if ((st = svk_buffer_check_size(ctx, what, req[i].name, req[i].note, req[i].size)) != SVK_OK)
+            return st;
+    /* Then the sum on each heap the requests land on, against what the
+     * heap holds less what is in use there and stays in use. */
+    uint32_t heap_of[SVK_POOL_COUNT];
+    for (int p = 0; p < SVK_POOL_COUNT; p++)
+        heap_of[p] = svk_mem_pool_heap(ctx, (svk_pool_kind)p);
+    for (int p = 0; p < SVK_POOL_COUNT; p++) {
+        const uint32_t heap = heap_of[p];
+        bool seen = false;
+        for (int q = 0; q < p; q++)
+            seen = seen || heap_of[q] == heap;
+        if (seen)
+            continue;
+        uint64_t need = 0, in_use = svk_mem_heap_in_use(ctx, heap);
+        size_t top[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}; /* the largest requests, for the message */
+        for (size_t j = 0; j < n; j++) {
+            if (heap_of[svk_buffer_pool(req[j].memory)] != heap)
+                continue;
+            /* Each size passed the limits above: no sum of them can wrap. */
+            need += (req[j].size + SVK_MEM_ALIGN - 1) / SVK_MEM_ALIGN * SVK_MEM_ALIGN;
+            for (int k = 0; k < 3; k++)
+                if (top[k] == SIZE_MAX || req[j].size > req[top[k]].size) {
+                    memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof(top[0]));
+                    top[k] = j;
+                    break;
+                }
+        }
+        for (int q = 0; q < SVK_POOL_COUNT; q++)
+            if (heap_of[q] == heap)
+                in_use -= released[q] < in_use ? released[q] : in_use;
+        const uint64_t size = ctx->mem_props.memoryHeaps[heap].size;
+        const uint64_t available = size > in_use ? size - in_use : 0;
+        if (need <= available)
+            continue;
+        char b1[32], b2[32], b3[32], b4[32], largest[3][160];
+        for (int k = 0; k < 3; k++)
+            if (top[k] == SIZE_MAX)
+                largest[k][0] = '\0';
+            else
+                snprintf(largest[k], sizeof(largest[k]), "%s'%s' %s", k ? ", " : "", req[top[k]].name,
+                         svk_fmt_bytes(b1, req[top[k]].size));
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_DEVICE_MEMORY,
+                         "%s needs %llu bytes (%s) of device memory, more than the %llu bytes (%s) available on "
+                         "heap %u (%llu bytes (%s), of which %llu bytes (%s) stay in use); the largest buffers: %s%s%s",
+                         what, (unsigned long long)need, svk_fmt_bytes(b1, need), (unsigned long long)available,
+                         svk_fmt_bytes(b2, available), heap, (unsigned long long)size, svk_fmt_bytes(b3, size),
+                         (unsigned long long)in_use, svk_fmt_bytes(b4, in_use), largest[0], largest[1], largest[2]);
+    }
+    return SVK_OK;
+}
+
 svk_buffer_params svk_buffer_params_default(void)
 {
     return (svk_buffer_params){.memory = SVK_MEMORY_DEVICE};
@@ -25,17 +113,10 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     if (st != SVK_OK)
         return st;
     const char *name = params->name ? params->name : "(unnamed)";
-    char b1[32], b2[32];
     if (params->size == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: buffer '%s' has size 0", __func__, name);
-    /* The whole buffer is bound as one storage range (cmd.c), so this limit,
-     * not only the allocation size, caps a buffer. */
-    if (params->size > ctx->info.max_storage_buffer_range)
-        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
-                         "buffer '%s' of %llu bytes (%s) exceeds the device's maxStorageBufferRange of %llu bytes (%s)",
-                         name, (unsigned long long)params->size, svk_fmt_bytes(b1, params->size),
-                         (unsigned long long)ctx->info.max_storage_buffer_range,
-                         svk_fmt_bytes(b2, ctx->info.max_storage_buffer_range));
+    if ((st = svk_buffer_check_size(ctx, NULL, name, NULL, params->size)) != SVK_OK)
+        return st;
 
     svk_buffer *buf = svk_calloc(1, sizeof(*buf));
     if (!buf)
@@ -44,8 +125,7 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     buf->size = params->size;
     buf->memory = params->memory;
     snprintf(buf->name, sizeof(buf->name), "%s", name);
-    st = svk_mem_alloc_range(ctx, params->memory == SVK_MEMORY_DEVICE ? SVK_POOL_DEVICE : SVK_POOL_MAPPED,
-                             params->size, buf->name, &buf->alloc);
+    st = svk_mem_alloc_range(ctx, svk_buffer_pool(params->memory), params->size, buf->name, &buf->alloc);
     if (st != SVK_OK) {
         free(buf);
         return st;

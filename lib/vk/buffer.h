@@ -13,4 +13,37 @@ struct svk_buffer {
     char name[64];
 };
 
+/* The pool a buffer of this kind of memory comes from. */
+static inline svk_pool_kind svk_buffer_pool(svk_memory_kind memory)
+{
+    return memory == SVK_MEMORY_DEVICE ? SVK_POOL_DEVICE : SVK_POOL_MAPPED;
+}
+
+/* SVK_ERROR_TOO_LARGE, with a message naming the buffer, its size and the
+ * device limit it exceeds (maxStorageBufferRange, maxMemoryAllocationSize
+ * or maxBufferSize), when one buffer of size bytes cannot exist; SVK_OK
+ * otherwise. what (may be NULL) starts the message; note (may be NULL)
+ * follows the quoted name. */
+svk_status svk_buffer_check_size(struct svk_ctx *ctx, const char *what, const char *name, const char *note,
+                                 uint64_t size);
+
+/* A buffer not created yet, for svk_buffer_check_fit. */
+typedef struct svk_buffer_request {
+    const char *name;        /* the buffer's name */
+    const char *note;        /* NULL, or said after the name in messages */
+    uint64_t size;           /* bytes, >= 1 */
+    svk_memory_kind memory;
+} svk_buffer_request;
+
+/* Whether the n buffers could be created together, decided before any is:
+ * each against the device's limits (svk_buffer_check_size), then their sum
+ * on each memory heap against the heap's size less the bytes the context
+ * has in use there, of which released[pool] bytes are about to be freed by
+ * the caller. SVK_ERROR_TOO_LARGE or SVK_ERROR_OUT_OF_DEVICE_MEMORY with a
+ * message that starts with what and gives the bytes needed, the bytes
+ * available and the largest requests. Allocates nothing. Passing does not
+ * promise the driver will find the memory (other processes share it). */
+svk_status svk_buffer_check_fit(struct svk_ctx *ctx, const char *what, const svk_buffer_request *req, size_t n,
+                                const uint64_t released[SVK_POOL_COUNT]);
+
 #endif

@@ -11,12 +11,30 @@
 
 static const char *const pool_names[SVK_POOL_COUNT] = {"device", "mapped", "staging"};
 
+/* maxBufferSize, where the device reports it (Vulkan 1.3 core; the same
+ * structure as VK_KHR_maintenance4's, which 1.2 devices rarely have and
+ * libsvk does not look for): 0 otherwise. */
+static uint64_t query_max_buffer_size(const svk_ctx *ctx)
+{
+    if (ctx->info.api_version < VK_API_VERSION_1_3)
+        return 0;
+    VkPhysicalDeviceMaintenance4Properties m4 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m4};
+    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+    return m4.maxBufferSize;
+}
+
 void svk_memory_init(svk_ctx *ctx)
 {
     memset(&ctx->memory, 0, sizeof(ctx->memory));
+    ctx->memory.max_buffer_size = query_max_buffer_size(ctx);
     uint64_t block = SVK_BLOCK_SIZE;
     if (ctx->info.max_allocation_size && block > ctx->info.max_allocation_size)
         block = ctx->info.max_allocation_size;
+    if (ctx->memory.max_buffer_size && block > ctx->memory.max_buffer_size)
+        block = ctx->memory.max_buffer_size;
     for (int p = 0; p < SVK_POOL_COUNT; p++) {
         ctx->memory.pools[p].type_index = UINT32_MAX;
         /* Host-visible pools hold inputs and bounce buffers: small. */
@@ -33,6 +51,7 @@ static void block_destroy(svk_ctx *ctx, svk_mem_block *b)
     if (b->memory)
         ctx->vkd.vkFreeMemory(ctx->device, b->memory, NULL);
     ctx->memory.bytes_allocated -= b->memory ? b->size : 0;
+    ctx->memory.allocations -= b->memory ? 1 : 0;
     free(b->free);
     free(b);
 }
@@ -141,6 +160,7 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
     b->memory = memory;
     b->size = size;
     ctx->memory.bytes_allocated += size;
+    ctx->memory.allocations++;
     SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0),
            "binding a %s memory block", pool_names[pool]);
     if (pool != SVK_POOL_DEVICE) {
@@ -204,6 +224,10 @@ svk_status svk_mem_alloc_range(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
                          "'%s' needs %s, more than the device's largest allocation (%s)", name,
                          svk_fmt_bytes(b1, size), svk_fmt_bytes(b2, ctx->info.max_allocation_size));
+    if (ctx->memory.max_buffer_size && size > ctx->memory.max_buffer_size)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
+                         "'%s' needs %s, more than the device's maxBufferSize (%s)", name, svk_fmt_bytes(b1, size),
+                         svk_fmt_bytes(b2, ctx->memory.max_buffer_size));
     uint64_t rounded = round_up(size, SVK_MEM_ALIGN);
     svk_mem_pool *mp = &ctx->memory.pools[pool];
 
@@ -228,6 +252,7 @@ svk_status svk_mem_alloc_range(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
     out->size = rounded;
     out->pool = pool;
     ctx->memory.bytes_in_use += rounded;
+    mp->bytes_in_use += rounded;
     return SVK_OK;
 }
 
@@ -274,6 +299,7 @@ void svk_mem_free_range(svk_ctx *ctx, svk_mem_alloc *a)
     ctx->memory.bytes_in_use -= a->size;
     /* An empty block goes back to the driver unless it is the pool's last. */
     svk_mem_pool *mp = &ctx->memory.pools[a->pool];
+    mp->bytes_in_use -= a->size;
     if (b->live == 0 && !(mp->blocks == b && b->next == NULL)) {
         svk_mem_block **pp = &mp->blocks;
         while (*pp != b)
@@ -282,4 +308,24 @@ void svk_mem_free_range(svk_ctx *ctx, svk_mem_alloc *a)
         block_destroy(ctx, b);
     }
     memset(a, 0, sizeof(*a));
+}
+
+uint32_t svk_mem_pool_heap(const svk_ctx *ctx, svk_pool_kind pool)
+{
+    uint32_t type = ctx->memory.pools[pool].type_index;
+    if (type == UINT32_MAX) {
+        VkMemoryPropertyFlags required, preferred;
+        pool_flags(pool, &required, &preferred);
+        type = choose_type(&ctx->mem_props, UINT32_MAX, required, preferred);
+    }
+    return type < ctx->mem_props.memoryTypeCount ? ctx->mem_props.memoryTypes[type].heapIndex : 0;
+}
+
+uint64_t svk_mem_heap_in_use(const svk_ctx *ctx, uint32_t heap)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < SVK_POOL_COUNT; p++)
+        if (ctx->memory.pools[p].bytes_in_use && svk_mem_pool_heap(ctx, (svk_pool_kind)p) == heap)
+            n += ctx->memory.pools[p].bytes_in_use;
+    return n;
 }

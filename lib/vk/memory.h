@@ -39,12 +39,17 @@ typedef struct svk_mem_pool {
     svk_mem_block *blocks;
     uint32_t type_index;   /* UINT32_MAX until chosen */
     uint64_t block_size;
+    uint64_t bytes_in_use; /* handed out from this pool's blocks */
 } svk_mem_pool;
 
 typedef struct svk_memory {
     svk_mem_pool pools[SVK_POOL_COUNT];
     uint64_t bytes_allocated; /* VkDeviceMemory held, all pools */
     uint64_t bytes_in_use;    /* handed out to allocations */
+    uint64_t allocations;     /* VkDeviceMemory objects held (against maxMemoryAllocationCount) */
+    /* maxBufferSize (Vulkan 1.3 / maintenance4): every block is one VkBuffer,
+     * so no allocation may exceed it; 0 where the device does not say. */
+    uint64_t max_buffer_size;
 } svk_memory;
 
 /* An allocation: a range of one block's buffer. */
@@ -65,6 +70,15 @@ void svk_memory_destroy(struct svk_ctx *ctx);
 svk_status svk_mem_alloc_range(struct svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
                                const char *name, svk_mem_alloc *out);
 void svk_mem_free_range(struct svk_ctx *ctx, svk_mem_alloc *a);
+
+/* The heap a pool's memory comes from: that of the memory type it has
+ * chosen, or, before its first block, of the type it would choose among all
+ * the device's types (the one a storage buffer gets in practice; the real
+ * choice, made against the buffer's memoryTypeBits, may differ on exotic
+ * drivers, so this serves estimates, never correctness). */
+uint32_t svk_mem_pool_heap(const struct svk_ctx *ctx, svk_pool_kind pool);
+/* Bytes handed out by all pools whose memory is on heap. */
+uint64_t svk_mem_heap_in_use(const struct svk_ctx *ctx, uint32_t heap);
 
 /* Host pointer of a host-visible allocation. */
 static inline void *svk_mem_ptr(const svk_mem_alloc *a)
