@@ -81,6 +81,31 @@ check "svk-generate from a checkpoint" bash -c "'$gen' '$dir/a.safetensors' --pr
 check "svk-generate on the cpu, sampling" "$gen" "$dir/a.safetensors" --device cpu --prompt "1+1=" --tokens 3 \
     --temperature 0.8 --top-k 10 --seed 3
 
+# A diverged run: lr 1e30 makes the first update blow the weights up, so
+# every later step's loss is NaN and the library skips it. --max-bad-steps 3
+# stops after three in a row, exit status 3, and --save writes nothing.
+check "--max-bad-steps stops a diverged run (vulkan, jsonl)" bash -c "
+    '$train' ${small[*]} --steps 30 --constant-lr --lr 1e30 --max-bad-steps 3 --jsonl --save '$dir/div.safetensors' \
+      > '$dir/div.jsonl' 2> '$dir/div.err'; rc=\$?
+    cat '$dir/div.err'; [ \$rc -eq 3 ] || { echo \"exit status \$rc, expected 3\"; exit 1; }
+    grep -q 'stopping at step 4: 3 training steps in a row were skipped' '$dir/div.err' &&
+    grep -q 'warning: step 2 skipped' '$dir/div.err' && [ ! -e '$dir/div.safetensors' ] &&
+    python3 - '$dir/div.jsonl' <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r['skipped'] for r in rows] == [False, True, True, True], rows
+assert rows[0]['loss'] is not None and all(r['loss'] is None for r in rows[1:]), rows
+PY"
+check "--max-bad-steps counts skips between progress lines (cpu)" bash -c "
+    '$train' --device cpu ${small[*]} --steps 30 --log-every 10 --constant-lr --lr 1e30 --max-bad-steps 5 \
+      > /dev/null 2> '$dir/div.err'; rc=\$?
+    cat '$dir/div.err'; [ \$rc -eq 3 ] && grep -q '9 of steps 2-10 skipped' '$dir/div.err' &&
+    grep -q 'stopping at step 10: 9 training steps in a row' '$dir/div.err'"
+check "--help documents --max-bad-steps" bash -c "'$train' --help | grep -q -- '--max-bad-steps N'"
+check "--max-bad-steps 0 never stops, and says how many were skipped" bash -c "
+    '$train' ${small[*]} --steps 6 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 0 > /dev/null 2> '$dir/div.err' &&
+    cat '$dir/div.err' && grep -q '5 of the 6 steps were skipped' '$dir/div.err'"
+
 refused() { # description, expected text, command...
     local what=$1 want=$2
     shift 2

@@ -26,6 +26,7 @@ typedef struct options {
     const char *data;            /* text file, or NULL: addition */
     uint32_t digits, eval_n;
     uint32_t steps, batch, seq, warmup, save_every, log_every;
+    uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
     float lr, clip, wd;
     bool constant_lr, jsonl;
     uint64_t seed;
@@ -51,6 +52,9 @@ static void usage(FILE *f)
 "  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
 "  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s)\n"
 "  --log-every N           progress every N steps (default 20)\n"
+"  --max-bad-steps N       stop after N training steps in a row skipped for a non-finite loss or\n"
+"                          gradient norm (the library applies no update for them), exit status 3\n"
+"                          and no final save (default 10; 0 = never stop)\n"
 "  --eval N                held-out addition problems to score at the end (default 500)\n");
 }
 
@@ -80,7 +84,7 @@ static bool parse_f32(const char *s, float *out)
 static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
-    "--tokens", "--targets", "--dump-grads", "--dump-logits",
+    "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps",
 };
 
 static bool is_valued(const char *a)
@@ -95,7 +99,7 @@ static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
         .device = "vulkan", .config = svk_model_config_default(), .digits = 2, .eval_n = 500,
-        .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
+        .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20, .max_bad_steps = 10,
         .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
     };
     for (int i = 1; i < argc; i++) {
@@ -144,6 +148,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--warmup")) ok = parse_u32(v, &o->warmup);
         else if (!strcmp(a, "--save-every")) ok = parse_u32(v, &o->save_every);
         else if (!strcmp(a, "--log-every")) ok = parse_u32(v, &o->log_every) && o->log_every > 0;
+        else if (!strcmp(a, "--max-bad-steps")) ok = parse_u32(v, &o->max_bad_steps);
         else if (!strcmp(a, "--lr")) ok = parse_f32(v, &o->lr) && o->lr >= 0;
         else if (!strcmp(a, "--clip")) ok = parse_f32(v, &o->clip) && o->clip >= 0;
         else if (!strcmp(a, "--wd")) ok = parse_f32(v, &o->wd) && o->wd >= 0;
@@ -222,6 +227,55 @@ static int fail(const char *what)
 {
     fprintf(stderr, "svk-train: %s: %s\n", what, svk_last_error());
     return 1;
+}
+
+/* Exit status of a run stopped by --max-bad-steps (1 is an error, 2 a bad
+ * command line). */
+#define EXIT_BAD_STEPS 3
+
+/* Training steps the library skipped (a non-finite loss or gradient norm:
+ * no update, the weights unchanged), as svk-train learns of them. It looks
+ * only where it already waits for a step's loss (progress lines, every step
+ * with --jsonl), so a healthy run pays no extra round trip: svk_model_step
+ * counts applied updates, so the steps submitted since the last look less
+ * the updates applied since then are the skipped ones in between, and
+ * svk_step_info.skipped says whether the latest was one. Once a skip is
+ * seen, every step is looked at until one applies, so a run of bad steps
+ * is counted exactly from there (before it, at least the latest step). */
+typedef struct bad_steps {
+    uint64_t submitted, applied; /* since the start of the run, at the last look */
+    uint64_t run;                /* skipped in a row, up to the last look (a lower bound) */
+    uint64_t total;              /* skipped in all */
+} bad_steps;
+
+/* A look after `submitted` steps of this run; first is the model's step
+ * count at its start. Warns of new skips; returns false when the run of
+ * them reaches max_bad (0: never). */
+static bool look_at_steps(bad_steps *b, const svk_step_info *info, uint64_t first, uint64_t submitted,
+                          uint32_t max_bad, bool tty)
+{
+    const uint64_t applied = info->step - first;
+    const uint64_t new_steps = submitted - b->submitted, new_applied = applied - b->applied;
+    const uint64_t skipped = new_steps - new_applied;
+    if (skipped) {
+        b->total += skipped;
+        b->run = new_applied == 0 ? b->run + skipped : info->skipped ? 1 : 0;
+        const uint64_t from = first + b->submitted + 1, to = first + submitted;
+        if (new_steps == 1)
+            fprintf(stderr, "%ssvk-train: warning: step %llu skipped", tty ? "\n" : "", (unsigned long long)to);
+        else
+            fprintf(stderr, "%ssvk-train: warning: %llu of steps %llu-%llu skipped", tty ? "\n" : "",
+                    (unsigned long long)skipped, (unsigned long long)from, (unsigned long long)to);
+        fprintf(stderr, " (non-finite loss or gradient norm; the last: loss %g, gradient norm %g): no update, the "
+                        "weights are unchanged; %llu in a row%s\n",
+                (double)info->loss, (double)info->grad_norm, (unsigned long long)b->run,
+                new_applied && info->skipped ? " at least" : "");
+    } else {
+        b->run = 0;
+    }
+    b->submitted = submitted;
+    b->applied = applied;
+    return !max_bad || b->run < max_bad;
 }
 
 int main(int argc, char **argv)
@@ -334,6 +388,7 @@ int main(int argc, char **argv)
     double t0 = now(), t_log = t0;
     uint64_t tokens_since = 0;
     float loss = NAN;
+    bad_steps bad = {0};
     for (uint64_t s = first; s < total; s++) {
         if (fixed_tok) {
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
@@ -347,11 +402,22 @@ int main(int argc, char **argv)
         float lr = o.constant_lr ? o.lr : (float)svk_ref_lr_schedule_f64(s, total, o.warmup, o.lr);
         bool log_now = o.jsonl || (s + 1) % o.log_every == 0 || s + 1 == total || s == first;
         bool first_step = s == first;
-        if (svk_model_train_step(m, tok, tgt, B, T, lr, log_now || first_step ? &loss : NULL) != SVK_OK) {
+        /* In a run of skipped steps, every step is looked at (bad_steps). */
+        bool look = log_now || first_step || (bad.run > 0 && o.max_bad_steps);
+        if (svk_model_train_step(m, tok, tgt, B, T, lr, look ? &loss : NULL) != SVK_OK) {
             fail("training step");
             goto out;
         }
         tokens_since += (uint64_t)B * T;
+        svk_step_info info = {0};
+        bool stop = false;
+        if (look) {
+            if (svk_model_last_step(m, &info) != SVK_OK) {
+                fail("reading the training step");
+                goto out;
+            }
+            stop = !look_at_steps(&bad, &info, first, s + 1 - first, o.max_bad_steps, tty);
+        }
         if (first_step && o.dump_grads && svk_model_dump_grads(m, o.dump_grads) != SVK_OK) {
             fail("--dump-grads");
             goto out;
@@ -364,11 +430,16 @@ int main(int argc, char **argv)
             double t = now(), tps = tokens_since / (t - t_log > 1e-9 ? t - t_log : 1e-9);
             t_log = t;
             tokens_since = 0;
-            svk_step_info info = {0};
-            svk_model_last_step(m, &info);
             if (o.jsonl) {
-                printf("{\"step\": %llu, \"loss\": %.6f, \"lr\": %.6g, \"grad_norm\": %.6g, \"tokens_per_s\": %.1f}\n",
-                       (unsigned long long)(s + 1), (double)loss, (double)lr, (double)info.grad_norm, tps);
+                /* JSON has no NaN or infinity: a non-finite value is null. */
+                char jl[32] = "null", jg[32] = "null";
+                if (isfinite(loss))
+                    snprintf(jl, sizeof(jl), "%.6f", (double)loss);
+                if (isfinite(info.grad_norm))
+                    snprintf(jg, sizeof(jg), "%.6g", (double)info.grad_norm);
+                printf("{\"step\": %llu, \"loss\": %s, \"lr\": %.6g, \"grad_norm\": %s, \"tokens_per_s\": %.1f, "
+                       "\"skipped\": %s}\n",
+                       (unsigned long long)(s + 1), jl, (double)lr, jg, tps, info.skipped ? "true" : "false");
                 fflush(stdout);
             } else {
                 double done = (double)(s + 1 - first) / o.steps, el = t - t0;
@@ -392,6 +463,18 @@ int main(int argc, char **argv)
                 }
             }
         }
+        if (stop) {
+            fprintf(stderr,
+                    "svk-train: stopping at step %llu: %llu training steps in a row were skipped for a non-finite "
+                    "loss or gradient norm (--max-bad-steps %u); the run has diverged (try a lower --lr). The "
+                    "model still holds the weights of its last applied update (update %llu), which may be what "
+                    "diverged, so they are not saved%s\n",
+                    (unsigned long long)(s + 1), (unsigned long long)bad.run, o.max_bad_steps,
+                    (unsigned long long)info.step,
+                    o.save ? "; --save's file keeps what it held (the last --save-every checkpoint, if any)" : "");
+            rc = EXIT_BAD_STEPS;
+            goto out;
+        }
         if (o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != total &&
             svk_model_save(m, o.save, true) != SVK_OK) {
             fail("--save-every");
@@ -402,6 +485,9 @@ int main(int argc, char **argv)
     if (!o.jsonl)
         printf("trained %u steps in %.1f s (%.0f tokens/s), final loss %.4f\n", o.steps, elapsed,
                (double)o.steps * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
+    if (bad.total)
+        fprintf(stderr, "svk-train: warning: %llu of the %u steps were skipped (non-finite); updates applied: %llu\n",
+                (unsigned long long)bad.total, o.steps, (unsigned long long)(svk_model_step(m) - first));
     if (o.save) {
         if (svk_model_save(m, o.save, true) != SVK_OK) {
             fail("--save");
