@@ -282,8 +282,7 @@ static svk_status check_lr(svk_model *m, float lr, const char *func)
  * shape, the step in flight settled (a new plan would drop its outputs),
  * the plan for the shape (its sizes are checked there, before any
  * allocation), then the values. */
-static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
-                              const char *func)
+static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, const char *func)
 {
     svk_status st = svk_model_check_usable(m, func);
     if (st == SVK_OK)
@@ -292,9 +291,14 @@ static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t
         st = svk_model_settle(m);
     if (st == SVK_OK)
         st = use_shape(m, B, T);
-    if (st == SVK_OK)
-        st = check_tokens(m, tokens, targets, B, T, func);
     return st;
+}
+
+static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                              const char *func)
+{
+    svk_status st = begin_shape(m, B, T, func);
+    return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
 svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
@@ -492,13 +496,7 @@ svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32
     if (!m->impl->record_external)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = svk_model_check_usable(m, __func__);
-    if (st == SVK_OK)
-        st = check_shape(m, B, T, __func__);
-    if (st == SVK_OK)
-        st = svk_model_settle(m);
-    if (st == SVK_OK)
-        st = use_shape(m, B, T);
+    svk_status st = begin_shape(m, B, T, __func__);
     return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
 }
 
