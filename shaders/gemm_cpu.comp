@@ -3,7 +3,10 @@
  * GEMM, strided-batched, for CPU Vulkan devices (lavapipe):
  *   C = alpha * op(A) op(B) + beta * C (+ bias[n]).
  * Same contract and push constants as shaders/gemm.comp (the portable
- * variant); lib/ops/gemm.c picks one per device. Reference: lib/ref/gemm.c.
+ * variant). On CPU devices lib/ops/gemm.c records shaders/gemm_texel.comp,
+ * the same method reading uniform texel buffers (about 3 times faster on
+ * lavapipe), and this one where an operand cannot be viewed as a texel
+ * buffer or $SVK_TEXEL_BUFFERS=0. Reference: lib/ref/gemm.c.
  *
  * Why a separate variant: on a CPU driver a workgroup is a loop over SIMD
  * subgroups, every barrier() is a coroutine switch, and a shared-memory

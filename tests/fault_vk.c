@@ -10,7 +10,7 @@ static const char *const kind_names[FV_KIND_COUNT] = {
     "vkCreateComputePipelines", "vkCreateCommandPool", "vkAllocateCommandBuffers", "vkBeginCommandBuffer",
     "vkEndCommandBuffer", "vkCreateFence", "vkResetFences", "vkQueueSubmit", "vkWaitForFences",
     "vkQueueWaitIdle", "vkDeviceWaitIdle", "vkCreateDescriptorPool", "vkAllocateDescriptorSets",
-    "vkCreateQueryPool",
+    "vkCreateQueryPool", "vkCreateBufferView",
 };
 
 static svk_vk_instance_fns real_i;
@@ -185,6 +185,9 @@ CREATE_WRAPPER(FV_CREATE_DESCRIPTOR_POOL, vkCreateDescriptorPool, VkDescriptorPo
 CREATE_WRAPPER(FV_CREATE_QUERY_POOL, vkCreateQueryPool, VkQueryPool, out,
                (VkDevice d, const VkQueryPoolCreateInfo *i, const VkAllocationCallbacks *a, VkQueryPool *out),
                (d, i, a, out))
+CREATE_WRAPPER(FV_CREATE_BUFFER_VIEW, vkCreateBufferView, VkBufferView, out,
+               (VkDevice d, const VkBufferViewCreateInfo *i, const VkAllocationCallbacks *a, VkBufferView *out),
+               (d, i, a, out))
 
 /* The spec says what these write on failure: null handles. */
 static VKAPI_ATTR VkResult VKAPI_CALL w_vkCreateComputePipelines(VkDevice d, VkPipelineCache c, uint32_t n,
@@ -337,6 +340,7 @@ static void hook_device(svk_vk_device_fns *f)
     WRAP(f, real_d, vkCreateDescriptorPool);
     WRAP(f, real_d, vkAllocateDescriptorSets);
     WRAP(f, real_d, vkCreateQueryPool);
+    WRAP(f, real_d, vkCreateBufferView);
     WRAP(f, real_d, vkGetPipelineCacheData);
     WRAP(f, real_d, vkGetQueryPoolResults);
     WRAP(f, real_d, vkCmdDispatch);

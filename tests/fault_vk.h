@@ -43,6 +43,7 @@ typedef enum fv_kind {
     FV_CREATE_DESCRIPTOR_POOL,
     FV_ALLOCATE_DESCRIPTOR_SET,
     FV_CREATE_QUERY_POOL,
+    FV_CREATE_BUFFER_VIEW,
     FV_KIND_COUNT
 } fv_kind;
 

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/push_gemm.h"
 #include "ops/gemm.h"
 #include "ref.h"
 #include "test_util.h"
+#include "vk/context.h"
 
 #define DIM 24 /* square matrices: every GEMM here is DIM x DIM x DIM */
 #define NN ((size_t)DIM * DIM)
@@ -186,6 +188,18 @@ int main(int argc, char **argv)
     svk_dispatch d = {.kernel = SVK_KERNEL_GEMM, .n_bindings = 3, .groups = {1, 1, 1}};
     st = svk_cmdlist_dispatch(cl, &d);
     tu_check(&t, st == SVK_ERROR_INTERNAL, "wrong buffer count refused: %s (%s)", svk_status_string(st),
+             svk_ctx_last_error(ctx));
+    /* A texel binding whose buffer cannot be viewed (here as if it held
+     * more than maxTexelBufferElements) is refused, not bound. */
+    svk_push_gemm pg = {.M = 1, .N = 1, .K = 1, .batch = 1};
+    svk_dispatch td = {.kernel = SVK_KERNEL_GEMM_TEXEL, .n_bindings = 6, .push = &pg, .push_size = sizeof(pg),
+                       .groups = {1, 1, 1}, .bindings = {{a, 0, 0}, {a, 0, 0}, {b, 0, 0}, {b, 0, 0}, {x, 0, 0}, {a, 0, 0}}};
+    const uint32_t max_texels = ctx->texel.max_elements;
+    ctx->texel.max_elements = 0;
+    st = svk_cmdlist_dispatch(cl, &td);
+    ctx->texel.max_elements = max_texels;
+    tu_check(&t, st == SVK_ERROR_UNSUPPORTED && strstr(svk_ctx_last_error(ctx), "maxTexelBufferElements"),
+             "texel binding beyond maxTexelBufferElements refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
     svk_cmdlist_end(cl);
     svk_buffer_destroy(&big);

@@ -5,6 +5,7 @@
 #include "common/push_gemm.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
+#include "vk/texel.h"
 
 /* Elements the strided operand spans (batch matrices stride apart, outer
  * groups of them stride2 apart), or 0 on overflow. */
@@ -47,7 +48,7 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
  * rule (svk_op_variant: $SVK_KERNEL_VARIANT, else by device type). */
 static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant want, svk_gemm_variant *out)
 {
-    if (want == SVK_GEMM_VARIANT_PORTABLE || want == SVK_GEMM_VARIANT_CPU) {
+    if (want == SVK_GEMM_VARIANT_PORTABLE || want == SVK_GEMM_VARIANT_CPU || want == SVK_GEMM_VARIANT_CPU_SSBO) {
         *out = want;
         return SVK_OK;
     }
@@ -60,6 +61,75 @@ static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant
         return st;
     *out = v == SVK_KERNEL_VARIANT_CPU ? SVK_GEMM_VARIANT_CPU : SVK_GEMM_VARIANT_PORTABLE;
     return SVK_OK;
+}
+
+/* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
+ * RGBA32F texel buffers. If not and log, says why, once per context. */
+static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log)
+{
+    if (!svk_op_texel_allowed())
+        return false;
+    const svk_buffer *ops[2] = {g->a, g->b};
+    char why[256];
+    for (int i = 0; i < 2; i++)
+        for (int f = 0; f < SVK_TEXEL_FORMAT_COUNT; f++)
+            if (!svk_texel_usable(ops[i], (svk_texel_format)f, why, sizeof(why))) {
+                if (log && !ctx->texel.fallback_logged) {
+                    ctx->texel.fallback_logged = true;
+                    svk_log_msg(&ctx->log, SVK_LOG_WARN,
+                                "gemm '%s': reading %s from storage buffers (shaders/gemm_cpu.comp, slower on CPU "
+                                "devices), not texel buffers: %s; later fallbacks are not logged",
+                                label, i ? "B" : "A", why);
+                }
+                return false;
+            }
+    return true;
+}
+
+/* Rows and columns of C one workgroup of kernel id covers with spec. */
+static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, uint32_t *bn)
+{
+    /* gemm_cpu.comp is one row of invocations; the others are WG_X x WG_Y
+     * invocations of TM x TN each. */
+    *bm = id == SVK_KERNEL_GEMM_CPU ? spec[3] : spec[1] * spec[3];
+    *bn = spec[0] * spec[4];
+}
+
+/* The kernel a GEMM records: the variant's, unless a CPU form cannot run
+ * it (see svk_gemm_variant). */
+static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log,
+                                svk_kernel_id *out)
+{
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_PORTABLE;
+    svk_status st = pick_variant(ctx, label, g->variant, &variant);
+    if (st != SVK_OK)
+        return st;
+    *out = SVK_KERNEL_GEMM;
+    if (variant == SVK_GEMM_VARIANT_PORTABLE)
+        return SVK_OK;
+    /* Both CPU forms are compiled with subgroupShuffle (used only where
+     * the subgroup allows, but the capability is the module's). */
+    if (!ctx->subgroup_shuffle)
+        return SVK_OK;
+    svk_kernel_id id = variant == SVK_GEMM_VARIANT_CPU && texel_ok(ctx, label, g, log) ? SVK_KERNEL_GEMM_TEXEL
+                                                                                     : SVK_KERNEL_GEMM_CPU;
+    /* Loop iterations of one SIMD batch: gemm_texel.comp K / 4;
+     * gemm_cpu.comp K / 4, then K % 4 single steps, plus one masked pass of
+     * each loop of its paths not taken: K / 4 + 5 at most. */
+    if ((uint64_t)g->K / 4 + 5 > SVK_OP_CPU_LOOP_BUDGET)
+        return SVK_OK;
+    uint32_t bm, bn;
+    block_shape(id, svk_kernel_info_get(id)->spec_defaults, &bm, &bn);
+    if (svk_div_up(g->N, bn) > ctx->info.max_workgroup_count[0] || svk_div_up(g->M, bm) > ctx->info.max_workgroup_count[1])
+        return SVK_OK;
+    *out = id;
+    return SVK_OK;
+}
+
+svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
+{
+    SVK_CHECK_ARG(NULL, g && g->a && g->b && out);
+    return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
@@ -89,32 +159,49 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1, 0, 1)) != SVK_OK)
         return st;
 
-    svk_gemm_variant variant = SVK_GEMM_VARIANT_PORTABLE;
-    if ((st = pick_variant(ctx, label, g->variant, &variant)) != SVK_OK)
+    svk_kernel_id kernel_id;
+    if ((st = choose_kernel(ctx, label, g, true, &kernel_id)) != SVK_OK)
         return st;
-    svk_kernel_id kernel_id = variant == SVK_GEMM_VARIANT_CPU ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM;
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
-    uint32_t bm, bn;
-    if (variant == SVK_GEMM_VARIANT_CPU) {
+    const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
+    const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
+    if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
+        /* Each invocation a spec[3] x spec[4] block of C; the transposes,
+         * the operands' vec4 alignment and K % 4 are compiled in (spec
+         * 5..9, 11), so that the k loop's address arithmetic, fetch widths
+         * and trip counts are fixed and it has no branch. */
+        spec[5] = g->trans_a;
+        spec[6] = g->trans_b;
+        spec[7] = vec_a && (!g->trans_a || g->M % 4 == 0);
+        spec[8] = vec_b && (g->trans_b || g->N % 4 == 0);
+        spec[9] = g->K % 4;
+        /* Share op(A) over the subgroup where each is one row of
+         * invocations of the workgroup: one subgroup size on the device,
+         * dividing the workgroup's row. */
+        spec[10] = ctx->info.subgroup_size && ctx->info.min_subgroup_size == ctx->info.max_subgroup_size &&
+                           spec[1] == 1 && spec[0] % ctx->info.subgroup_size == 0
+                       ? ctx->info.subgroup_size
+                       : 0;
+        spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
+                   (!g->bias || g->off_bias % 4 == 0);
+    } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
          * address arithmetic is fixed. */
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = ctx->info.subgroup_size;
-        bm = spec[3];
-        bn = spec[0] * spec[4];
     } else {
-        bm = spec[1] * spec[3];
-        bn = spec[0] * spec[4];
-        uint64_t shared = (uint64_t)(bm + bn) * spec[5] * sizeof(float);
+        uint64_t shared = (uint64_t)(spec[1] * spec[3] + spec[0] * spec[4]) * spec[5] * sizeof(float);
         if (shared > ctx->info.max_shared_memory)
             return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                              "gemm tiles need %llu bytes of shared memory, the device has %u",
                              (unsigned long long)shared, ctx->info.max_shared_memory);
     }
+    uint32_t bm, bn;
+    block_shape(kernel_id, spec, &bm, &bn);
 
     svk_push_gemm push = {
         .M = g->M, .N = g->N, .K = g->K,
@@ -126,29 +213,34 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
         .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
                  (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
-                 (g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0 ? SVK_GEMM_FLAG_VEC4_A : 0u) |
-                 (g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0 ? SVK_GEMM_FLAG_VEC4_B : 0u),
+                 (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
     };
     uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
     uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
+    const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
+    const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
+    /* Without a bias the shaders never read its binding; A stands in. */
+    const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
     svk_dispatch d = {
         .kernel = kernel_id,
         .spec = spec,
-        .bindings = {
-            {g->a, g->off_a * 4, n_a * 4},
-            {g->b, g->off_b * 4, n_b * 4},
-            {g->c, g->off_c * 4, n_c * 4},
-            /* Without a bias the shader never reads binding 3; A stands in. */
-            g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : (svk_range){g->a, g->off_a * 4, n_a * 4},
-        },
-        .n_bindings = 4,
         .push = &push,
         .push_size = sizeof(push),
         .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)(batch * outer)},
         .label = label,
     };
+    if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
+        /* A and B each as an RGBA32F and an R32F view (kernels.c). */
+        const svk_range b[6] = {ra, ra, rb, rb, rc, rbias};
+        memcpy(d.bindings, b, sizeof(b));
+        d.n_bindings = 6;
+    } else {
+        const svk_range b[4] = {ra, rb, rc, rbias};
+        memcpy(d.bindings, b, sizeof(b));
+        d.n_bindings = 4;
+    }
     return svk_cmdlist_dispatch(cl, &d);
 }

@@ -13,12 +13,22 @@
 
 /* Which shader runs the GEMM. AUTO follows the rule of every operation
  * (svk_op_variant, lib/ops/ops.h): $SVK_KERNEL_VARIANT when set, else CPU on
- * CPU devices (lavapipe) and PORTABLE elsewhere. Both compute the same
- * thing, summing each output in increasing k; conformance runs each. */
+ * CPU devices (lavapipe) and PORTABLE elsewhere. All compute the same
+ * thing, summing each output in increasing k; conformance runs each.
+ *
+ * CPU records shaders/gemm_texel.comp, which reads A and B through uniform
+ * texel buffers, when svk_op_texel_allowed() and both operands can be
+ * viewed as R32F and RGBA32F texel buffers (lib/vk/texel.h); otherwise it
+ * falls back to shaders/gemm_cpu.comp, the same method on storage buffers,
+ * and says why once per context (a warning). Either CPU form gives way to
+ * PORTABLE on a device without subgroupShuffle in compute shaders, when K
+ * is too long for lavapipe's loop budget (SVK_OP_CPU_LOOP_BUDGET) or the
+ * grid too large for the device. */
 typedef enum svk_gemm_variant {
     SVK_GEMM_VARIANT_AUTO = 0,
     SVK_GEMM_VARIANT_PORTABLE,     /* shaders/gemm.comp: shared-memory tiles */
-    SVK_GEMM_VARIANT_CPU,          /* shaders/gemm_cpu.comp: registers only, no barriers */
+    SVK_GEMM_VARIANT_CPU,          /* gemm_texel.comp, else gemm_cpu.comp: registers only, no barriers */
+    SVK_GEMM_VARIANT_CPU_SSBO,     /* gemm_cpu.comp, the CPU form's fallback (tests, comparisons) */
 } svk_gemm_variant;
 
 typedef struct svk_gemm_args {
@@ -42,5 +52,10 @@ typedef struct svk_gemm_args {
 
 /* Checks shapes against the buffers and records the dispatch. */
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);
+
+/* The kernel svk_gemm_record would record for g now (SVK_KERNEL_GEMM,
+ * _GEMM_CPU or _GEMM_TEXEL), without recording or logging anything: for
+ * tests that must know which path they exercise, and for benchmarks. */
+svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out);
 
 #endif

@@ -59,6 +59,12 @@ svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
     return SVK_OK;
 }
 
+bool svk_op_texel_allowed(void)
+{
+    const char *env = getenv("SVK_TEXEL_BUFFERS");
+    return !env || strcmp(env, "0") != 0;
+}
+
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)
 {
     uint32_t g = 2 * ctx->info.subgroup_size;

@@ -52,6 +52,12 @@ typedef enum svk_kernel_variant {
  * SVK_ERROR_INVALID_ARG, naming op, for any other value. */
 svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out);
 
+/* Whether kernels may read their inputs through uniform texel buffers
+ * (lib/vk/texel.h) where the device and the buffer allow: true unless
+ * $SVK_TEXEL_BUFFERS is "0", which makes them record their storage-buffer
+ * forms instead (for comparisons and tests). Read at each call. */
+bool svk_op_texel_allowed(void);
+
 /* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
  * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
  * [8, 64]: full SIMD batches, and workgroups small enough that a few

@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "buffer.h"
 #include "context.h"
+#include "texel.h"
 
 svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *name, const char *note,
                                  uint64_t size)
@@ -148,6 +149,7 @@ void svk_buffer_destroy(svk_buffer **pbuf)
      * same; the loss is recorded for the next call to report. */
     if (r == VK_ERROR_DEVICE_LOST)
         svk_vk_fail(ctx, NULL, r, "vkQueueWaitIdle", __FILE__, __LINE__, "destroying buffer '%s'", buf->name);
+    svk_buffer_views_destroy(buf);
     svk_mem_free_range(ctx, &buf->alloc);
     free(buf);
     *pbuf = NULL;

@@ -11,6 +11,7 @@ struct svk_buffer {
     uint64_t size;         /* bytes the user asked for (alloc.size is rounded up) */
     svk_memory_kind memory;
     char name[64];
+    VkBufferView views[2]; /* by svk_texel_format, made on first use (texel.c) */
 };
 
 /* The pool a buffer of this kind of memory comes from. */

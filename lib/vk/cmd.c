@@ -5,6 +5,7 @@
 #include "buffer.h"
 #include "cmd.h"
 #include "context.h"
+#include "texel.h"
 
 /* An access since the last barrier, in VkBuffer terms (several svk_buffers
  * share one VkBuffer, so overlap is decided on the block's buffer). */
@@ -242,6 +243,17 @@ static svk_status validate(svk_cmdlist *cl, const svk_dispatch *d, const svk_ker
                              "dispatch '%s': binding %u range [%llu, +%llu) is outside buffer '%s' of %llu bytes",
                              label, i, (unsigned long long)r->offset, (unsigned long long)size,
                              r->buf->name, (unsigned long long)r->buf->size);
+        if (k->binding_kind[i] != SVK_BIND_STORAGE) {
+            /* Operations check this before choosing a texel kernel (and fall
+             * back to a storage-buffer one); reaching here is a bug. */
+            char why[256];
+            if ((k->write_mask >> i) & 1u)
+                return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "kernel '%s': binding %u is a texel buffer and written",
+                                 k->name, i);
+            if (!svk_texel_usable(r->buf, k->binding_kind[i] == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
+                                  why, sizeof(why)))
+                return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "dispatch '%s': binding %u: %s", label, i, why);
+        }
     }
     if (k->push_size > ctx->info.max_push_constants)
         return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "kernel '%s' needs %u bytes of push constants, the device has %u",
@@ -333,15 +345,16 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
         set_pool *p = svk_calloc(1, sizeof(*p));
         if (!p)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-        VkDescriptorPoolSize size = {
-            .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .descriptorCount = SETS_PER_POOL * SVK_MAX_BINDINGS,
+        /* Any set may hold SVK_MAX_BINDINGS of either type. */
+        VkDescriptorPoolSize sizes[2] = {
+            {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = SETS_PER_POOL * SVK_MAX_BINDINGS},
+            {.type = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .descriptorCount = SETS_PER_POOL * SVK_MAX_BINDINGS},
         };
         VkDescriptorPoolCreateInfo dpci = {
             .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
             .maxSets = SETS_PER_POOL,
-            .poolSizeCount = 1,
-            .pPoolSizes = &size,
+            .poolSizeCount = 2,
+            .pPoolSizes = sizes,
         };
         VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &p->pool);
         if (r < 0) {
@@ -389,21 +402,30 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
     const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
 
     VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
+    VkBufferView views[SVK_MAX_BINDINGS];
     VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
     for (uint32_t i = 0; i < d->n_bindings; i++) {
-        const svk_buffer *b = d->bindings[i].buf;
-        infos[i] = (VkDescriptorBufferInfo){
-            .buffer = b->alloc.block->buffer,
-            .offset = b->alloc.offset,
-            .range = b->size,
-        };
+        svk_buffer *b = d->bindings[i].buf;
+        const uint8_t kind = k->binding_kind[i];
         writes[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstBinding = i,
             .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-            .pBufferInfo = &infos[i],
+            .descriptorType = svk_binding_descriptor_type(kind),
         };
+        if (kind == SVK_BIND_STORAGE) {
+            infos[i] = (VkDescriptorBufferInfo){
+                .buffer = b->alloc.block->buffer,
+                .offset = b->alloc.offset,
+                .range = b->size,
+            };
+            writes[i].pBufferInfo = &infos[i];
+        } else {
+            if ((st = svk_buffer_view(b, kind == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
+                                      &views[i])) != SVK_OK)
+                return st;
+            writes[i].pTexelBufferView = &views[i];
+        }
     }
     VkDescriptorSet set = VK_NULL_HANDLE;
     if (!ctx->pipelines.push_descriptor) {

@@ -105,6 +105,7 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
 static svk_status finish_init(svk_ctx *ctx, const char *cache_dir, uint32_t flags)
 {
     ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->mem_props);
+    svk_vk_kernel_caps(ctx);
     svk_memory_init(ctx);
     svk_status st = svk_pipeline_cache_load(ctx, cache_dir, flags);
     if (st != SVK_OK)

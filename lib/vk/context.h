@@ -14,6 +14,20 @@
 #include "pipeline.h"
 #include "result.h"
 
+/* Uniform texel buffers (lib/vk/texel.h, svk_buffer_view): on CPU drivers
+ * a texel fetch compiles to a vector gather where a storage-buffer load
+ * becomes a per-lane scalar loop with bounds checks (Mesa llvmpipe), so
+ * kernels that are bound by loads read their inputs through them. */
+typedef struct svk_texel_caps {
+    /* VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT of R32_SFLOAT and of
+     * R32G32B32A32_SFLOAT (vkGetPhysicalDeviceFormatProperties); memory
+     * blocks get VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT when either is. */
+    bool r32f, rgba32f;
+    uint32_t max_elements;    /* maxTexelBufferElements */
+    uint64_t offset_align;    /* minTexelBufferOffsetAlignment */
+    bool fallback_logged;     /* a kernel's fallback to storage buffers was logged */
+} svk_texel_caps;
+
 /* A one-shot command buffer and fence for uploads, downloads and fills,
  * which the host waits for before returning. */
 typedef struct svk_oneshot {
@@ -43,6 +57,10 @@ struct svk_ctx {
     svk_validation_counts vcounts;
 
     svk_device_info info;
+    svk_texel_caps texel;
+    /* subgroupShuffle in compute shaders (VkPhysicalDeviceSubgroupProperties),
+     * which the CPU forms of GEMM use. */
+    bool subgroup_shuffle;
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t timestamp_valid_bits;
 
@@ -68,6 +86,11 @@ svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func);
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
                         uint32_t index, svk_device_info *info, uint32_t *timestamp_bits,
                         uint32_t *queue_family);
+
+/* Fills ctx->texel and ctx->subgroup_shuffle for ctx->physical_device
+ * (before the first memory block is made: blocks take the texel usage from
+ * it). */
+void svk_vk_kernel_caps(svk_ctx *ctx);
 
 /* Picks the device per params and the SVK_DEVICE environment variable among
  * n infos. Returns its index into infos via *chosen. */

@@ -149,6 +149,25 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->supported = true;
 }
 
+void svk_vk_kernel_caps(svk_ctx *ctx)
+{
+    VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
+    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+    const VkPhysicalDeviceProperties props = p2.properties;
+    ctx->subgroup_shuffle = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                            (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+    VkFormatProperties r, rgba;
+    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32_SFLOAT, &r);
+    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba);
+    ctx->texel = (svk_texel_caps){
+        .r32f = (r.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0,
+        .rgba32f = (rgba.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0,
+        .max_elements = props.limits.maxTexelBufferElements,
+        .offset_align = props.limits.minTexelBufferOffsetAlignment ? props.limits.minTexelBufferOffsetAlignment : 1,
+    };
+}
+
 static int type_rank(svk_device_type t)
 {
     switch (t) {

@@ -27,6 +27,7 @@
     X(vkGetPhysicalDeviceProperties2)                   \
     X(vkGetPhysicalDeviceFeatures2)                     \
     X(vkGetPhysicalDeviceMemoryProperties)              \
+    X(vkGetPhysicalDeviceFormatProperties)              \
     X(vkGetPhysicalDeviceQueueFamilyProperties)         \
     X(vkEnumerateDeviceExtensionProperties)             \
     X(vkCreateDevice)                                   \
@@ -47,6 +48,8 @@
     X(vkDestroyBuffer)                                  \
     X(vkGetBufferMemoryRequirements)                    \
     X(vkBindBufferMemory)                               \
+    X(vkCreateBufferView)                               \
+    X(vkDestroyBufferView)                              \
     X(vkCreateShaderModule)                             \
     X(vkDestroyShaderModule)                            \
     X(vkCreatePipelineCache)                            \

@@ -12,13 +12,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <vulkan/vulkan.h>
 
 #define SVK_MAX_BINDINGS 8
 #define SVK_MAX_SPEC 12
 
 typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,
-    SVK_KERNEL_GEMM_CPU,      /* register-blocked GEMM for CPU devices (lavapipe) */
+    SVK_KERNEL_GEMM_CPU,      /* register-blocked GEMM for CPU devices (lavapipe), storage buffers */
+    SVK_KERNEL_GEMM_TEXEL,    /* the same through uniform texel buffers (lavapipe's fast path) */
     SVK_KERNEL_COPY,
     SVK_KERNEL_LAYERNORM_FWD,
     SVK_KERNEL_LAYERNORM_BWD,
@@ -65,16 +67,36 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_COUNT
 } svk_kernel_id;
 
+/* How a binding is declared in the shader, hence its descriptor type. */
+typedef enum svk_binding_kind {
+    SVK_BIND_STORAGE = 0,      /* a std430 buffer block: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER */
+    /* A uniform textureBuffer read with texelFetch (lib/vk/texel.h):
+     * VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER over a view of the whole buffer
+     * in the given format. Read-only (never in write_mask). */
+    SVK_BIND_TEXEL_R32F,
+    SVK_BIND_TEXEL_RGBA32F,
+} svk_binding_kind;
+
 typedef struct svk_kernel_info {
     const char *name;          /* shaders/<name>.comp */
     const uint32_t *spv;
     size_t spv_size;           /* bytes */
-    uint32_t n_buffers;        /* storage buffers at set 0, bindings 0..n-1 */
+    uint32_t n_buffers;        /* buffers at set 0, bindings 0..n-1 */
     uint32_t write_mask;       /* bit i: binding i is written */
+    /* svk_binding_kind of each binding; all zero (the default): storage
+     * buffers. A buffer may be bound at several bindings (e.g. as R32F and
+     * as RGBA32F). */
+    uint8_t binding_kind[SVK_MAX_BINDINGS];
     uint32_t push_size;        /* bytes of the push-constant block */
     uint32_t n_spec;           /* specialisation constants, ids 0..n_spec-1 */
     uint32_t spec_defaults[SVK_MAX_SPEC];
 } svk_kernel_info;
+
+/* The descriptor type of a binding of this kind. */
+static inline VkDescriptorType svk_binding_descriptor_type(uint8_t kind)
+{
+    return kind == SVK_BIND_STORAGE ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+}
 
 /* The entry of a kernel, or NULL for an id out of range. */
 const svk_kernel_info *svk_kernel_info_get(svk_kernel_id id);

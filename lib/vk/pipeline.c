@@ -58,7 +58,7 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
     for (uint32_t i = 0; i < k->n_buffers; i++)
         bindings[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = svk_binding_descriptor_type(k->binding_kind[i]),
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };

@@ -1,16 +1,26 @@
 /*
- * GEMM (shaders/gemm.comp and shaders/gemm_cpu.comp, lib/ref/gemm.c), each
- * case once per variant (rows "portable" and "cpu"): every transpose combination,
- * awkward shapes (1, primes, non-multiples of the 64x64x16 tile), batches,
- * padded leading dimensions and batch strides, alpha/beta and bias.
+ * GEMM (shaders/gemm.comp, gemm_texel.comp and gemm_cpu.comp, lib/ref/gemm.c),
+ * each case once per kernel: rows "portable" (gemm.comp), "cpu" (the CPU
+ * variant as it runs where texel buffers are usable: gemm_texel.comp) and
+ * "cpu-ssbo" (the CPU variant falling back to gemm_cpu.comp, forced by
+ * lowering the context's maxTexelBufferElements to 0, as a buffer too large
+ * to view would). Each row checks that svk_gemm_record chose the kernel it
+ * names. Every transpose combination, awkward shapes (1, primes,
+ * non-multiples of every tile), batches and two-level batches, padded
+ * leading dimensions and batch strides, operands at element offsets that
+ * are and are not multiples of 4 (the vec4 paths), alpha/beta and bias.
  * Padding columns and the slack between batches lie inside the output buffer
- * and must come back untouched, bit for bit.
+ * and must come back untouched, bit for bit; in the inputs they, and the
+ * elements before and after each operand, are NaN, so a kernel that reads
+ * outside op(A) or op(B) and lets it reach a result fails.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conform.h"
 #include "ops/gemm.h"
+#include "vk/context.h"
 
 /* ||out - ref|| / ||ref||: float32 accumulation over K terms of random sign
  * errs by about sqrt(K) * 2^-24 relative; 1e-5 leaves room for K in the
@@ -25,42 +35,62 @@ typedef struct gemm_case {
     uint32_t pad;      /* extra elements per row of every operand, and between batches */
     int quick;         /* part of --quick */
     uint32_t outer;    /* groups of `batch` matrices (0: one), as attention's sequences of heads */
+    uint32_t in_off;   /* element offset of A and B in their buffers (NaN before) */
 } gemm_case;
 
 static const gemm_case cases[] = {
-    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1},
-    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1},
-    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1},
-    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1},
-    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1},
-    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1},
-    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0},
+    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0},
+    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0},
+    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0},
+    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0},
+    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0},
     /* Long k loops: lavapipe silently ends a shader's loops after 65535
      * iterations in all, so a kernel that loops per element of k (or
      * does not unroll its inner loops) comes back short here. */
-    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1},
-    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1},
+    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
-    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1},
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0},
     /* Two batch levels, groups of `batch` matrices a further pad apart. */
-    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5},
-    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3},
+    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0},
+    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0},
+    /* One operand vec4-aligned and the other not, each way round, and
+     * blocks cut by M, N and K % 4 at once. */
+    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0},
+    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0},
+    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    /* Operands at element offsets: a multiple of 4 (vec4 fetches) and not. */
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4},
+    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8},
+    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2},
+    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4},
+    /* The training step's shapes (tokens x features), aligned. */
+    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride
@@ -79,7 +109,43 @@ static layout make_layout(uint32_t rows, uint32_t cols, uint32_t pad, uint32_t b
     return l;
 }
 
-static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
+/* Whether element i of a layout lies in one of its batch x outer matrices
+ * (else it is padding or slack). */
+static bool inside(const layout *l, size_t i, uint32_t batch)
+{
+    size_t in_group = i % l->stride2, in_batch = in_group % l->stride, col = in_batch % l->ld;
+    return in_group < (size_t)batch * l->stride && in_batch < (size_t)l->rows * l->ld && col < l->cols;
+}
+
+/* An input operand: random inside its matrices, NaN in their padding and
+ * slack and in the off elements before it and a few after, uploaded. */
+static svk_tref poisoned_input(cf_case *c, const char *name, const layout *l, uint32_t batch, uint32_t off,
+                               float **host)
+{
+    const size_t after = 7, n = off + l->total + after;
+    float *x = cf_random(c, n, -1, 1);
+    *host = x ? x + off : NULL;
+    if (!x)
+        return (svk_tref){0};
+    cf_fill_nan(x, off);
+    cf_fill_nan(x + off + l->total, after);
+    for (size_t i = 0; i < l->total; i++)
+        if (!inside(l, i, batch))
+            x[off + i] = NAN;
+    svk_tref t = cf_input(c, name, x, n);
+    t.off = off;
+    return t;
+}
+
+/* A conformance row: the variant asked for and the kernel that must run. */
+typedef struct gemm_row {
+    const char *name;
+    svk_gemm_variant variant;
+    svk_kernel_id kernel;
+    bool force_fallback;   /* maxTexelBufferElements 0 while the case records */
+} gemm_row;
+
+static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
 {
     char shape[96];
     snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K,
@@ -90,13 +156,19 @@ static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
         size_t len = strlen(shape);
         snprintf(shape + len, sizeof(shape) - len, outer > 1 ? " x%u x%u" : " x%u", g->batch, outer);
     }
-    cf_case *c = cf_begin(cf, "gemm", variant == SVK_GEMM_VARIANT_CPU ? "cpu" : "portable", shape);
+    if (g->in_off) {
+        size_t len = strlen(shape);
+        snprintf(shape + len, sizeof(shape) - len, " @%u", g->in_off);
+    }
+    cf_case *c = cf_begin(cf, "gemm", row->name, shape);
     if (!c)
         return;
     layout A = make_layout(g->ta ? g->K : g->M, g->ta ? g->M : g->K, g->pad, g->batch, outer);
     layout B = make_layout(g->tb ? g->N : g->K, g->tb ? g->K : g->N, g->pad, g->batch, outer);
     layout C = make_layout(g->M, g->N, g->pad, g->batch, outer);
-    float *ha = cf_random(c, A.total, -1, 1), *hb = cf_random(c, B.total, -1, 1), *hbias = cf_random(c, g->N, -1, 1);
+    float *ha, *hb, *hbias = cf_random(c, g->N, -1, 1);
+    svk_tref ta = poisoned_input(c, "A", &A, g->batch, g->in_off, &ha);
+    svk_tref tb = poisoned_input(c, "B", &B, g->batch, g->in_off, &hb);
     /* C's initial contents: random where beta reads them; NaN elsewhere
      * (inside the padding too), so reading C when beta == 0 shows. */
     float *hc = cf_alloc(c, C.total * sizeof(float));
@@ -109,7 +181,6 @@ static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
                 for (uint32_t m = 0; m < g->M; m++)
                     cf_fill_uniform(&cf->rng, hc + (size_t)o * C.stride2 + (size_t)b * C.stride + (size_t)m * C.ld,
                                     g->N, -1, 1);
-    svk_tref ta = cf_input(c, "A", ha, A.total), tb = cf_input(c, "B", hb, B.total);
     svk_tref tbias = g->bias ? cf_input(c, "bias", hbias, g->N) : (svk_tref){0};
     cf_out *out = cf_output(c, "C", C.total, hc);
     if (!out)
@@ -118,16 +189,38 @@ static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
         .trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = g->batch,
         .alpha = g->alpha, .beta = g->beta,
         .a = ta.buf, .b = tb.buf, .c = out->buf, .bias = tbias.buf,
-        .off_c = cf_tref(out).off,
+        .off_a = ta.off, .off_b = tb.off, .off_c = cf_tref(out).off,
         .lda = A.ld, .ldb = B.ld, .ldc = C.ld,
         .stride_a = A.stride, .stride_b = B.stride, .stride_c = C.stride,
         .outer = g->outer,
         .stride2_a = A.stride2, .stride2_b = B.stride2, .stride2_c = C.stride2,
-        .variant = variant,
+        .variant = row->variant,
     };
-    if (!cf_ok(c, svk_gemm_record(cf_list(c), &args)) || !cf_run(c))
+    svk_texel_caps saved = cf->ctx->texel;
+    if (row->force_fallback)
+        cf->ctx->texel.max_elements = 0;
+    svk_kernel_id kernel;
+    svk_status st = svk_gemm_kernel(&args, &kernel);
+    if (st == SVK_OK)
+        st = svk_gemm_record(cf_list(c), &args);
+    /* Only the limit is restored: that the fallback was logged stays. */
+    cf->ctx->texel.max_elements = saved.max_elements;
+    if (!cf_ok(c, st))
+        goto end;
+    if (kernel != row->kernel) {
+        cf_fail(c, "recorded kernel '%s', the row tests '%s'", svk_kernel_info_get(kernel)->name,
+                svk_kernel_info_get(row->kernel)->name);
+        goto end;
+    }
+    if (row->force_fallback && !cf->ctx->texel.fallback_logged) {
+        cf_fail(c, "fell back to storage buffers without saying why");
+        goto end;
+    }
+    if (!cf_run(c))
         goto end;
 
+    /* The reference reads only inside the matrices: the NaN padding stays
+     * out of it as it must stay out of the kernels' results. */
     double *da = cf_to_double(c, ha, A.total), *db = cf_to_double(c, hb, B.total);
     double *dc = cf_to_double(c, hc, C.total), *dbias = cf_to_double(c, hbias, g->N);
     if (!da || !db || !dc || !dbias)
@@ -140,8 +233,7 @@ static void run_case(cf_state *cf, const gemm_case *g, svk_gemm_variant variant)
      * metric needs finite values, so compare them bitwise here and give the
      * metric zeros there. */
     for (size_t i = 0; i < C.total; i++) {
-        size_t in_group = i % C.stride2, in_batch = in_group % C.stride, col = in_batch % C.ld;
-        if (in_group < (size_t)g->batch * C.stride && in_batch < (size_t)g->M * C.ld && col < g->N)
+        if (inside(&C, i, g->batch))
             continue;
         if (memcmp(&out->host[i], &hc[i], sizeof(float)))
             cf_fail(c, "C: element %zu outside the result (padding or batch slack) was written", i);
@@ -154,9 +246,24 @@ end:
 
 void cf_run_gemm(cf_state *cf)
 {
-    static const svk_gemm_variant variants[] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU};
-    for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++)
+    /* The CPU variant runs gemm_texel.comp wherever the device reads both
+     * float formats as uniform texel buffers (lavapipe does) and
+     * $SVK_TEXEL_BUFFERS does not forbid it. */
+    const svk_texel_caps *tc = &cf->ctx->texel;
+    const bool texel = tc->r32f && tc->rgba32f && svk_op_texel_allowed();
+    /* Without subgroupShuffle both CPU forms give way to the portable one. */
+    const bool sh = cf->ctx->subgroup_shuffle;
+    const gemm_row rows[] = {
+        {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false},
+        {texel ? "cpu" : "cpu-ssbo", SVK_GEMM_VARIANT_CPU,
+         !sh ? SVK_KERNEL_GEMM : texel ? SVK_KERNEL_GEMM_TEXEL : SVK_KERNEL_GEMM_CPU, false},
+        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true},
+    };
+    for (size_t v = 0; v < sizeof(rows) / sizeof(rows[0]); v++) {
+        if (v == 2 && !texel)
+            continue; /* row 1 was the storage-buffer form already */
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
-                run_case(cf, &cases[i], variants[v]);
+                run_case(cf, &cases[i], &rows[v]);
+    }
 }

@@ -1,0 +1,272 @@
+#version 450
+/*
+ * GEMM, strided-batched, for CPU Vulkan devices (lavapipe), reading its
+ * operands through uniform texel buffers:
+ *   C = alpha * op(A) op(B) + beta * C (+ bias[n]).
+ * Same contract and push constants as shaders/gemm.comp (the portable
+ * variant) and shaders/gemm_cpu.comp (the storage-buffer form of this one,
+ * its fallback); lib/ops/gemm.c picks one per call. Reference: lib/ref/gemm.c.
+ *
+ * Why texel buffers: Mesa's llvmpipe (22.3) compiles a storage-buffer (or
+ * shared-memory) load whose address differs per lane into a loop over the
+ * SIMD lanes with a bounds check each, and a texelFetch from a
+ * textureBuffer into a call of a generated fetch function: for an RGBA32F
+ * view, one 16-byte load per lane and a transpose (about 45 instructions
+ * for 8 lanes x 4 floats), for R32F one hardware gather. GEMM on a CPU
+ * driver is bound by its loads; this form runs about 3 times faster than
+ * the storage-buffer one at the training step's shapes.
+ *
+ * Why no shared memory and no barrier: on a CPU driver a workgroup is a loop
+ * over SIMD batches, every barrier() a coroutine switch, and shared memory
+ * costs what a buffer does. Each invocation owns a TM x TN block of C and
+ * reads op(A) and op(B) straight into registers, four steps of k at a time;
+ * invocation (x, y) of the grid takes rows y*TM .. +TM-1 and columns
+ * x*TN .. +TN-1, so the workgroup's shape (spec constants 0, 1) decides
+ * which neighbours share a SIMD batch (lavapipe runs x fastest).
+ *
+ * Bindings: A and B twice each, as RGBA32F views (vec4 fetches along the
+ * operand's contiguous dimension: k for A [M, K] and B [N, K], m for A
+ * [K, M], n for B [K, N]) and as R32F views (one float per fetch); C and the
+ * bias are storage buffers, touched once per output (as vec4s where
+ * aligned). Views start at the buffer's first byte: element offsets as in
+ * the other forms; an index fits an int, as a buffer is at most
+ * maxStorageBufferRange (< 2^32) bytes.
+ *
+ * One path: every invocation runs the same loop, with rows and columns past
+ * M and N clamped to valid ones (every fetch in bounds; those results are
+ * not stored), vec4 fetches where the host found the operand aligned
+ * (VEC_A, VEC_B), floats otherwise, then the last K % 4 steps (KTAIL, a
+ * constant) one at a time. A CPU driver runs both sides of a branch when
+ * its lanes differ, and a loop that no lane enters still costs one pass of
+ * its fetches, so edge blocks get no loop of their own. Each output is
+ * summed in one float in increasing k, so the result is deterministic and
+ * the same whatever the block shape and the subgroup size. beta == 0 never
+ * reads C.
+ *
+ * Loop budget: lavapipe ends a shader's loops silently once a SIMD batch
+ * has run 65535 iterations in all (SVK_OP_CPU_LOOP_BUDGET, lib/ops/ops.h).
+ * The k loop runs K / 4 iterations, every other loop has a constant trip
+ * count and is unrolled; the host records the portable form where K is too
+ * long for that.
+ */
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+
+#include "common/push_gemm.h" /* defines the push-constant block pc */
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const uint TM = 16;          /* rows of C per invocation, a multiple of 4 */
+layout(constant_id = 4) const uint TN = 4;          /* columns of C per invocation, a multiple of 4 */
+layout(constant_id = 5) const bool TRANS_A = false; /* A is [K, M] (must match pc.flags) */
+layout(constant_id = 6) const bool TRANS_B = false; /* B is [N, K] (must match pc.flags) */
+/* Operand may be read as vec4s along its contiguous dimension: offset,
+ * leading dimension and batch strides multiples of 4 and, where that
+ * dimension is M (A [K, M]) or N (B [K, N]), M or N too. */
+layout(constant_id = 7) const bool VEC_A = false;
+layout(constant_id = 8) const bool VEC_B = false;
+layout(constant_id = 9) const uint KTAIL = 0;       /* K % 4 (must match pc.K) */
+/* The subgroup size to share op(A) over (0: share nothing); see kloop.
+ * The host sets it only where every subgroup is SG invocations of one
+ * workgroup row: local_size_y 1, local_size_x a multiple of SG, and a
+ * device with one subgroup size (the SubgroupSize of a SPIR-V 1.5 shader
+ * is then that size; lavapipe runs full SIMD batches). */
+layout(constant_id = 10) const uint SG = 0;
+/* C (and the bias) may be accessed as vec4s: their offsets, ldc and batch
+ * strides multiples of 4, and N too, so that four columns from a multiple
+ * of 4 are all inside C or all outside. */
+layout(constant_id = 11) const bool VEC_C = false;
+
+layout(set = 0, binding = 0) uniform textureBuffer a4; /* A, RGBA32F */
+layout(set = 0, binding = 1) uniform textureBuffer a1; /* A, R32F */
+layout(set = 0, binding = 2) uniform textureBuffer b4; /* B, RGBA32F */
+layout(set = 0, binding = 3) uniform textureBuffer b1; /* B, R32F */
+layout(set = 0, binding = 4, std430) buffer BufC { float c[]; };
+layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
+
+const uint TM4 = TM / 4u;
+const uint TN4 = TN / 4u;
+const uint SG1 = SG == 0u ? 1u : SG;
+const uint R = (TM + SG1 - 1u) / SG1; /* items of op(A) each lane fetches when sharing */
+
+/* acc[i * TN4 + j / 4][j % 4]: row i, column j of the invocation's block. */
+vec4 acc[TM * TN4];
+
+/* What the k loop reads of the push constants and the invocation's place,
+ * set once in main(): llvmpipe re-reads a push constant at every use, as a
+ * per-lane gather under a loop's lane mask. */
+uint M, N, K, lda, ldb, base_a, base_b, m0, n0;
+
+float fa(uint e) { return texelFetch(a1, int(e)).x; }
+float fb(uint e) { return texelFetch(b1, int(e)).x; }
+
+/* Item p (0 <= p < TM) of op(A) for the four steps k .. k+3, a vec4:
+ *  A [M, K]: row m0 + p, A[m, k .. k+3];
+ *  A [K, M]: step k + p / TM4, A[k + p / TM4, m0 + 4 (p % TM4) .. +3].
+ * Rows past M are clamped to valid ones (their results are never stored):
+ * one by one, or, when VEC_A (M a multiple of 4), the whole quad to the
+ * last, so that a vec4 fetch stays in the row. */
+vec4 a_item(uint k, uint p)
+{
+    if (!TRANS_A) {
+        const uint e = base_a + min(m0 + p, M - 1u) * lda + k;
+        return VEC_A ? texelFetch(a4, int(e >> 2)) : vec4(fa(e), fa(e + 1u), fa(e + 2u), fa(e + 3u));
+    }
+    const uint row = base_a + (k + p / TM4) * lda, m = m0 + 4u * (p % TM4);
+    if (VEC_A)
+        return texelFetch(a4, int((row + min(m, M - 4u)) >> 2));
+    return vec4(fa(row + min(m, M - 1u)), fa(row + min(m + 1u, M - 1u)), fa(row + min(m + 2u, M - 1u)),
+                fa(row + min(m + 3u, M - 1u)));
+}
+
+/*
+ * The k loop, four steps at a time, then the last KTAIL steps one by one.
+ *
+ * share (a compile-time constant at each call, which is inlined): the SG
+ * invocations of the subgroup all have this m0, so they need the same
+ * op(A); lane l fetches items l, l + SG, ... and subgroupShuffle from a
+ * compile-time lane hands each item round. On lavapipe a texel fetch is a
+ * call (about 45 instructions for a vec4, and every vector register is
+ * saved around it), so this takes most of op(A)'s fetches out of the loop:
+ * 2 fetches of A and 4 of B per 256 multiply-adds at 16x4 and 8 lanes. The
+ * result is the same bits either way.
+ */
+void kloop(const bool share)
+{
+    const uint lane = share ? gl_SubgroupInvocationID : 0u;
+    const uint K4 = K & ~3u;
+    for (uint k = 0u; k < K4; k += 4u) {
+        /* arow[i][kk] = op(A)[m0 + i, k + kk] */
+        vec4 item[TM];
+        if (share) {
+            vec4 own[R];
+            for (uint r = 0u; r < R; r++)
+                own[r] = a_item(k, min(lane + r * SG1, TM - 1u));
+            for (uint p = 0u; p < TM; p++)
+                item[p] = subgroupShuffle(own[p / SG1], p % SG1);
+        } else {
+            for (uint p = 0u; p < TM; p++)
+                item[p] = a_item(k, p);
+        }
+        vec4 arow[TM];
+        if (!TRANS_A) {
+            for (uint p = 0u; p < TM; p++)
+                arow[p] = item[p];
+        } else {
+            for (uint p = 0u; p < TM; p++)
+                for (uint r = 0u; r < 4u; r++)
+                    arow[4u * (p % TM4) + r][p / TM4] = item[p][r];
+        }
+        /* brow[kk * TN4 + j4] = op(B)[k + kk, n0 + 4 j4 .. +3] */
+        vec4 brow[4u * TN4];
+        if (!TRANS_B) {
+            for (uint kk = 0u; kk < 4u; kk++) {
+                const uint row = base_b + (k + kk) * ldb;
+                for (uint j4 = 0u; j4 < TN4; j4++) {
+                    const uint n = n0 + 4u * j4;
+                    brow[kk * TN4 + j4] =
+                        VEC_B ? texelFetch(b4, int((row + min(n, N - 4u)) >> 2))
+                              : vec4(fb(row + min(n, N - 1u)), fb(row + min(n + 1u, N - 1u)),
+                                     fb(row + min(n + 2u, N - 1u)), fb(row + min(n + 3u, N - 1u)));
+                }
+            }
+        } else {
+            for (uint j = 0u; j < TN; j++) {
+                const uint e = base_b + min(n0 + j, N - 1u) * ldb + k;
+                const vec4 t = VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
+                for (uint kk = 0u; kk < 4u; kk++)
+                    brow[kk * TN4 + j / 4u][j % 4u] = t[kk];
+            }
+        }
+        for (uint kk = 0u; kk < 4u; kk++)
+            for (uint i = 0u; i < TM; i++)
+                for (uint j4 = 0u; j4 < TN4; j4++)
+                    acc[i * TN4 + j4] = fma(vec4(arow[i][kk]), brow[kk * TN4 + j4], acc[i * TN4 + j4]);
+    }
+    /* The last K % 4 steps (a constant count, unrolled), clamped. */
+    for (uint t = 0u; t < KTAIL; t++) {
+        const uint k = K4 + t;
+        float av[TM];
+        vec4 bv[TN4];
+        for (uint i = 0u; i < TM; i++) {
+            const uint m = min(m0 + i, M - 1u);
+            av[i] = fa(base_a + (TRANS_A ? k * lda + m : m * lda + k));
+        }
+        for (uint j = 0u; j < TN; j++) {
+            const uint n = min(n0 + j, N - 1u);
+            bv[j / 4u][j % 4u] = fb(base_b + (TRANS_B ? n * ldb + k : k * ldb + n));
+        }
+        for (uint i = 0u; i < TM; i++)
+            for (uint j4 = 0u; j4 < TN4; j4++)
+                acc[i * TN4 + j4] = fma(vec4(av[i]), bv[j4], acc[i * TN4 + j4]);
+    }
+}
+
+void main()
+{
+    M = pc.M;
+    N = pc.N;
+    K = pc.K;
+    lda = pc.lda;
+    ldb = pc.ldb;
+    const uint batch = gl_WorkGroupID.z % pc.batch, outer = gl_WorkGroupID.z / pc.batch;
+    m0 = gl_GlobalInvocationID.y * TM;
+    n0 = gl_GlobalInvocationID.x * TN;
+    base_a = pc.off_a + batch * pc.stride_a + outer * pc.stride2_a;
+    base_b = pc.off_b + batch * pc.stride_b + outer * pc.stride2_b;
+    const uint base_c = pc.off_c + batch * pc.stride_c + outer * pc.stride2_c;
+
+    for (uint i = 0u; i < TM * TN4; i++)
+        acc[i] = vec4(0.0);
+
+    /* Every invocation runs the k loop, also those whose block lies past M
+     * or N (the grid rounds up), so that the subgroup is whole. No runtime
+     * check of the subgroup: a check that llvmpipe cannot fold (it does not
+     * fold gl_SubgroupSize) would compile both loops, and the one not taken
+     * still costs a pass of its fetches (about 6% at K = 128). */
+    kloop(SG != 0u);
+
+    const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;
+    const float alpha = pc.alpha, beta = pc.beta;
+    /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
+     * one pass for four floats. */
+    if (VEC_C) {
+        for (uint i = 0u; i < TM; i++) {
+            const uint m = m0 + i;
+            if (m >= M)
+                break;
+            for (uint j4 = 0u; j4 < TN4; j4++) {
+                const uint n = n0 + 4u * j4;
+                if (n >= N)
+                    break;
+                const uint idx = (base_c + m * pc.ldc + n) >> 2;
+                vec4 v = alpha * acc[i * TN4 + j4];
+                if (beta != 0.0)
+                    v += beta * c4[idx];
+                if (has_bias)
+                    v += bias4[(pc.off_bias + n) >> 2];
+                c4[idx] = v;
+            }
+        }
+        return;
+    }
+    for (uint i = 0u; i < TM; i++) {
+        const uint m = m0 + i;
+        if (m >= M)
+            break;
+        for (uint j = 0u; j < TN; j++) {
+            const uint n = n0 + j;
+            if (n >= N)
+                break;
+            const uint idx = base_c + m * pc.ldc + n;
+            float v = alpha * acc[i * TN4 + j / 4u][j % 4u];
+            if (beta != 0.0)
+                v += beta * c[idx];
+            if (has_bias)
+                v += bias[pc.off_bias + n];
+            c[idx] = v;
+        }
+    }
+}
