@@ -9,8 +9,11 @@ packages=(
     glslang-tools spirv-tools libvulkan-dev libcjson-dev
     # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
     libvulkan1 mesa-vulkan-drivers
-    # tests: the Khronos validation layer
-    vulkan-validationlayers
+    # tests: the Khronos validation layer; clang's runtime libraries
+    # (libFuzzer for tests/fuzz, ASan and UBSan for the clang build)
+    vulkan-validationlayers libclang-rt-dev
+    # svk-bench: OpenBLAS's sgemm, the reference beside each GEMM row
+    libopenblas-dev
 )
 
 missing=()

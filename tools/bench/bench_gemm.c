@@ -1,0 +1,158 @@
+/*
+ * GEMM at the shapes of a transformer's training step (lib/model/plan.c):
+ * for each Linear y [N, out] = x [N, in] W^T + b, the forward (NT, with the
+ * fused bias), dx = dy W (NN) and dW += dy^T x (TN, accumulating), for qkv
+ * (out 3C), attn.proj (C), mlp.fc (4C) and mlp.proj (in 4C); the tied
+ * logits (out V) likewise without bias; and one square 1024^3 (the
+ * machine's GEMM peak). Both shaders (svk_gemm_variant PORTABLE and CPU),
+ * each next to cblas_sgemm at the same shape when built with OpenBLAS.
+ * FLOPs: 2 M N K.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "ops/gemm.h"
+
+typedef struct gemm_shape {
+    const char *what;      /* e.g. "qkv.fwd" */
+    bool ta, tb;
+    uint32_t M, N, K;
+    bool bias;
+    float beta;
+} gemm_shape;
+
+typedef struct gemm_ctx {
+    const gemm_shape *g;
+    svk_gemm_variant variant;
+    svk_tref a[8], bm[8], c[8], bias[8];
+} gemm_ctx;
+
+static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
+{
+    const gemm_ctx *x = user;
+    const gemm_shape *g = x->g;
+    svk_gemm_args a = {
+        .trans_a = g->ta, .trans_b = g->tb,
+        .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+        .alpha = 1.0f, .beta = g->beta,
+        .a = x->a[set].buf, .b = x->bm[set].buf, .c = x->c[set].buf,
+        .bias = g->bias ? x->bias[set].buf : NULL,
+        .label = g->what,
+        .variant = x->variant,
+    };
+    return svk_gemm_record(cl, &a);
+}
+
+static const char *const variant_names[2] = {"portable", "cpu"};
+static const svk_gemm_variant variants[2] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU};
+
+static void run_shape(bench *b, const gemm_shape *g, const char *shape)
+{
+    double flops = 2.0 * g->M * (double)g->N * g->K;
+    char dims[64];
+    snprintf(dims, sizeof(dims), "%s%s %ux%ux%u", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K);
+    bench_row rows[2];
+    bool want[2], any = false;
+    for (int v = 0; v < 2; v++) {
+        want[v] = bench_row_init(b, &rows[v], "gemm", "gemm", g->what, variant_names[v], shape, "GFLOP/s", flops);
+        snprintf(rows[v].dims, sizeof(rows[v].dims), "%s", dims);
+        any |= want[v];
+    }
+    if (!any)
+        return;
+    uint64_t na = (uint64_t)g->M * g->K, nb = (uint64_t)g->K * g->N, nc = (uint64_t)g->M * g->N;
+    uint32_t sets = bench_sets(b, 4.0 * (double)(na + nb + nc + g->N));
+    gemm_ctx x = {.g = g};
+    bench_bufs bb;
+    bench_bufs_init(&bb, b);
+    x.a[0] = bench_rand(&bb, "A", na, -1, 1);
+    x.bm[0] = bench_rand(&bb, "B", nb, -1, 1);
+    x.c[0] = bench_rand(&bb, "C", nc, -1, 1);
+    if (g->bias)
+        x.bias[0] = bench_rand(&bb, "bias", g->N, -1, 1);
+    for (uint32_t s = 1; s < sets; s++) {
+        x.a[s] = bench_clone(&bb, "A", x.a[0], na);
+        x.bm[s] = bench_clone(&bb, "B", x.bm[0], nb);
+        x.c[s] = bench_clone(&bb, "C", x.c[0], nc);
+        if (g->bias)
+            x.bias[s] = bench_clone(&bb, "bias", x.bias[0], g->N);
+    }
+    bool timed = false;
+    for (int v = 0; v < 2; v++) {
+        if (!want[v])
+            continue;
+        if (bb.failed) {
+            snprintf(rows[v].skipped, sizeof(rows[v].skipped), "%s", bb.why);
+            if (!bb.limit)
+                b->errors++;
+            continue;
+        }
+        x.variant = variants[v];
+        timed |= bench_time_row(b, &rows[v], sets, record, &x);
+    }
+    bench_bufs_free(&bb);
+    /* OpenBLAS where libsvk ran (skipped shapes exceed the device, not the
+     * host, and their figure would compare with nothing). */
+    if (timed && b->blas) {
+        uint32_t blas_sets = bench_sets(b, 4.0 * (double)(na + nb + nc));
+        double min_ns = 0;
+        double ns = bench_blas_sgemm(b, g->ta, g->tb, g->M, g->N, g->K, g->beta, blas_sets, b->opt.reps, &min_ns);
+        for (int v = 0; v < 2 && ns > 0; v++) {
+            rows[v].blas_median_ns = ns;
+            rows[v].blas_value = flops / ns;
+        }
+        /* OpenBLAS's threads spin for a while after a call: let them sleep
+         * before lavapipe's threads need the cores. */
+        usleep(150 * 1000);
+    }
+    for (int v = 0; v < 2; v++)
+        if (want[v])
+            bench_add_row(b, &rows[v]);
+}
+
+void bench_run_gemm(bench *b)
+{
+    bench_shapes sh = bench_shapes_for(b);
+    uint32_t sq = b->opt.quick ? 128 : 1024;
+    gemm_shape square = {"square", false, false, sq, sq, sq, false, 0.0f};
+    char shape[80];
+    snprintf(shape, sizeof(shape), "%u^3", sq);
+    run_shape(b, &square, shape);
+    for (uint32_t ti = 0; ti < sh.n_tokens; ti++) {
+        uint32_t N = sh.tokens[ti];
+        for (uint32_t wi = 0; wi < sh.n_widths; wi++) {
+            uint32_t C = sh.widths[wi], F = 4 * C;
+            snprintf(shape, sizeof(shape), "N=%u C=%u", N, C);
+            struct {
+                const char *name;
+                uint32_t out, in;
+            } lin[] = {{"qkv", 3 * C, C}, {"attn.proj", C, C}, {"mlp.fc", F, C}, {"mlp.proj", C, F}};
+            for (size_t l = 0; l < sizeof(lin) / sizeof(lin[0]); l++) {
+                char fwd[16], dx[16], dw[16];
+                snprintf(fwd, sizeof(fwd), "%s.fwd", lin[l].name);
+                snprintf(dx, sizeof(dx), "%s.dx", lin[l].name);
+                snprintf(dw, sizeof(dw), "%s.dW", lin[l].name);
+                gemm_shape gs[3] = {
+                    {fwd, false, true, N, lin[l].out, lin[l].in, true, 0.0f},
+                    {dx, false, false, N, lin[l].in, lin[l].out, false, 0.0f},
+                    {dw, true, false, lin[l].out, lin[l].in, N, false, 1.0f},
+                };
+                for (int k = 0; k < 3; k++)
+                    run_shape(b, &gs[k], shape);
+            }
+            for (uint32_t vi = 0; vi < sh.n_vocabs; vi++) {
+                uint32_t V = sh.vocabs[vi];
+                snprintf(shape, sizeof(shape), "N=%u C=%u V=%u", N, C, V);
+                gemm_shape gs[3] = {
+                    {"logits.fwd", false, true, N, V, C, false, 0.0f},
+                    {"logits.dx", false, false, N, C, V, false, 0.0f},
+                    {"logits.dW", true, false, V, C, N, false, 1.0f},
+                };
+                for (int k = 0; k < 3; k++)
+                    run_shape(b, &gs[k], shape);
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+/*
+ * The whole training step (forward, loss, backward, clipping, AdamW)
+ * through the public model API, for the default configuration, the same
+ * with placement=pre (SiameseNorm's overhead is the ratio of the two), and
+ * two larger ones. Per configuration:
+ *  - tokens/s and wall ms of replayed steps: svk_model_train_step without
+ *    a loss (no wait), as a training loop calls it, `steps` times, until the
+ *    last has completed;
+ *  - host CPU ms per replayed step: the calling thread's CPU time over that
+ *    loop (recording happened in the warm-up; lavapipe's own threads run
+ *    the kernels and are not counted), and its ratio to the GPU time;
+ *  - GPU ms per step: the step recorded once into a command buffer of ours
+ *    (svk_model_record_train_step, svk/vulkan.h) between two timestamps,
+ *    submitted `steps` times, the median difference: the step as the device
+ *    runs it, barriers and gaps between dispatches included;
+ *  - device memory: what the context allocated for the model (its pools'
+ *    bytes in use, before and after creation and the first step), next to
+ *    svk_model_memory() and to a lower bound, min_bytes() below.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "svk/vulkan.h"
+#include "vk/context.h"
+
+/* A lower bound on the device memory of a training step that saves its
+ * activations (no recomputation), as llm.c's list of saved activations:
+ * parameters, gradients and both Adam moments (4 P floats), plus what the
+ * backward pass reads, per sublayer the norm's input streams (x; y too for
+ * siamese) and statistics, the sublayer input h, then attention's qkv,
+ * probabilities [B, H, T, T] and head outputs, or the MLP's pre-activation
+ * and activation ([N, F] each; SwiGLU's gate, up and product); at the end
+ * the final streams, statistics and output, and the logits (their gradient
+ * in place). Gradient workspaces are left out, so no plan can go below it. */
+static uint64_t min_activations(const svk_model_config *c, uint64_t B, uint64_t T)
+{
+    const uint64_t N = B * T, C = c->width, F = svk_model_config_hidden(c), V = c->vocab, H = c->heads;
+    const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, ln = c->norm == SVK_NORM_LAYERNORM;
+    const uint64_t NC = N * C, stats = (siamese ? 3 : 1) * N * (ln ? 2 : 1);
+    const uint64_t streams = (siamese ? 2 : 1) * NC;
+    uint64_t per_layer = 2 * (streams + stats + NC);                  /* both sublayers' norms and h */
+    per_layer += 3 * NC + B * H * T * T + NC;                         /* attention */
+    per_layer += (c->mlp == SVK_MLP_SWIGLU ? 3 : 2) * N * F;          /* MLP */
+    uint64_t final = streams + stats + NC + N * V;
+    return per_layer * c->layers + final;
+}
+
+typedef struct step_cfg {
+    const char *name;
+    const char *keys;       /* "key=value ..." over the default configuration */
+    uint32_t B, T;
+} step_cfg;
+
+/* Full run: 1024 token positions per step in each; the larger two are as
+ * large as lavapipe runs in seconds per step (the default takes one to two
+ * on two cores). Heads of width 64 there; the default keeps its 32. */
+static const step_cfg full_cfgs[] = {
+    {"default", "", 8, 128},
+    {"default/pre", "placement=pre", 8, 128},
+    {"w256-l4", "width=256 layers=4 heads=4", 8, 128},
+    {"w256-l6-t256", "width=256 layers=6 heads=4 ctx=256", 4, 256},
+};
+static const step_cfg quick_cfgs[] = {
+    {"tiny", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16},
+    {"tiny/pre", "vocab=64 ctx=16 width=32 layers=2 heads=2 placement=pre", 2, 16},
+};
+
+static bool apply_keys(const char *keys, svk_model_config *c, char *why, size_t why_size)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", keys);
+    for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        if (svk_model_config_set(c, kv, eq + 1) != SVK_OK) {
+            snprintf(why, why_size, "%s", svk_last_error());
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The step recorded once into a command buffer of ours, between two
+ * timestamps. */
+static bool record_timed(bench_vkcmd *t, svk_ctx *ctx, svk_model *m, uint32_t B, uint32_t T)
+{
+    if (!bench_vkcmd_begin(t, ctx, 2))
+        return false;
+    bench_vkcmd_stamp(t, 0, false);
+    if (svk_model_record_train_step(m, t->cmd, B, T) != SVK_OK) {
+        snprintf(t->why, sizeof(t->why), "svk_model_record_train_step: %s", svk_last_error());
+        return false;
+    }
+    bench_vkcmd_stamp(t, 1, true);
+    return bench_vkcmd_end(t);
+}
+
+static void skip_step(bench *b, bench_step_row *s, bool error, const char *fmt, const char *detail)
+{
+    snprintf(s->skipped, sizeof(s->skipped), fmt, detail);
+    if (error)
+        b->errors++;
+}
+
+static void add_step(bench *b, const bench_step_row *s)
+{
+    if (b->n_steps == b->cap_steps) {
+        size_t cap = b->cap_steps ? 2 * b->cap_steps : 8;
+        bench_step_row *p = realloc(b->steps, cap * sizeof(*p));
+        if (!p) {
+            b->errors++;
+            return;
+        }
+        b->steps = p;
+        b->cap_steps = cap;
+    }
+    b->steps[b->n_steps++] = *s;
+    bench_print_step(b, s);
+}
+
+static void run_config(bench *b, const step_cfg *cfg)
+{
+    bench_step_row s;
+    memset(&s, 0, sizeof(s));
+    snprintf(s.name, sizeof(s.name), "%s", cfg->name);
+    char full[64];
+    snprintf(full, sizeof(full), "step %s", cfg->name);
+    if (b->opt.filter && !strstr(full, b->opt.filter))
+        return;
+    s.config = svk_model_config_default();
+    s.B = b->opt.batch ? b->opt.batch : cfg->B;
+    s.T = b->opt.seq ? b->opt.seq : cfg->T;
+    char why[256] = "";
+    if (!apply_keys(cfg->keys, &s.config, why, sizeof(why))) {
+        skip_step(b, &s, true, "configuration: %s", why);
+        add_step(b, &s);
+        return;
+    }
+    if (s.T > s.config.ctx)
+        s.config.ctx = s.T;
+    svk_kernel_variant kv;
+    snprintf(s.variant, sizeof(s.variant), "%s",
+             svk_op_variant(b->ctx, "step", &kv) != SVK_OK ? "?" : kv == SVK_KERNEL_VARIANT_CPU ? "cpu" : "portable");
+
+    const uint64_t mem0 = b->ctx->memory.bytes_in_use;
+    svk_model_params mp = svk_model_params_default();
+    mp.config = s.config;
+    mp.ctx = b->ctx;
+    mp.seed = b->opt.seed;
+    svk_model *m = NULL;
+    const size_t n = (size_t)s.B * s.T;
+    int32_t *tokens = malloc(n * sizeof(*tokens)), *targets = malloc(n * sizeof(*targets));
+    double *gpu = calloc(b->opt.steps ? b->opt.steps : 1, sizeof(*gpu));
+    bench_vkcmd tc = {0};
+    svk_status st = tokens && targets && gpu ? svk_model_create(&mp, &m) : SVK_ERROR_OUT_OF_HOST_MEMORY;
+    if (st != SVK_OK) {
+        bool limit = st == SVK_ERROR_TOO_LARGE || st == SVK_ERROR_OUT_OF_DEVICE_MEMORY;
+        skip_step(b, &s, !limit, "svk_model_create: %s", svk_last_error());
+        goto done;
+    }
+    s.params = svk_model_param_count(m);
+    for (size_t i = 0; i < n; i++) {
+        tokens[i] = (int32_t)(cf_rng_next(&b->rng) % s.config.vocab);
+        targets[i] = (int32_t)(cf_rng_next(&b->rng) % s.config.vocab);
+    }
+    const float lr = 1e-3f;
+    /* Warm-up: records the step's lists and compiles their pipelines. */
+    float loss = 0;
+    double warm0 = bench_now();
+    if ((st = svk_model_train_step(m, tokens, targets, s.B, s.T, lr, &loss)) != SVK_OK) {
+        skip_step(b, &s, true, "svk_model_train_step: %s", svk_last_error());
+        goto done;
+    }
+    double warm_s = bench_now() - warm0;
+    s.mem_used = b->ctx->memory.bytes_in_use - mem0;
+    svk_memory_report mr;
+    if (svk_model_memory(m, &mr) == SVK_OK) {
+        s.mem_total = mr.total;
+        s.mem_params = mr.params;
+        s.mem_grads = mr.grads;
+        s.mem_optimizer = mr.optimizer;
+        s.mem_activations = mr.activations;
+        s.mem_io = mr.io;
+    }
+    s.min_activations = 4 * min_activations(&s.config, s.B, s.T);
+    s.mem_min = 16 * s.params + s.min_activations;
+
+    if (warm_s > b->opt.max_step_s) {
+        snprintf(s.skipped, sizeof(s.skipped), "the warm-up step took %.1f s (--max-step %g): not timed", warm_s,
+                 b->opt.max_step_s);
+        goto done;
+    }
+    /* Replayed steps, as a training loop runs them. */
+    s.steps = b->opt.steps ? b->opt.steps : 1;
+    double t0 = bench_now(), c0 = bench_thread_cpu();
+    for (uint32_t i = 0; i < s.steps && st == SVK_OK; i++)
+        st = svk_model_train_step(m, tokens, targets, s.B, s.T, lr, NULL);
+    svk_step_info info;
+    if (st == SVK_OK)
+        st = svk_model_last_step(m, &info);
+    double t1 = bench_now(), c1 = bench_thread_cpu();
+    if (st != SVK_OK) {
+        skip_step(b, &s, true, "replayed steps: %s", svk_last_error());
+        goto done;
+    }
+    s.wall_ms = (t1 - t0) * 1e3 / s.steps;
+    s.tokens_per_s = (double)n * s.steps / (t1 - t0);
+    s.host_cpu_ms = (c1 - c0) * 1e3 / s.steps;
+    s.final_loss = info.loss;
+
+    /* GPU time of the step as recorded, between two timestamps. */
+    if (!b->dev->timestamps) {
+        snprintf(s.skipped, sizeof(s.skipped), "no timestamps on the device's compute queue: GPU ms not measured");
+    } else if (!record_timed(&tc, b->ctx, m, s.B, s.T)) {
+        skip_step(b, &s, true, "GPU timing: %s", tc.why);
+    } else {
+        uint32_t reps = 0;
+        for (; reps < s.steps; reps++) {
+            if ((st = svk_model_prepare_train_step(m, tokens, targets, lr)) != SVK_OK) {
+                skip_step(b, &s, true, "svk_model_prepare_train_step: %s", svk_last_error());
+                break;
+            }
+            if (!bench_vkcmd_run(&tc, &gpu[reps])) {
+                skip_step(b, &s, true, "GPU timing: %s", tc.why);
+                break;
+            }
+        }
+        if (reps == s.steps) {
+            s.gpu_reps = reps;
+            s.gpu_min_ms = gpu[0];
+            for (uint32_t i = 1; i < reps; i++)
+                s.gpu_min_ms = gpu[i] < s.gpu_min_ms ? gpu[i] : s.gpu_min_ms;
+            s.gpu_min_ms *= 1e-6;
+            s.gpu_ms = bench_median(gpu, reps) * 1e-6;
+            s.host_over_gpu = s.gpu_ms > 0 ? s.host_cpu_ms / s.gpu_ms : 0;
+            /* The last prepared step is read, so the model is settled before
+             * it is destroyed. */
+            svk_model_last_step(m, &info);
+        }
+    }
+done:
+    bench_vkcmd_destroy(&tc);
+    svk_model_destroy(&m);
+    free(tokens);
+    free(targets);
+    free(gpu);
+    add_step(b, &s);
+}
+
+void bench_run_steps(bench *b)
+{
+    const step_cfg *cfgs = b->opt.quick ? quick_cfgs : full_cfgs;
+    size_t n = b->opt.quick ? sizeof(quick_cfgs) / sizeof(quick_cfgs[0]) : sizeof(full_cfgs) / sizeof(full_cfgs[0]);
+    for (size_t i = 0; i < n; i++)
+        run_config(b, &cfgs[i]);
+}

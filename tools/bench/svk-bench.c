@@ -1,0 +1,202 @@
+/*
+ * svk-bench: the command line of the benchmark (bench.h). Exit status 0
+ * when every row ran or was skipped for a stated limit, 1 when a row
+ * failed or the validation layer reported anything, 2 for a usage error,
+ * 77 when there is no Vulkan device (the test harness's skip code).
+ * Times never decide the exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: svk-bench [options]\n"
+"  every kernel family at training shapes, the machine's limits (a copy kernel,\n"
+"  OpenBLAS sgemm when built with it) and the whole training step\n"
+"  --quick           tiny shapes, few runs (the test suite's smoke test)\n"
+"  --json            the whole run as JSON on stdout (the table goes to stderr)\n"
+"  --filter TEXT     only rows whose 'section kernel dir variant shape' contains TEXT\n"
+"                    (steps: 'step NAME', e.g. --filter step or --filter 'step default')\n"
+"  --reps N          most timed runs per row (default 20; quick 3)\n"
+"  --budget S        GPU seconds per row after which no more runs are added (default 0.3)\n"
+"  --max-run S       skip a row whose one run is estimated to take longer (default 0.5)\n"
+"  --threads N       OpenBLAS threads, and LP_NUM_THREADS when unset (default: processors)\n"
+"  --all-variants    row kernels in both forms (portable, cpu), not only the device's\n"
+"  --steps N         training steps timed per configuration, replayed and on GPU\n"
+"                    timestamps each (default 3; quick 2)\n"
+"  --max-step S      skip timing a configuration whose warm-up step took longer (default 30)\n"
+"  --batch B --seq T the training step's batch shape (default: per configuration)\n"
+"  --no-kernels      only the training step;  --no-step  only the kernels\n"
+"  --device D        device index or name substring (default: SVK_DEVICE, else the best)\n"
+"  --seed N          operand and model seed (default 1)\n");
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, bench_opts *o)
+{
+    *o = (bench_opts){.seed = 1};
+    bool reps_set = false, budget_set = false, steps_set = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--all-variants")) {
+            o->all_variants = true;
+        } else if (!strcmp(a, "--no-kernels")) {
+            o->no_kernels = true;
+        } else if (!strcmp(a, "--no-step")) {
+            o->no_step = true;
+        } else if (i + 1 >= argc) {
+            fprintf(stderr, "svk-bench: unknown option or missing value: '%s' (try --help)\n", a);
+            return 2;
+        } else {
+            const char *v = argv[++i];
+            bool ok = true;
+            uint32_t seed32;
+            if (!strcmp(a, "--filter"))
+                o->filter = v;
+            else if (!strcmp(a, "--device"))
+                o->device = v;
+            else if (!strcmp(a, "--reps"))
+                ok = parse_u32(v, &o->reps) && o->reps > 0, reps_set = true;
+            else if (!strcmp(a, "--budget"))
+                ok = parse_double(v, &o->budget_s), budget_set = true;
+            else if (!strcmp(a, "--max-run"))
+                ok = parse_double(v, &o->max_run_s) && o->max_run_s > 0;
+            else if (!strcmp(a, "--threads"))
+                ok = parse_u32(v, &o->threads) && o->threads > 0;
+            else if (!strcmp(a, "--max-step"))
+                ok = parse_double(v, &o->max_step_s) && o->max_step_s > 0;
+            else if (!strcmp(a, "--steps"))
+                ok = parse_u32(v, &o->steps) && o->steps > 0, steps_set = true;
+            else if (!strcmp(a, "--batch"))
+                ok = parse_u32(v, &o->batch) && o->batch > 0;
+            else if (!strcmp(a, "--seq"))
+                ok = parse_u32(v, &o->seq) && o->seq > 0;
+            else if (!strcmp(a, "--seed"))
+                ok = parse_u32(v, &seed32), o->seed = seed32;
+            else {
+                fprintf(stderr, "svk-bench: unknown option '%s' (try --help)\n", a);
+                return 2;
+            }
+            if (!ok) {
+                fprintf(stderr, "svk-bench: bad value for %s: '%s'\n", a, v);
+                return 2;
+            }
+        }
+    }
+    if (!reps_set)
+        o->reps = o->quick ? 3 : 20;
+    if (!budget_set)
+        o->budget_s = o->quick ? 0.05 : 0.3;
+    if (!o->max_run_s)
+        o->max_run_s = 0.5;
+    if (!steps_set)
+        o->steps = o->quick ? 2 : 3;
+    if (!o->max_step_s)
+        o->max_step_s = 30;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench b;
+    memset(&b, 0, sizeof(b));
+    int rc = parse_args(argc, argv, &b.opt);
+    if (rc)
+        return rc;
+    cf_rng_seed(&b.rng, b.opt.seed);
+
+    /* One thread count for everything: lavapipe's (read when its device
+     * is created) and OpenBLAS's, so that the two compare on equal terms. */
+    long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *lp = getenv("LP_NUM_THREADS");
+    uint32_t lp_n = 0;
+    if (b.opt.threads)
+        b.threads = b.opt.threads;
+    else if (lp && parse_u32(lp, &lp_n) && lp_n > 0)
+        b.threads = lp_n;
+    else
+        b.threads = nproc > 0 ? (uint32_t)nproc : 1;
+    if (!lp) {
+        char buf[16];
+        snprintf(buf, sizeof(buf), "%u", b.threads);
+        setenv("LP_NUM_THREADS", buf, 1);
+    }
+    b.lp_threads = getenv("LP_NUM_THREADS");
+    bench_blas_init(&b);
+
+    svk_ctx_params cp = svk_ctx_params_default();
+    if (b.opt.device) {
+        uint32_t idx;
+        if (parse_u32(b.opt.device, &idx))
+            cp.device_index = (int32_t)idx;
+        else
+            cp.device_name = b.opt.device;
+    }
+    svk_status st = svk_ctx_create(&cp, &b.ctx);
+    if (st != SVK_OK) {
+        fprintf(stderr, "svk-bench: no device: %s\n", svk_last_error());
+        return st == SVK_ERROR_NO_VULKAN || st == SVK_ERROR_NO_DEVICE ? 77 : 1;
+    }
+    b.dev = svk_ctx_device_info(b.ctx);
+
+    bench_print_header(&b);
+    double t0 = bench_now();
+    if (!b.opt.no_kernels) {
+        bench_run_copy_limit(&b);
+        bench_run_gemm(&b);
+        bench_run_kernels(&b);
+    }
+    if (!b.opt.no_step)
+        bench_run_steps(&b);
+
+    svk_validation_counts vc;
+    if (svk_ctx_validation_counts(b.ctx, &vc) == SVK_OK && vc.errors + vc.warnings) {
+        b.validation_messages = (int)(vc.errors + vc.warnings);
+        fprintf(stderr, "svk-bench: validation: %llu error(s), %llu warning(s); last: %s\n",
+                (unsigned long long)vc.errors, (unsigned long long)vc.warnings, vc.last_message);
+    }
+    bench_print_summary(&b);
+    fprintf(b.opt.json ? stderr : stdout, "run took %.1f s\n", bench_now() - t0);
+    if (b.opt.json && !bench_print_json(&b)) {
+        fprintf(stderr, "svk-bench: could not write the JSON document\n");
+        b.errors++;
+    }
+    free(b.rows);
+    free(b.steps);
+    svk_ctx_destroy(&b.ctx);
+    return b.errors || b.validation_messages ? 1 : 0;
+}
