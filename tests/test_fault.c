@@ -137,20 +137,10 @@ static void pause_faults(bool paused)
     svk_alloc_fault_pause(paused);
 }
 
+/* A non-empty file's bytes (a checkpoint is never empty). */
 static bool read_blob(const char *path, blob *b)
 {
-    b->data = NULL;
-    b->size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b->data = malloc(n > 0 ? (size_t)n : 1);
-    b->size = b->data && n > 0 && fread(b->data, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    fclose(f);
-    return b->size > 0;
+    return tu_read_file(path, &b->data, &b->size) && b->size > 0;
 }
 
 static bool same_file(const char *path, const blob *ref)

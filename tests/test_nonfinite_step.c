@@ -22,21 +22,6 @@ enum { B = 2, T = 8 };
 
 static tu_tally tally;
 
-static bool read_file(const char *path, unsigned char **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *data = malloc(n > 0 ? (size_t)n : 1);
-    bool ok = *data && n > 0 && fread(*data, 1, (size_t)n, f) == (size_t)n;
-    *size = ok ? (size_t)n : 0;
-    fclose(f);
-    return ok;
-}
-
 static bool write_file(const char *path, const unsigned char *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -48,7 +33,7 @@ static bool same_files(const char *a, const char *b)
 {
     unsigned char *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
-    bool ok = read_file(a, &x, &nx) && read_file(b, &y, &ny) && nx == ny && !memcmp(x, y, nx);
+    bool ok = tu_read_file(a, &x, &nx) && tu_read_file(b, &y, &ny) && nx == ny && !memcmp(x, y, nx);
     free(x);
     free(y);
     return ok;

@@ -93,6 +93,28 @@ void tu_ctx_finish(svk_ctx **ctx, tu_tally *t)
         tu_check(t, validation_messages == 0, "validation layer reported %d message(s)", validation_messages);
 }
 
+bool tu_read_file(const char *path, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        n = ftell(f);
+    unsigned char *p = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    bool ok = p && fread(p, 1, (size_t)n, f) == (size_t)n;
+    fclose(f);
+    if (!ok) {
+        free(p);
+        return false;
+    }
+    *data = p;
+    *size = (size_t)n;
+    return true;
+}
+
 int tu_validation_messages(void)
 {
     return validation_messages;

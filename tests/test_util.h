@@ -33,6 +33,11 @@ void tu_check(tu_tally *t, bool ok, const char *fmt, ...) __attribute__((format(
 /* Prints the summary line; returns the process exit code. */
 int tu_finish(const tu_tally *t);
 
+/* Reads a whole file into *data (malloc'd, one spare byte so an empty file
+ * still gets a buffer; the caller frees it) and its length into *size.
+ * false, with *data NULL and *size 0, if it cannot be opened or read. */
+bool tu_read_file(const char *path, unsigned char **data, size_t *size);
+
 /* Log callback for test contexts: prints, and counts validation messages. */
 void tu_log_fn(void *user, svk_log_level level, const char *msg);
 
