@@ -64,7 +64,8 @@ static void assemble(const char *text, const bytes *data, bytes *file)
     set_header_length(file, padded);
     memcpy(file->p + 8, text, h);
     memset(file->p + 8 + h, ' ', padded - h);
-    memcpy(file->p + 8 + padded, data->p, data->n);
+    if (data->n)
+        memcpy(file->p + 8 + padded, data->p, data->n);
 }
 
 /* Header edits. */
@@ -649,20 +650,6 @@ static void controls(tu_tally *t, svk_model *a, const char *dir, const char *val
     svk_model_destroy(&m);
 }
 
-static bool read_whole(const char *path, bytes *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    out->p = malloc((size_t)n + 1);
-    out->n = fread(out->p, 1, (size_t)n, f);
-    fclose(f);
-    return out->n == (size_t)n;
-}
-
 int main(int argc, char **argv)
 {
     tu_args args;
@@ -676,7 +663,7 @@ int main(int argc, char **argv)
     svk_model_config c = ckpt_tiny_config();
     svk_model *a = ckpt_model(&c, 1, 3);
     bytes good = {NULL, 0};
-    if (!a || svk_model_save(a, valid, true) != SVK_OK || !read_whole(valid, &good)) {
+    if (!a || svk_model_save(a, valid, true) != SVK_OK || !tu_read_file(valid, &good.p, &good.n)) {
         printf("cannot make the valid checkpoint: %s\n", svk_last_error());
         return 1;
     }
