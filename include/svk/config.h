@@ -11,6 +11,11 @@
 
 SVK_BEGIN_DECLS
 
+/* The most layers a configuration may have: far beyond any trained model,
+ * and low enough that listing a model's tensors is instant and no size sum
+ * over layers can overflow. */
+#define SVK_MAX_LAYERS 65536u
+
 typedef enum svk_norm_kind { SVK_NORM_LAYERNORM = 0, SVK_NORM_RMSNORM } svk_norm_kind;
 typedef enum svk_placement { SVK_PLACEMENT_PRE = 0, SVK_PLACEMENT_POST, SVK_PLACEMENT_SIAMESE } svk_placement;
 typedef enum svk_mlp_kind { SVK_MLP_GELU = 0, SVK_MLP_SWIGLU } svk_mlp_kind;
@@ -20,7 +25,7 @@ typedef struct svk_model_config {
     uint32_t vocab;          /* V >= 2; default 256 */
     uint32_t ctx;            /* maximum sequence length, >= 1; default 128 */
     uint32_t width;          /* C >= 1; default 128 */
-    uint32_t layers;         /* L >= 1; default 4 */
+    uint32_t layers;         /* 1 <= L <= SVK_MAX_LAYERS; default 4 */
     uint32_t heads;          /* H, divides width; head width even when pos = rope; default 4 */
     uint32_t mlp_hidden;     /* F >= 1; 0 means 4 * width (the default) */
     svk_norm_kind norm;      /* default layernorm */

@@ -10,5 +10,6 @@
 #include "context.h"
 #include "buffer.h"
 #include "config.h"
+#include "model.h"
 
 #endif

@@ -53,6 +53,14 @@ void svk_error_clear_thread(void);
                              __func__, #p);                                   \
     } while (0)
 
+/* A required file path: neither NULL nor empty. */
+#define SVK_CHECK_PATH(log, p)                                                \
+    do {                                                                      \
+        if (!(p) || !*(p))                                                    \
+            return svk_error((log), SVK_ERROR_INVALID_ARG, "%s: %s is %s",    \
+                             __func__, #p, (p) ? "empty" : "NULL");           \
+    } while (0)
+
 /* Reserved fields of a params struct must be zero (so that a later version
  * can give them a meaning): names the first one that is not, with its value. */
 #define SVK_CHECK_RESERVED(log, array)                                        \

@@ -24,9 +24,9 @@ static const char *const state_prefix[3] = {"", "optimizer.m.", "optimizer.v."};
 svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_PTR(NULL, m);
     svk_log *log = svk_model_log(m);
-    SVK_CHECK_ARG(log, path && *path);
+    SVK_CHECK_PATH(log, path);
     /* The file's step count must be the one its weights belong to. */
     svk_status ust = svk_model_check_usable(m, __func__);
     if (ust == SVK_OK)
@@ -99,7 +99,8 @@ static svk_status file_config(svk_log *log, const char *path, const svk_st_file 
 svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, path && config);
+    SVK_CHECK_PATH(NULL, path);
+    SVK_CHECK_PTR(NULL, config);
     svk_st_file f;
     svk_status st = svk_st_read(NULL, path, &f);
     if (st != SVK_OK)
@@ -276,10 +277,13 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
 svk_status svk_model_load_ex(svk_model *m, const char *path, uint32_t flags)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, m);
+    SVK_CHECK_PTR(NULL, m);
     svk_log *log = svk_model_log(m);
-    SVK_CHECK_ARG(log, path && *path);
-    SVK_CHECK_ARG(log, !(flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE)));
+    SVK_CHECK_PATH(log, path);
+    if (flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE))
+        return svk_error(log, SVK_ERROR_INVALID_ARG,
+                         "%s: flags 0x%x has bits that are not SVK_LOAD_* flags (0x%x)", __func__, flags,
+                         flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE));
     svk_st_file f;
     svk_status st = svk_st_read(log, path, &f);
     if (st != SVK_OK)

@@ -146,8 +146,8 @@ svk_status svk_model_config_validate(const svk_model_config *c)
         return BAD("config ctx=%u: must be at least 1", c->ctx);
     if (c->width < 1)
         return BAD("config width=%u: must be at least 1", c->width);
-    if (c->layers < 1)
-        return BAD("config layers=%u: must be at least 1", c->layers);
+    if (c->layers < 1 || c->layers > SVK_MAX_LAYERS)
+        return BAD("config layers=%u: must be in [1, %u]", c->layers, SVK_MAX_LAYERS);
     if (c->heads < 1 || c->width % c->heads)
         return BAD("config heads=%u: must divide width=%u", c->heads, c->width);
     if (c->pos == SVK_POS_ROPE && (c->width / c->heads) % 2)

@@ -534,11 +534,12 @@ void svk_model_forget_recordings(svk_model *m)
         m->impl->forget_recordings(m);
 }
 
-svk_status svk_model_memory(const svk_model *m, svk_memory_report *r)
+svk_status svk_model_memory(const svk_model *m, svk_memory_report *report)
 {
     svk_error_clear_thread();
     CHECK_MODEL(m);
-    SVK_CHECK_PTR(NULL, r);
+    SVK_CHECK_PTR(NULL, report);
+    svk_memory_report *r = report;
     const uint64_t *e = m->plan.slab_elems;
     *r = (svk_memory_report){
         .params = e[SVK_SLAB_PARAM] * 4,

@@ -103,13 +103,15 @@ svk_buffer_params svk_buffer_params_default(void)
 svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_buffer **out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, ctx);
-    SVK_CHECK_ARG(&ctx->log, out);
+    SVK_CHECK_PTR(NULL, ctx);
+    SVK_CHECK_PTR(&ctx->log, out);
     *out = NULL;
-    SVK_CHECK_ARG(&ctx->log, params);
-    SVK_CHECK_ARG(&ctx->log, params->memory == SVK_MEMORY_DEVICE || params->memory == SVK_MEMORY_HOST_MAPPED);
-    for (size_t i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
-        SVK_CHECK_ARG(&ctx->log, params->reserved[i] == 0);
+    SVK_CHECK_PTR(&ctx->log, params);
+    if (params->memory != SVK_MEMORY_DEVICE && params->memory != SVK_MEMORY_HOST_MAPPED)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "%s: params->memory is %d, not SVK_MEMORY_DEVICE or SVK_MEMORY_HOST_MAPPED", __func__,
+                         (int)params->memory);
+    SVK_CHECK_RESERVED(&ctx->log, params->reserved);
     svk_status st = svk_ctx_check_alive(ctx, __func__);
     if (st != SVK_OK)
         return st;
@@ -163,8 +165,8 @@ uint64_t svk_buffer_size(const svk_buffer *buf)
 svk_status svk_buffer_map(svk_buffer *buf, void **ptr)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, buf);
-    SVK_CHECK_ARG(&buf->ctx->log, ptr);
+    SVK_CHECK_PTR(NULL, buf);
+    SVK_CHECK_PTR(&buf->ctx->log, ptr);
     *ptr = NULL;
     if (buf->memory != SVK_MEMORY_HOST_MAPPED)
         return svk_error(&buf->ctx->log, SVK_ERROR_INVALID_ARG,

@@ -71,7 +71,9 @@ oom:
 svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, count && (infos || *count == 0));
+    SVK_CHECK_PTR(NULL, count);
+    if (!infos && *count)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: infos is NULL but *count is %u", __func__, *count);
     uint32_t capacity = *count;
     *count = 0;
     void *lib;
@@ -170,11 +172,10 @@ static svk_ctx *ctx_alloc(svk_log_fn fn, void *user, svk_log_level level)
 svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, out);
+    SVK_CHECK_PTR(NULL, out);
     *out = NULL;
     svk_ctx_params p = params ? *params : svk_ctx_params_default();
-    for (size_t i = 0; i < sizeof(p.reserved) / sizeof(p.reserved[0]); i++)
-        SVK_CHECK_ARG(NULL, p.reserved[i] == 0);
+    SVK_CHECK_RESERVED(NULL, p.reserved);
 
     svk_ctx *ctx = ctx_alloc(p.log_fn, p.log_user, p.log_level);
     if (!ctx)
@@ -235,13 +236,17 @@ static bool listed(const char *const *names, uint32_t n, const char *name)
 svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, out);
+    SVK_CHECK_PTR(NULL, out);
     *out = NULL;
-    SVK_CHECK_ARG(NULL, params);
-    SVK_CHECK_ARG(NULL, params->instance && params->physical_device && params->device && params->queue);
-    SVK_CHECK_ARG(NULL, params->num_enabled_extensions == 0 || params->enabled_extensions);
-    for (size_t i = 0; i < sizeof(params->reserved) / sizeof(params->reserved[0]); i++)
-        SVK_CHECK_ARG(NULL, params->reserved[i] == 0);
+    SVK_CHECK_PTR(NULL, params);
+    SVK_CHECK_PTR(NULL, params->instance);
+    SVK_CHECK_PTR(NULL, params->physical_device);
+    SVK_CHECK_PTR(NULL, params->device);
+    SVK_CHECK_PTR(NULL, params->queue);
+    if (params->num_enabled_extensions && !params->enabled_extensions)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: num_enabled_extensions is %u but enabled_extensions is NULL",
+                         __func__, params->num_enabled_extensions);
+    SVK_CHECK_RESERVED(NULL, params->reserved);
 
     svk_ctx *ctx = ctx_alloc(params->log_fn, params->log_user, params->log_level);
     if (!ctx)

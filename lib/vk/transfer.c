@@ -129,9 +129,11 @@ static svk_status check_range(svk_buffer *buf, uint64_t offset, uint64_t size, c
 svk_status svk_buffer_upload(svk_buffer *buf, uint64_t offset, const void *data, uint64_t size)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, buf);
+    SVK_CHECK_PTR(NULL, buf);
     svk_ctx *ctx = buf->ctx;
-    SVK_CHECK_ARG(&ctx->log, data || size == 0);
+    if (!data && size)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: data is NULL for %llu bytes", __func__,
+                         (unsigned long long)size);
     svk_status st = svk_ctx_check_alive(ctx, __func__);
     if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
         return st;
@@ -166,9 +168,11 @@ svk_status svk_buffer_upload(svk_buffer *buf, uint64_t offset, const void *data,
 svk_status svk_buffer_download(svk_buffer *buf, uint64_t offset, void *data, uint64_t size)
 {
     svk_error_clear_thread();
-    SVK_CHECK_ARG(NULL, buf);
+    SVK_CHECK_PTR(NULL, buf);
     svk_ctx *ctx = buf->ctx;
-    SVK_CHECK_ARG(&ctx->log, data || size == 0);
+    if (!data && size)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: data is NULL for %llu bytes", __func__,
+                         (unsigned long long)size);
     svk_status st = svk_ctx_check_alive(ctx, __func__);
     if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
         return st;
