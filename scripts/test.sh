@@ -1,6 +1,15 @@
 #!/bin/bash
-# The test suite: install what is missing, build with gcc and with clang
-# (warnings are errors), and run every test with the validation layer on.
+# The test suite: install what is missing, then build and run every test
+# twice (warnings are errors in both builds):
+#   build-test       gcc, every test with the Khronos validation layer on
+#                    (synchronisation validation included), failing on any
+#                    message it reports;
+#   build-test-asan  clang with AddressSanitizer + UndefinedBehaviorSanitizer
+#                    (test setup 'sanitize': leaks checked, every report
+#                    fatal and written under sanitizer-logs/), plus the
+#                    checkpoint fuzzer, which needs clang's libFuzzer. The
+#                    layer is off here: it is not instrumented, and the gcc
+#                    run already holds every test to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,27 +24,48 @@ configure() { # dir, C compiler, C++ compiler, meson options...
     fi
 }
 
-# clang: build only, to keep both compilers warning-free.
-configure build-test-clang clang clang++ -Dwerror=true
-ninja -C build-test-clang >/dev/null
-echo "test: clang build is warning-free"
-
-configure build-test gcc g++ -Dwerror=true -Dvalidation=enabled
-ninja -C build-test
-status=0
-meson test -C build-test --print-errorlogs --num-processes 2 || status=$?
-
-# One plain summary line over all tests.
-python3 - build-test/meson-logs/testlog.json <<'PY'
+# One plain summary line over a run's tests.
+summary() { # name, testlog.json
+    python3 - "$1" "$2" <<'PY'
 import json, sys
 passed = failed = 0
-with open(sys.argv[1]) as f:
+with open(sys.argv[2]) as f:
     for line in f:
         r = json.loads(line)
         if r.get("result") in ("OK", "EXPECTEDFAIL"):
             passed += 1
         else:
             failed += 1
-print("%d passed, %d failed" % (passed, failed))
+print("%s: %d passed, %d failed" % (sys.argv[1], passed, failed))
 PY
+}
+
+status=0
+
+configure build-test gcc g++ -Dwerror=true -Dvalidation=enabled
+ninja -C build-test
+meson test -C build-test --print-errorlogs --num-processes 2 || status=1
+
+# b_lundef=false: with clang the sanitizer runtimes live in the executables,
+# so the shared library leaves their symbols undefined.
+configure build-test-asan clang clang++ -Dwerror=true -Dvalidation=disabled \
+    -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C build-test-asan
+rm -rf build-test-asan/sanitizer-logs
+mkdir -p build-test-asan/sanitizer-logs
+meson test -C build-test-asan --setup sanitize --print-errorlogs --num-processes 2 || status=1
+# A report in a process whose exit status was not the test's own (a tool a
+# script ran, say) still fails the run.
+reports=$(find build-test-asan/sanitizer-logs -type f | sort)
+if [ -n "$reports" ]; then
+    status=1
+    for r in $reports; do
+        echo "==== sanitizer report: $r"
+        cat "$r"
+    done
+fi
+
+summary "gcc + validation" build-test/meson-logs/testlog.json
+summary "clang + ASan/UBSan" build-test-asan/meson-logs/testlog-sanitize.json
+[ -z "$reports" ] || echo "sanitizer reports: $(echo "$reports" | wc -l) (printed above)"
 exit $status
