@@ -74,12 +74,38 @@ static int by_begin(const void *a, const void *b)
     return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
+/* cJSON's replace and add calls leave the new item to the caller when they
+ * fail (no such key or index, or no container): these free it then. */
+static void replace_in_object(cJSON *object, const char *key, cJSON *item)
+{
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(object, key, item))
+        cJSON_Delete(item);
+}
+
+static void replace_in_array(cJSON *array, int index, cJSON *item)
+{
+    if (!cJSON_ReplaceItemInArray(array, index, item))
+        cJSON_Delete(item);
+}
+
+static void add_to_array(cJSON *array, cJSON *item)
+{
+    if (!cJSON_AddItemToArray(array, item))
+        cJSON_Delete(item);
+}
+
+static void add_to_object(cJSON *object, const char *key, cJSON *item)
+{
+    if (!cJSON_AddItemToObject(object, key, item))
+        cJSON_Delete(item);
+}
+
 static void set_offsets(cJSON *item, uint64_t begin, uint64_t end)
 {
     cJSON *a = cJSON_CreateArray();
-    cJSON_AddItemToArray(a, cJSON_CreateNumber((double)begin));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber((double)end));
-    cJSON_ReplaceItemInObjectCaseSensitive(item, "data_offsets", a);
+    add_to_array(a, cJSON_CreateNumber((double)begin));
+    add_to_array(a, cJSON_CreateNumber((double)end));
+    replace_in_object(item, "data_offsets", a);
 }
 
 /* One edit of the configuration JSON in __metadata__["svk.config"]. */
@@ -103,12 +129,12 @@ static void edit_config(cJSON *meta, uint64_t *r)
     }
     cJSON_DeleteItemFromObjectCaseSensitive(c, key);
     if (next(r) % 8)
-        cJSON_AddItemToObject(c, key, v);
+        add_to_object(c, key, v);
     else
         cJSON_Delete(v);
     char *s = cJSON_PrintUnformatted(c);
     if (s)
-        cJSON_ReplaceItemInObjectCaseSensitive(meta, "svk.config", cJSON_CreateString(s));
+        replace_in_object(meta, "svk.config", cJSON_CreateString(s));
     free(s);
     cJSON_Delete(c);
 }
@@ -181,11 +207,11 @@ static size_t structured(uint8_t *data, size_t size, size_t max_size, uint64_t *
         cJSON *shape = cJSON_GetObjectItemCaseSensitive(t->item, "shape");
         int nd = cJSON_GetArraySize(shape), d = (int)(next(r) % (uint64_t)(nd + 1));
         if (d == nd || next(r) % 4 == 0)
-            cJSON_AddItemToArray(shape, cJSON_CreateNumber(PICK(r, dims)));
+            add_to_array(shape, cJSON_CreateNumber(PICK(r, dims)));
         else if (next(r) % 3 == 0)
             cJSON_DeleteItemFromArray(shape, d);
         else
-            cJSON_ReplaceItemInArray(shape, d, cJSON_CreateNumber(PICK(r, dims)));
+            replace_in_array(shape, d, cJSON_CreateNumber(PICK(r, dims)));
         break;
     }
     case 1: { /* a name */
@@ -200,7 +226,7 @@ static size_t structured(uint8_t *data, size_t size, size_t max_size, uint64_t *
     }
     case 2: { /* a dtype */
         static const char *const dtypes[] = {"F32", "I32", "F16", "BF16", "F64", "f32", ""};
-        cJSON_ReplaceItemInObjectCaseSensitive(t->item, "dtype", cJSON_CreateString(PICK(r, dtypes)));
+        replace_in_object(t->item, "dtype", cJSON_CreateString(PICK(r, dtypes)));
         break;
     }
     case 3: /* a tensor fewer */
@@ -214,7 +240,10 @@ static size_t structured(uint8_t *data, size_t size, size_t max_size, uint64_t *
             goto done;
         es[n] = *t;
         es[n].item = cJSON_Duplicate(t->item, true);
-        cJSON_AddItemToObject(root, name, es[n].item);
+        if (!cJSON_AddItemToObject(root, name, es[n].item)) {
+            cJSON_Delete(es[n].item);
+            break;
+        }
         n++;
         break;
     }
