@@ -1,5 +1,7 @@
 #include "copy.h"
 
+#include <string.h>
+
 #include "common/push_copy.h"
 #include "elem_util.h"
 
@@ -31,12 +33,44 @@ static svk_status record(svk_cmdlist *cl, uint32_t mode, svk_tref dst, svk_tref 
     return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_COPY, n, r, 2, &push, sizeof(push), label);
 }
 
+/* The same through a transfer command (svk_cmdlist_transfer). */
+static svk_status transfer(svk_cmdlist *cl, svk_transfer_kind kind, svk_tref dst, svk_tref src, uint64_t n,
+                           float value, const char *label)
+{
+    SVK_CHECK_ARG(NULL, cl && dst.buf);
+    svk_ctx *ctx = dst.buf->ctx;
+    char name[128];
+    const char *op = svk_elem_opname(name, kind == SVK_TRANSFER_FILL ? "fill" : "copy", label);
+    svk_transfer t = {.kind = kind, .label = label ? label : op};
+    svk_status st = svk_op_bind(ctx, op, "dst", dst, n, &t.dst);
+    if (st == SVK_OK && kind == SVK_TRANSFER_COPY)
+        st = svk_op_bind(ctx, op, "src", src, n, &t.src);
+    if (st != SVK_OK)
+        return st;
+    memcpy(&t.fill, &value, sizeof(t.fill));
+    return svk_cmdlist_transfer(cl, &t);
+}
+
 svk_status svk_fill_record(svk_cmdlist *cl, svk_tref dst, uint64_t n, float value, const char *label)
+{
+    if (!svk_op_transfer_allowed())
+        return record(cl, SVK_COPY_MODE_FILL, dst, (svk_tref){0}, n, value, label);
+    return transfer(cl, SVK_TRANSFER_FILL, dst, (svk_tref){0}, n, value, label);
+}
+
+svk_status svk_copy_record(svk_cmdlist *cl, svk_tref dst, svk_tref src, uint64_t n, const char *label)
+{
+    if (!svk_op_transfer_allowed())
+        return record(cl, SVK_COPY_MODE_COPY, dst, src, n, 0.0f, label);
+    return transfer(cl, SVK_TRANSFER_COPY, dst, src, n, 0.0f, label);
+}
+
+svk_status svk_fill_kernel_record(svk_cmdlist *cl, svk_tref dst, uint64_t n, float value, const char *label)
 {
     return record(cl, SVK_COPY_MODE_FILL, dst, (svk_tref){0}, n, value, label);
 }
 
-svk_status svk_copy_record(svk_cmdlist *cl, svk_tref dst, svk_tref src, uint64_t n, const char *label)
+svk_status svk_copy_kernel_record(svk_cmdlist *cl, svk_tref dst, svk_tref src, uint64_t n, const char *label)
 {
     return record(cl, SVK_COPY_MODE_COPY, dst, src, n, 0.0f, label);
 }

@@ -65,6 +65,12 @@ bool svk_op_texel_allowed(void)
     return !env || strcmp(env, "0") != 0;
 }
 
+bool svk_op_transfer_allowed(void)
+{
+    const char *env = getenv("SVK_TRANSFER_COPIES");
+    return !env || strcmp(env, "0") != 0;
+}
+
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)
 {
     uint32_t g = 2 * ctx->info.subgroup_size;

@@ -58,6 +58,11 @@ svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
  * forms instead (for comparisons and tests). Read at each call. */
 bool svk_op_texel_allowed(void);
 
+/* Whether fills and copies record transfer commands (svk_cmdlist_transfer):
+ * true unless $SVK_TRANSFER_COPIES is "0", which makes them run
+ * shaders/copy.comp instead (for comparisons). Read at each call. */
+bool svk_op_transfer_allowed(void);
+
 /* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
  * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
  * [8, 64]: full SIMD batches, and workgroups small enough that a few

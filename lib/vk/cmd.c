@@ -171,6 +171,14 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     *pcl = NULL;
 }
 
+/* Stages and accesses every tracked barrier orders: compute dispatches and
+ * transfer commands (fills, copies) are tracked alike, so a barrier covers
+ * both on each side. */
+#define TRACKED_STAGES (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT)
+#define TRACKED_WRITES (VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT)
+#define TRACKED_ACCESSES \
+    (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT)
+
 svk_status svk_cmdlist_begin(svk_cmdlist *cl)
 {
     svk_status st = SVK_OK;
@@ -199,12 +207,10 @@ svk_status svk_cmdlist_begin(svk_cmdlist *cl)
      * device writes visible to later device reads. */
     VkMemoryBarrier mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+        .srcAccessMask = TRACKED_WRITES,
+        .dstAccessMask = TRACKED_ACCESSES,
     };
-    ctx->vkd.vkCmdPipelineBarrier(cl->cmd,
-                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 1, &mb, 0, NULL, 0, NULL);
     return SVK_OK;
 
 fail:
@@ -274,17 +280,18 @@ static void bound_bytes(const svk_range *r, uint64_t *begin, uint64_t *end)
     *end = *begin + r->buf->size;
 }
 
-/* The barrier dispatch d needs after what was recorded since the last one,
- * then d's accesses are added to the tracked set. */
-static svk_status track(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k)
+/* The barrier a command touching ranges r[0..n) (bit i of write_mask: r[i]
+ * is written) needs after what was recorded since the last one; then its
+ * accesses are added to the tracked set. */
+static svk_status track(svk_cmdlist *cl, const svk_range *ranges, uint32_t n, uint32_t write_mask)
 {
     bool need_memory = false, need_exec = false;
-    for (uint32_t i = 0; i < d->n_bindings; i++) {
-        const svk_range *r = &d->bindings[i];
+    for (uint32_t i = 0; i < n; i++) {
+        const svk_range *r = &ranges[i];
         VkBuffer vb = r->buf->alloc.block->buffer;
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
-        bool write = (k->write_mask >> i) & 1u;
+        bool write = (write_mask >> i) & 1u;
         for (uint32_t j = 0; j < cl->n_access; j++) {
             const access *a = &cl->accesses[j];
             if (!overlaps(a, vb, begin, end))
@@ -301,18 +308,16 @@ static svk_status track(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel
     if (need_memory) {
         VkMemoryBarrier mb = {
             .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-            .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-            .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+            .srcAccessMask = TRACKED_WRITES,
+            .dstAccessMask = TRACKED_ACCESSES,
         };
-        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 1, &mb, 0, NULL, 0, NULL);
         cl->n_access = 0; /* everything before is now ordered and visible */
         cl->n_barrier++;
     } else if (need_exec) {
         /* Reads before it are ordered; writes before it are still not
          * visible to later reads, so they stay tracked. */
-        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0, NULL, 0, NULL);
+        ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 0, NULL, 0, NULL, 0, NULL);
         uint32_t w = 0;
         for (uint32_t j = 0; j < cl->n_access; j++)
             if (cl->accesses[j].write)
@@ -320,18 +325,18 @@ static svk_status track(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel
         cl->n_access = w;
         cl->n_barrier++;
     }
-    svk_status st = grow_accesses(cl, cl->n_access + d->n_bindings);
+    svk_status st = grow_accesses(cl, cl->n_access + n);
     if (st != SVK_OK)
         return st;
-    for (uint32_t i = 0; i < d->n_bindings; i++) {
-        const svk_range *r = &d->bindings[i];
+    for (uint32_t i = 0; i < n; i++) {
+        const svk_range *r = &ranges[i];
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
         cl->accesses[cl->n_access++] = (access){
             .buffer = r->buf->alloc.block->buffer,
             .begin = begin,
             .end = end,
-            .write = (k->write_mask >> i) & 1u,
+            .write = (write_mask >> i) & 1u,
         };
     }
     return SVK_OK;
@@ -436,7 +441,7 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
         ctx->vkd.vkUpdateDescriptorSets(ctx->device, d->n_bindings, writes, 0, NULL);
     }
 
-    if ((st = track(cl, d, k)) != SVK_OK)
+    if ((st = track(cl, d->bindings, d->n_bindings, k->write_mask)) != SVK_OK)
         return st;
 
     VkCommandBuffer cmd = cl->cmd;
@@ -460,6 +465,76 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
     return SVK_OK;
 }
 
+svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
+{
+    SVK_CHECK_ARG(NULL, cl && t && t->dst.buf);
+    svk_ctx *ctx = cl->ctx;
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK)
+        return st;
+    const bool copy = t->kind == SVK_TRANSFER_COPY;
+    const char *label = t->label ? t->label : copy ? "copy" : "fill";
+    if (!cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
+    if (t->kind != SVK_TRANSFER_FILL && !copy)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': unknown kind %d", label, (int)t->kind);
+    if (copy && !t->src.buf)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': a copy without a source", label);
+    const svk_range *rs[2] = {&t->dst, &t->src};
+    uint64_t size[2];
+    for (int i = 0; i < (copy ? 2 : 1); i++) {
+        const svk_range *r = rs[i];
+        size[i] = r->size ? r->size : r->buf->size - (r->offset < r->buf->size ? r->offset : r->buf->size);
+        if (r->buf->ctx != ctx)
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': buffer '%s' belongs to another context",
+                             label, r->buf->name);
+        if (r->offset > r->buf->size || size[i] > r->buf->size - r->offset || size[i] == 0)
+            return svk_error(&ctx->log, SVK_ERROR_INTERNAL,
+                             "transfer '%s': range [%llu, +%llu) is empty or outside buffer '%s' of %llu bytes", label,
+                             (unsigned long long)r->offset, (unsigned long long)size[i], r->buf->name,
+                             (unsigned long long)r->buf->size);
+    }
+    /* vkCmdFillBuffer writes whole 32-bit words at word offsets (its
+     * buffer offsets include the sub-allocation's, a multiple of 256). */
+    if (!copy && (t->dst.offset % 4 || size[0] % 4))
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': a fill of [%llu, +%llu) is not whole words",
+                         label, (unsigned long long)t->dst.offset, (unsigned long long)size[0]);
+    if (copy && size[1] != size[0])
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': copies %llu bytes into %llu", label,
+                         (unsigned long long)size[1], (unsigned long long)size[0]);
+    if (copy && t->src.buf->alloc.block == t->dst.buf->alloc.block) {
+        const uint64_t s0 = t->src.buf->alloc.offset + t->src.offset, d0 = t->dst.buf->alloc.offset + t->dst.offset;
+        if (s0 < d0 + size[0] && d0 < s0 + size[0])
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': source and destination overlap", label);
+    }
+    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "transfer '%s': more commands than the %u timestamps the list was created for", label,
+                         cl->ts_capacity);
+    const svk_range ranges[2] = {t->dst, t->src};
+    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) != SVK_OK)
+        return st;
+    VkCommandBuffer cmd = cl->cmd;
+    if (cl->queries) {
+        cl->labels[cl->n_dispatch] = label;
+        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
+    }
+    const VkBuffer dst = t->dst.buf->alloc.block->buffer;
+    const uint64_t dst_off = t->dst.buf->alloc.offset + t->dst.offset;
+    if (copy) {
+        const VkBufferCopy region = {
+            .srcOffset = t->src.buf->alloc.offset + t->src.offset, .dstOffset = dst_off, .size = size[0],
+        };
+        ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, 1, &region);
+    } else {
+        ctx->vkd.vkCmdFillBuffer(cmd, dst, dst_off, size[0], t->fill);
+    }
+    if (cl->queries)
+        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
+    cl->n_dispatch++;
+    return SVK_OK;
+}
+
 svk_status svk_cmdlist_end(svk_cmdlist *cl)
 {
     svk_status st = SVK_OK;
@@ -472,11 +547,10 @@ svk_status svk_cmdlist_end(svk_cmdlist *cl)
      * readable by the host once the list's fence has signalled. */
     VkMemoryBarrier mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .srcAccessMask = TRACKED_WRITES,
         .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
     };
-    ctx->vkd.vkCmdPipelineBarrier(cl->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                  &mb, 0, NULL, 0, NULL);
+    ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     if (!cl->external)
         SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(cl->cmd), "ending a command list");
     cl->recorded = true;

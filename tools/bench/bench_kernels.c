@@ -281,7 +281,7 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t s)
     const char *label = kinfo[j->op].kernel;
     switch (j->op) {
     case K_COPY:
-        return svk_copy_record(cl, T(j, 1, s), T(j, 0, s), j->n, "copy");
+        return svk_copy_kernel_record(cl, T(j, 1, s), T(j, 0, s), j->n, "copy");
     case K_LN_FWD: {
         svk_layernorm_fwd_args a = {.rows = N, .width = C, .eps = 1e-5f, .x = T(j, 0, s), .g = T(j, 1, s),
                                     .b = T(j, 2, s), .out = T(j, 3, s), .mean = T(j, 4, s), .rstd = T(j, 5, s)};

@@ -1,8 +1,13 @@
 /*
- * Fill, copy and add (shaders/copy.comp): exact operations, so the device
- * must match the plain-C result bit for bit (tolerance 0), at sizes around
- * the 256-wide workgroup and past one workgroup row of the grid.
+ * Fill, copy and add: exact operations, so the device must match the
+ * plain-C result bit for bit (tolerance 0), at sizes around the 256-wide
+ * workgroup and past one workgroup row of the grid. Rows "kernel" run
+ * shaders/copy.comp; rows "transfer" the transfer commands that
+ * svk_fill_record and svk_copy_record record (vkCmdFillBuffer,
+ * vkCmdCopyBuffer), whose barriers against dispatches the validation
+ * layer checks here too (the output is written by one and read back).
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "conform.h"
@@ -12,12 +17,12 @@ static const double TOL_EXACT = 0.0;
 
 static const uint32_t sizes[] = {1, 7, 255, 256, 257, 4099, 1000003};
 
-static void run(cf_state *cf, int mode, uint32_t n)
+static void run(cf_state *cf, int mode, bool kernel, uint32_t n)
 {
     static const char *const names[] = {"fill", "copy", "add"};
     char shape[64];
     snprintf(shape, sizeof(shape), "n=%u", n);
-    cf_case *c = cf_begin(cf, names[mode], "fwd", shape);
+    cf_case *c = cf_begin(cf, names[mode], kernel ? "kernel" : "transfer", shape);
     if (!c)
         return;
     float *src = cf_random(c, n, -100, 100), *init = cf_random(c, n, -100, 100);
@@ -27,9 +32,11 @@ static void run(cf_state *cf, int mode, uint32_t n)
     cf_out *o = cf_output(c, "dst", n, mode == 2 ? init : NULL);
     if (!o)
         goto end;
-    svk_status st = mode == 0 ? svk_fill_record(cf_list(c), cf_tref(o), n, 0.25f, NULL)
-                  : mode == 1 ? svk_copy_record(cf_list(c), cf_tref(o), s, n, NULL)
-                              : svk_add_record(cf_list(c), cf_tref(o), s, n, NULL);
+    svk_status st = mode == 2 ? svk_add_record(cf_list(c), cf_tref(o), s, n, NULL)
+                  : kernel    ? (mode == 0 ? svk_fill_kernel_record(cf_list(c), cf_tref(o), n, 0.25f, NULL)
+                                           : svk_copy_kernel_record(cf_list(c), cf_tref(o), s, n, NULL))
+                              : (mode == 0 ? svk_fill_record(cf_list(c), cf_tref(o), n, 0.25f, NULL)
+                                           : svk_copy_record(cf_list(c), cf_tref(o), s, n, NULL));
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
     double *ref = cf_alloc(c, n * sizeof(double));
@@ -45,7 +52,8 @@ end:
 void cf_run_copy(cf_state *cf)
 {
     for (int mode = 0; mode < 3; mode++)
-        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-            if (!cf->quick || sizes[i] < 100000)
-                run(cf, mode, sizes[i]);
+        for (int kernel = mode == 2; kernel < 2; kernel++)
+            for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+                if (!cf->quick || sizes[i] < 100000)
+                    run(cf, mode, kernel, sizes[i]);
 }
