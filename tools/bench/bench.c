@@ -63,23 +63,28 @@ void bench_add_row(bench *b, const bench_row *r)
     bench_print_row(b, r);
 }
 
+static void vset_skip(bench_row *r, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vset_skip(bench_row *r, const char *fmt, va_list ap)
+{
+    vsnprintf(r->skipped, sizeof(r->skipped), fmt, ap);
+    r->value = 0;
+}
+
 static void set_skip(bench_row *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_skip(bench_row *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->skipped, sizeof(r->skipped), fmt, ap);
+    vset_skip(r, fmt, ap);
     va_end(ap);
-    r->value = 0;
 }
 
 void bench_skip(bench *b, bench_row *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->skipped, sizeof(r->skipped), fmt, ap);
+    vset_skip(r, fmt, ap);
     va_end(ap);
-    r->value = 0;
     bench_add_row(b, r);
 }
 
@@ -101,6 +106,29 @@ static void bufs_fail(bench_bufs *bb, svk_status st, const char *name, uint64_t 
              st == SVK_ERROR_TOO_LARGE ? "larger than the device's storage-buffer range" : svk_ctx_last_error(bb->b->ctx));
 }
 
+/* A device buffer of bytes, owned by bb; NULL (bb failed, saying why) if
+ * bb is full or the device refuses it. */
+static svk_buffer *new_buffer(bench_bufs *bb, const char *name, uint64_t bytes)
+{
+    if (bb->n == sizeof(bb->buf) / sizeof(bb->buf[0])) {
+        snprintf(bb->why, sizeof(bb->why), "too many buffers in one row");
+        bb->failed = true;
+        return NULL;
+    }
+    svk_buffer_params p = svk_buffer_params_default();
+    p.size = bytes;
+    p.name = name;
+    svk_buffer *buf = NULL;
+    svk_status st = svk_buffer_create(bb->b->ctx, &p, &buf);
+    if (st != SVK_OK) {
+        bufs_fail(bb, st, name, bytes);
+        return NULL;
+    }
+    bb->buf[bb->n++] = buf;
+    bb->bytes += bytes;
+    return buf;
+}
+
 /* A device buffer of n 4-byte elements filled by fill(host chunk). The
  * contents repeat every CHUNK elements: the kernels timed here have no
  * data-dependent paths worth more realism, and generating a few hundred
@@ -112,23 +140,11 @@ static svk_tref make(bench_bufs *bb, const char *name, uint64_t n, void (*fill)(
 {
     if (bb->failed)
         return (svk_tref){NULL, 0};
-    if (bb->n == sizeof(bb->buf) / sizeof(bb->buf[0])) {
-        snprintf(bb->why, sizeof(bb->why), "too many buffers in one row");
-        bb->failed = true;
+    const uint64_t bytes = (n ? n : 1) * 4;
+    svk_buffer *buf = new_buffer(bb, name, bytes);
+    if (!buf)
         return (svk_tref){NULL, 0};
-    }
-    uint64_t bytes = (n ? n : 1) * 4;
-    svk_buffer_params p = svk_buffer_params_default();
-    p.size = bytes;
-    p.name = name;
-    svk_buffer *buf = NULL;
-    svk_status st = svk_buffer_create(bb->b->ctx, &p, &buf);
-    if (st != SVK_OK) {
-        bufs_fail(bb, st, name, bytes);
-        return (svk_tref){NULL, 0};
-    }
-    bb->buf[bb->n++] = buf;
-    bb->bytes += bytes;
+    svk_status st = SVK_OK;
     size_t chunk = n < CHUNK ? (size_t)(n ? n : 1) : CHUNK;
     uint32_t *host = malloc(chunk * 4);
     if (!host) {
@@ -191,23 +207,11 @@ svk_tref bench_clone(bench_bufs *bb, const char *name, svk_tref src, uint64_t n)
 {
     if (bb->failed || !src.buf)
         return (svk_tref){NULL, 0};
-    if (bb->n == sizeof(bb->buf) / sizeof(bb->buf[0])) {
-        snprintf(bb->why, sizeof(bb->why), "too many buffers in one row");
-        bb->failed = true;
+    const uint64_t bytes = (n ? n : 1) * 4;
+    svk_buffer *buf = new_buffer(bb, name, bytes);
+    if (!buf)
         return (svk_tref){NULL, 0};
-    }
-    uint64_t bytes = (n ? n : 1) * 4;
-    svk_buffer_params p = svk_buffer_params_default();
-    p.size = bytes;
-    p.name = name;
-    svk_buffer *buf = NULL;
-    svk_status st = svk_buffer_create(bb->b->ctx, &p, &buf);
-    if (st != SVK_OK) {
-        bufs_fail(bb, st, name, bytes);
-        return (svk_tref){NULL, 0};
-    }
-    bb->buf[bb->n++] = buf;
-    bb->bytes += bytes;
+    svk_status st = SVK_OK;
     svk_cmdlist *cl = NULL;
     st = svk_cmdlist_create(bb->b->ctx, NULL, &cl);
     if (st == SVK_OK)
