@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli_parse.h"
 
 static void usage(FILE *f)
 {
@@ -35,17 +36,6 @@ static void usage(FILE *f)
 "  --no-kernels      only the training step;  --no-step  only the kernels\n"
 "  --device D        device index or name substring (default: SVK_DEVICE, else the best)\n"
 "  --seed N          operand and model seed (default 1)\n");
-}
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
 }
 
 static bool parse_double(const char *s, double *out)
@@ -90,23 +80,23 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             else if (!strcmp(a, "--device"))
                 o->device = v;
             else if (!strcmp(a, "--reps"))
-                ok = parse_u32(v, &o->reps) && o->reps > 0, reps_set = true;
+                ok = svk_cli_parse_u32(v, &o->reps) && o->reps > 0, reps_set = true;
             else if (!strcmp(a, "--budget"))
                 ok = parse_double(v, &o->budget_s), budget_set = true;
             else if (!strcmp(a, "--max-run"))
                 ok = parse_double(v, &o->max_run_s) && o->max_run_s > 0;
             else if (!strcmp(a, "--threads"))
-                ok = parse_u32(v, &o->threads) && o->threads > 0;
+                ok = svk_cli_parse_u32(v, &o->threads) && o->threads > 0;
             else if (!strcmp(a, "--max-step"))
                 ok = parse_double(v, &o->max_step_s) && o->max_step_s > 0;
             else if (!strcmp(a, "--steps"))
-                ok = parse_u32(v, &o->steps) && o->steps > 0, steps_set = true;
+                ok = svk_cli_parse_u32(v, &o->steps) && o->steps > 0, steps_set = true;
             else if (!strcmp(a, "--batch"))
-                ok = parse_u32(v, &o->batch) && o->batch > 0;
+                ok = svk_cli_parse_u32(v, &o->batch) && o->batch > 0;
             else if (!strcmp(a, "--seq"))
-                ok = parse_u32(v, &o->seq) && o->seq > 0;
+                ok = svk_cli_parse_u32(v, &o->seq) && o->seq > 0;
             else if (!strcmp(a, "--seed"))
-                ok = parse_u32(v, &seed32), o->seed = seed32;
+                ok = svk_cli_parse_u32(v, &seed32), o->seed = seed32;
             else {
                 fprintf(stderr, "svk-bench: unknown option '%s' (try --help)\n", a);
                 return 2;
@@ -146,7 +136,7 @@ int main(int argc, char **argv)
     uint32_t lp_n = 0;
     if (b.opt.threads)
         b.threads = b.opt.threads;
-    else if (lp && parse_u32(lp, &lp_n) && lp_n > 0)
+    else if (lp && svk_cli_parse_u32(lp, &lp_n) && lp_n > 0)
         b.threads = lp_n;
     else
         b.threads = nproc > 0 ? (uint32_t)nproc : 1;
@@ -161,7 +151,7 @@ int main(int argc, char **argv)
     svk_ctx_params cp = svk_ctx_params_default();
     if (b.opt.device) {
         uint32_t idx;
-        if (parse_u32(b.opt.device, &idx))
+        if (svk_cli_parse_u32(b.opt.device, &idx))
             cp.device_index = (int32_t)idx;
         else
             cp.device_name = b.opt.device;

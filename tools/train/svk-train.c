@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "addition_eval.h"
+#include "cli_parse.h"
 #include "data/data.h"
 #include "model/model.h"
 #include "ref.h"
@@ -56,17 +57,6 @@ static void usage(FILE *f)
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
 "  --eval N                held-out addition problems to score at the end (default 500)\n");
-}
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || v > UINT32_MAX || s[0] == '-')
-        return false;
-    *out = (uint32_t)v;
-    return true;
 }
 
 static bool parse_f32(const char *s, float *out)
@@ -140,15 +130,15 @@ static int parse(int argc, char **argv, options *o)
                 return 2;
             }
         } else if (!strcmp(a, "--data")) o->data = v;
-        else if (!strcmp(a, "--digits")) ok = parse_u32(v, &o->digits);
-        else if (!strcmp(a, "--eval")) ok = parse_u32(v, &o->eval_n);
-        else if (!strcmp(a, "--steps")) ok = parse_u32(v, &o->steps);
-        else if (!strcmp(a, "--batch")) ok = parse_u32(v, &o->batch) && o->batch > 0;
-        else if (!strcmp(a, "--seq")) ok = parse_u32(v, &o->seq) && o->seq > 0;
-        else if (!strcmp(a, "--warmup")) ok = parse_u32(v, &o->warmup);
-        else if (!strcmp(a, "--save-every")) ok = parse_u32(v, &o->save_every);
-        else if (!strcmp(a, "--log-every")) ok = parse_u32(v, &o->log_every) && o->log_every > 0;
-        else if (!strcmp(a, "--max-bad-steps")) ok = parse_u32(v, &o->max_bad_steps);
+        else if (!strcmp(a, "--digits")) ok = svk_cli_parse_u32(v, &o->digits);
+        else if (!strcmp(a, "--eval")) ok = svk_cli_parse_u32(v, &o->eval_n);
+        else if (!strcmp(a, "--steps")) ok = svk_cli_parse_u32(v, &o->steps);
+        else if (!strcmp(a, "--batch")) ok = svk_cli_parse_u32(v, &o->batch) && o->batch > 0;
+        else if (!strcmp(a, "--seq")) ok = svk_cli_parse_u32(v, &o->seq) && o->seq > 0;
+        else if (!strcmp(a, "--warmup")) ok = svk_cli_parse_u32(v, &o->warmup);
+        else if (!strcmp(a, "--save-every")) ok = svk_cli_parse_u32(v, &o->save_every);
+        else if (!strcmp(a, "--log-every")) ok = svk_cli_parse_u32(v, &o->log_every) && o->log_every > 0;
+        else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_parse_u32(v, &o->max_bad_steps);
         else if (!strcmp(a, "--lr")) ok = parse_f32(v, &o->lr) && o->lr >= 0;
         else if (!strcmp(a, "--clip")) ok = parse_f32(v, &o->clip) && o->clip >= 0;
         else if (!strcmp(a, "--wd")) ok = parse_f32(v, &o->wd) && o->wd >= 0;
@@ -325,7 +315,7 @@ int main(int argc, char **argv)
         svk_ctx_params cp = svk_ctx_params_default();
         if (o.device[6] == ':') {
             uint32_t idx;
-            if (!parse_u32(o.device + 7, &idx)) {
+            if (!svk_cli_parse_u32(o.device + 7, &idx)) {
                 fprintf(stderr, "svk-train: --device vulkan:N takes a device index, not '%s'\n", o.device + 7);
                 return 2;
             }
