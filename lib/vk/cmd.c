@@ -222,6 +222,14 @@ static bool overlaps(const access *a, VkBuffer buf, uint64_t begin, uint64_t end
     return a->buffer == buf && a->begin < end && begin < a->end;
 }
 
+/* The bytes range r covers (size 0: to the end of the buffer) into *size;
+ * false if that is empty or reaches outside the buffer. */
+static bool range_bytes(const svk_range *r, uint64_t *size)
+{
+    *size = r->size ? r->size : r->buf->size - (r->offset < r->buf->size ? r->offset : r->buf->size);
+    return r->offset <= r->buf->size && *size <= r->buf->size - r->offset && *size != 0;
+}
+
 static svk_status validate(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k)
 {
     svk_ctx *ctx = cl->ctx;
@@ -243,8 +251,8 @@ static svk_status validate(svk_cmdlist *cl, const svk_dispatch *d, const svk_ker
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                              "dispatch '%s': binding %u has %s", label, i,
                              r->buf ? "a buffer of another context" : "no buffer");
-        uint64_t size = r->size ? r->size : r->buf->size - (r->offset < r->buf->size ? r->offset : r->buf->size);
-        if (r->offset > r->buf->size || size > r->buf->size - r->offset || size == 0)
+        uint64_t size;
+        if (!range_bytes(r, &size))
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                              "dispatch '%s': binding %u range [%llu, +%llu) is outside buffer '%s' of %llu bytes",
                              label, i, (unsigned long long)r->offset, (unsigned long long)size,
@@ -484,11 +492,10 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     uint64_t size[2];
     for (int i = 0; i < (copy ? 2 : 1); i++) {
         const svk_range *r = rs[i];
-        size[i] = r->size ? r->size : r->buf->size - (r->offset < r->buf->size ? r->offset : r->buf->size);
         if (r->buf->ctx != ctx)
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': buffer '%s' belongs to another context",
                              label, r->buf->name);
-        if (r->offset > r->buf->size || size[i] > r->buf->size - r->offset || size[i] == 0)
+        if (!range_bytes(r, &size[i]))
             return svk_error(&ctx->log, SVK_ERROR_INTERNAL,
                              "transfer '%s': range [%llu, +%llu) is empty or outside buffer '%s' of %llu bytes", label,
                              (unsigned long long)r->offset, (unsigned long long)size[i], r->buf->name,
