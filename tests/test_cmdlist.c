@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     double ns[16];
     const char *labels[16];
     uint32_t count = 16;
-    st = svk_cmdlist_timings(cl, ns, labels, &count);
+    st = svk_cmdlist_timings(cl, ns, labels, NULL, &count);
     tu_check(&t, st == SVK_OK && count == 2 && ns[0] >= 0 && ns[1] >= 0, "timestamps: %u dispatches timed (%.0f ns, %.0f ns)",
              count, count > 0 ? ns[0] : -1.0, count > 1 ? ns[1] : -1.0);
 

@@ -504,34 +504,37 @@ static bool profiling(void)
     return e && *e && strcmp(e, "0");
 }
 
-/* Prints the GPU time of the last submission of cl, summed by label. */
+/* Prints the GPU time of the last submission of cl, summed by label
+ * (SVK_PROFILE=1: the plan's ops, those over 1% of the time) or by kernel
+ * (SVK_PROFILE=kernel: every shader and transfer command). */
 static void print_profile(svk_cmdlist *cl)
 {
     enum { MAX = 8192 };
     static double ns[MAX];
-    static const char *labels[MAX];
+    static const char *labels[MAX], *kernels[MAX];
     uint32_t n = MAX;
-    if (svk_cmdlist_timings(cl, ns, labels, &n) != SVK_OK)
+    if (svk_cmdlist_timings(cl, ns, labels, kernels, &n) != SVK_OK)
         return;
+    const bool by_kernel = !strcmp(getenv("SVK_PROFILE"), "kernel");
+    const char **key = by_kernel ? kernels : labels;
     double total = 0;
     for (uint32_t i = 0; i < n; i++)
         total += ns[i];
     fprintf(stderr, "svk profile: %u dispatches, %.3f ms of GPU time\n", n, total * 1e-6);
-    /* Group by the label's kernel-ish part: text before the first digit run. */
     for (uint32_t i = 0; i < n; i++) {
-        if (!labels[i])
+        if (!key[i])
             continue;
         double sum = 0;
         uint32_t count = 0;
-        const char *li = labels[i];
+        const char *li = key[i];
         for (uint32_t j = i; j < n; j++)
-            if (labels[j] && !strcmp(labels[j], li)) {
+            if (key[j] && !strcmp(key[j], li)) {
                 sum += ns[j];
                 count++;
                 if (j != i)
-                    labels[j] = NULL;
+                    key[j] = NULL;
             }
-        if (sum > 0.01 * total)
+        if (by_kernel || sum > 0.01 * total)
             fprintf(stderr, "  %6.2f ms %5.1f%%  x%-4u %s\n", sum * 1e-6, 100 * sum / total, count, li);
     }
 }

@@ -40,6 +40,7 @@ struct svk_cmdlist {
     VkQueryPool queries;
     uint32_t ts_capacity;
     const char **labels;   /* per timed dispatch */
+    const char **kernels;  /* per timed dispatch: the kernel's name, or the transfer's kind */
 
     uint32_t n_dispatch, n_barrier;
     bool no_barriers;
@@ -133,7 +134,8 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
                "creating a timestamp pool of %u queries", qpci.queryCount);
         cl->queries = queries;
         cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
-        if (!cl->labels) {
+        cl->kernels = svk_calloc(cl->ts_capacity, sizeof(*cl->kernels));
+        if (!cl->labels || !cl->kernels) {
             st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
             goto fail;
         }
@@ -166,6 +168,7 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     if (cl->pool)
         ctx->vkd.vkDestroyCommandPool(ctx->device, cl->pool, NULL);
     free(cl->labels);
+    free(cl->kernels);
     free(cl->accesses);
     free(cl);
     *pcl = NULL;
@@ -464,6 +467,7 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
         ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
     if (cl->queries) {
         cl->labels[cl->n_dispatch] = d->label ? d->label : k->name;
+        cl->kernels[cl->n_dispatch] = k->name;
         ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
     }
     ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
@@ -524,6 +528,7 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     VkCommandBuffer cmd = cl->cmd;
     if (cl->queries) {
         cl->labels[cl->n_dispatch] = label;
+        cl->kernels[cl->n_dispatch] = copy ? "vkCmdCopyBuffer" : "vkCmdFillBuffer";
         ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
     }
     const VkBuffer dst = t->dst.buf->alloc.block->buffer;
@@ -617,7 +622,8 @@ void svk_cmdlist_stats(const svk_cmdlist *cl, uint32_t *dispatches, uint32_t *ba
         *barriers = cl ? cl->n_barrier : 0;
 }
 
-svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, uint32_t *count)
+svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, const char **kernels,
+                               uint32_t *count)
 {
     svk_status st = SVK_OK;
     SVK_CHECK_ARG(NULL, cl && count);
@@ -645,6 +651,8 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
                 ns[i] = (double)t * ctx->info.timestamp_period_ns;
             if (labels)
                 labels[i] = cl->labels[i];
+            if (kernels)
+                kernels[i] = cl->kernels[i];
         }
         free(ticks);
     }

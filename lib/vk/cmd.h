@@ -92,8 +92,10 @@ svk_status svk_cmdlist_wait(svk_cmdlist *cl);
 /* Number of barriers and dispatches recorded (for tests of the barrier logic). */
 void svk_cmdlist_stats(const svk_cmdlist *cl, uint32_t *dispatches, uint32_t *barriers);
 
-/* GPU time in nanoseconds of each dispatch of the last completed submission;
- * *count is the capacity on entry and the number written on return. */
-svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, uint32_t *count);
+/* GPU time in nanoseconds of each dispatch of the last completed submission,
+ * with its label and its kernel's name (each array may be NULL); *count is
+ * the capacity on entry and the number written on return. */
+svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, const char **kernels,
+                               uint32_t *count);
 
 #endif

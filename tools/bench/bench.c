@@ -372,7 +372,7 @@ static svk_status timed_list(bench *b, bench_record_fn fn, void *user, uint32_t 
     if (st == SVK_OK && !(t = malloc(capacity * sizeof(*t))))
         st = SVK_ERROR_OUT_OF_HOST_MEMORY;
     if (st == SVK_OK)
-        st = svk_cmdlist_timings(cl, t, NULL, &n);
+        st = svk_cmdlist_timings(cl, t, NULL, NULL, &n);
     if (st == SVK_OK) {
         uint32_t d = 0;
         for (uint32_t i = 0; i < runs; i++) {

@@ -177,7 +177,7 @@ bool cf_run(cf_case *c)
     /* GPU time of the first run, from timestamps when the device has them. */
     double ns[256];
     uint32_t count = 256;
-    if (svk_ctx_device_info(c->cf->ctx)->timestamps && svk_cmdlist_timings(c->list, ns, NULL, &count) == SVK_OK)
+    if (svk_ctx_device_info(c->cf->ctx)->timestamps && svk_cmdlist_timings(c->list, ns, NULL, NULL, &count) == SVK_OK)
         for (uint32_t i = 0; i < count; i++)
             c->ms += ns[i] * 1e-6;
     float *first[MAX_BUFFERS];
