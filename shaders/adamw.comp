@@ -32,10 +32,17 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
+/* Four elements per invocation, as vec4s (lib/ops/elem_util.h says when). */
+layout(constant_id = 3) const bool VEC4 = false;
+
 layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+layout(set = 0, binding = 0, std430) buffer BufP4 { vec4 p4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufG4 { vec4 g4[]; };
 layout(set = 0, binding = 2, std430) buffer BufM { float m[]; };
+layout(set = 0, binding = 2, std430) buffer BufM4 { vec4 m4[]; };
 layout(set = 0, binding = 3, std430) buffer BufV { float v[]; };
+layout(set = 0, binding = 3, std430) buffer BufV4 { vec4 v4[]; };
 layout(set = 0, binding = 4, std430) readonly buffer BufScale { float scale[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufStep { float step[]; };
 layout(set = 0, binding = 6, std430) readonly buffer BufGuard { float guard[]; };
@@ -45,10 +52,28 @@ bool svk_is_finite(float x)
     return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
 }
 
+/* One element's update, in the reference's order. */
+void adamw(inout float pi, const float g_raw, inout float mi, inout float vi, const float s, const float lr,
+           const float bc1, const float bc2)
+{
+    precise float gi = g_raw * s;
+    precise float pn = pi;
+    if ((pc.flags & SVK_ADAMW_FLAG_DECAY) != 0u)
+        pn -= lr * pc.weight_decay * pn;
+    precise float mn = pc.beta1 * mi + (1.0 - pc.beta1) * gi;
+    precise float vn = pc.beta2 * vi + (1.0 - pc.beta2) * gi * gi;
+    precise float mhat = mn / bc1;
+    precise float vhat = vn / bc2;
+    pn -= lr * mhat / (sqrt(vhat) + pc.eps);
+    pi = pn;
+    mi = mn;
+    vi = vn;
+}
+
 void main()
 {
     uint i;
-    if (!svk_elem_index(pc.n, i))
+    if (!svk_elem_index(VEC4 ? pc.n / 4u : pc.n, i))
         return;
     if ((pc.flags & SVK_ADAMW_FLAG_GUARD) != 0u) {
         const float loss = guard[pc.off_guard];
@@ -64,15 +89,18 @@ void main()
     }
     const float s = (pc.flags & SVK_ADAMW_FLAG_SCALE) != 0u ? scale[pc.off_scale] : 1.0;
 
-    precise float gi = g[pc.off_g + i] * s;
-    precise float pi = p[pc.off_p + i];
-    if ((pc.flags & SVK_ADAMW_FLAG_DECAY) != 0u)
-        pi -= lr * pc.weight_decay * pi;
-    precise float mi = pc.beta1 * m[pc.off_m + i] + (1.0 - pc.beta1) * gi;
-    precise float vi = pc.beta2 * v[pc.off_v + i] + (1.0 - pc.beta2) * gi * gi;
-    precise float mhat = mi / bc1;
-    precise float vhat = vi / bc2;
-    pi -= lr * mhat / (sqrt(vhat) + pc.eps);
+    if (VEC4) {
+        vec4 pv = p4[pc.off_p / 4u + i], mv = m4[pc.off_m / 4u + i], vv = v4[pc.off_v / 4u + i];
+        const vec4 gv = g4[pc.off_g / 4u + i];
+        for (uint j = 0u; j < 4u; j++)
+            adamw(pv[j], gv[j], mv[j], vv[j], s, lr, bc1, bc2);
+        p4[pc.off_p / 4u + i] = pv;
+        m4[pc.off_m / 4u + i] = mv;
+        v4[pc.off_v / 4u + i] = vv;
+        return;
+    }
+    float pi = p[pc.off_p + i], mi = m[pc.off_m + i], vi = v[pc.off_v + i];
+    adamw(pi, g[pc.off_g + i], mi, vi, s, lr, bc1, bc2);
     p[pc.off_p + i] = pi;
     m[pc.off_m + i] = mi;
     v[pc.off_v + i] = vi;

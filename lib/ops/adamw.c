@@ -90,5 +90,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         .bc1 = sv[1],
         .bc2 = sv[2],
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, r, 7, &push, sizeof(push), a->label);
+    const uint64_t offs[4] = {push.off_p, push.off_g, push.off_m, push.off_v};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, offs, 4, r, 7, &push, sizeof(push),
+                                     a->label);
 }

@@ -19,7 +19,9 @@ svk_status svk_gelu_fwd_record(svk_cmdlist *cl, const svk_gelu_fwd_args *a)
         .off_x = svk_elem_off(a->x),
         .off_out = svk_elem_off(a->out),
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_GELU_FWD, a->n, r, 2, &push, sizeof(push), a->label);
+    const uint64_t offs[2] = {push.off_x, push.off_out};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_GELU_FWD, a->n, offs, 2, r, 2, &push, sizeof(push),
+                                     a->label);
 }
 
 svk_status svk_gelu_bwd_record(svk_cmdlist *cl, const svk_gelu_bwd_args *a)
@@ -40,5 +42,7 @@ svk_status svk_gelu_bwd_record(svk_cmdlist *cl, const svk_gelu_bwd_args *a)
         .off_dout = svk_elem_off(a->dout),
         .off_out = svk_elem_off(a->dx),
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_GELU_BWD, a->n, r, 3, &push, sizeof(push), a->label);
+    const uint64_t offs[3] = {push.off_x, push.off_dout, push.off_out};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_GELU_BWD, a->n, offs, 3, r, 3, &push, sizeof(push),
+                                     a->label);
 }

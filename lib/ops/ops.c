@@ -71,6 +71,12 @@ bool svk_op_transfer_allowed(void)
     return !env || strcmp(env, "0") != 0;
 }
 
+bool svk_op_vec4_allowed(void)
+{
+    const char *env = getenv("SVK_VEC4");
+    return !env || strcmp(env, "0") != 0;
+}
+
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)
 {
     uint32_t g = 2 * ctx->info.subgroup_size;

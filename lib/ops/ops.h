@@ -63,6 +63,11 @@ bool svk_op_texel_allowed(void);
  * shaders/copy.comp instead (for comparisons). Read at each call. */
 bool svk_op_transfer_allowed(void);
 
+/* Whether elementwise kernels may move four elements per invocation
+ * (svk_elem_dispatch_1d_vec4): true unless $SVK_VEC4 is "0" (for
+ * comparisons and tests). Read at each call. */
+bool svk_op_vec4_allowed(void);
+
 /* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
  * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
  * [8, 64]: full SIMD batches, and workgroups small enough that a few

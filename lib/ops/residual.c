@@ -3,9 +3,8 @@
 #include <math.h>
 
 #include "common/push_residual.h"
+#include "elem_util.h"
 #include "norm_param_reduce.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
 
 static svk_status check(svk_ctx *ctx, const char *op, uint64_t n, float c)
 {
@@ -22,19 +21,8 @@ static svk_status check(svk_ctx *ctx, const char *op, uint64_t n, float c)
 static svk_status dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id kernel, uint64_t n,
                            const svk_range bind[3], const svk_push_residual *push)
 {
-    const svk_kernel_info *k = svk_kernel_info_get(kernel);
-    svk_dispatch d = {
-        .kernel = kernel,
-        .bindings = {bind[0], bind[1], bind[2]},
-        .n_bindings = 3,
-        .push = push,
-        .push_size = sizeof(*push),
-        .label = op,
-    };
-    svk_status st = svk_op_grid(ctx, op, svk_div_up(n, k->spec_defaults[0]), d.groups);
-    if (st != SVK_OK)
-        return st;
-    return svk_cmdlist_dispatch(cl, &d);
+    const uint64_t offs[3] = {push->off_x, push->off_y, push->off_z};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, kernel, n, offs, 3, bind, 3, push, sizeof(*push), op);
 }
 
 svk_status svk_residual_fwd_record(svk_cmdlist *cl, const svk_residual_fwd_args *a)

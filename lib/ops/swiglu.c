@@ -21,7 +21,9 @@ svk_status svk_swiglu_fwd_record(svk_cmdlist *cl, const svk_swiglu_fwd_args *a)
         .off_up = svk_elem_off(a->up),
         .off_out = svk_elem_off(a->out),
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_SWIGLU_FWD, a->n, r, 3, &push, sizeof(push), a->label);
+    const uint64_t offs[3] = {push.off_gate, push.off_up, push.off_out};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_SWIGLU_FWD, a->n, offs, 3, r, 3, &push, sizeof(push),
+                                     a->label);
 }
 
 svk_status svk_swiglu_bwd_record(svk_cmdlist *cl, const svk_swiglu_bwd_args *a)
@@ -49,5 +51,7 @@ svk_status svk_swiglu_bwd_record(svk_cmdlist *cl, const svk_swiglu_bwd_args *a)
         .off_out = svk_elem_off(a->dgate),
         .off_dup = svk_elem_off(a->dup),
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_SWIGLU_BWD, a->n, r, 5, &push, sizeof(push), a->label);
+    const uint64_t offs[5] = {push.off_gate, push.off_up, push.off_dout, push.off_out, push.off_dup};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_SWIGLU_BWD, a->n, offs, 5, r, 5, &push, sizeof(push),
+                                     a->label);
 }

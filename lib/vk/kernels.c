@@ -189,7 +189,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 3,      /* x, y (both updated in place), z */
         .write_mask = (1u << 0) | (1u << 1),
         .push_size = sizeof(svk_push_residual),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_RESIDUAL_BWD] = {
@@ -198,7 +198,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 3,      /* dx, dy, dz */
         .write_mask = 1u << 2,
         .push_size = sizeof(svk_push_residual),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     /* The norms' CPU forms (common/row_cpu.glsl): spec[0] rows (forward)
@@ -335,7 +335,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 2,      /* x, out */
         .write_mask = 1u << 1,
         .push_size = sizeof(svk_push_gelu),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_GELU_BWD] = {
@@ -344,7 +344,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 3,      /* x, dout, dx */
         .write_mask = 1u << 2,
         .push_size = sizeof(svk_push_gelu),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_SWIGLU_FWD] = {
@@ -353,7 +353,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 3,      /* gate, up, out */
         .write_mask = 1u << 2,
         .push_size = sizeof(svk_push_swiglu),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_SWIGLU_BWD] = {
@@ -362,7 +362,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 5,      /* gate, up, dout, dgate, dup */
         .write_mask = (1u << 3) | (1u << 4),
         .push_size = sizeof(svk_push_swiglu),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_BIAS_FWD] = {
@@ -456,7 +456,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 7,      /* p, g, m, v, scale, step, guard */
         .write_mask = (1u << 0) | (1u << 2) | (1u << 3),
         .push_size = sizeof(svk_push_adamw),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_CROSS_ENTROPY_CPU] = {

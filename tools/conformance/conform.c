@@ -109,7 +109,7 @@ svk_tref cf_input_i32(cf_case *c, const char *name, const int32_t *data, size_t 
     return (svk_tref){c->failed ? NULL : make_buffer(c, name, data, n * sizeof(int32_t)), 0};
 }
 
-cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init)
+static cf_out *output(cf_case *c, const char *name, size_t n, const float *init, size_t lead)
 {
     if (c->failed)
         return NULL;
@@ -118,19 +118,20 @@ cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init)
         return NULL;
     }
     cf_out *o = &c->outs[c->n_outs];
-    size_t total = n + 2 * CF_GUARD;
+    size_t total = lead + n + CF_GUARD;
     o->name = name;
     o->n = n;
+    o->lead = lead;
     o->init = cf_alloc(c, total * sizeof(float));
     o->host = cf_alloc(c, total * sizeof(float));
     if (!o->init || !o->host)
         return NULL;
-    cf_fill_guard(o->init, CF_GUARD);
-    cf_fill_guard(o->init + CF_GUARD + n, CF_GUARD);
+    cf_fill_guard(o->init, lead);
+    cf_fill_guard(o->init + lead + n, CF_GUARD);
     if (init)
-        memcpy(o->init + CF_GUARD, init, n * sizeof(float));
+        memcpy(o->init + lead, init, n * sizeof(float));
     else
-        cf_fill_nan(o->init + CF_GUARD, n);
+        cf_fill_nan(o->init + lead, n);
     svk_buffer_params p = svk_buffer_params_default();
     p.size = total * sizeof(float);
     p.name = name;
@@ -140,6 +141,16 @@ cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init)
     if (!cf_ok(c, svk_buffer_upload(o->buf, 0, o->init, p.size)))
         return NULL;
     return o;
+}
+
+cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init)
+{
+    return output(c, name, n, init, CF_GUARD);
+}
+
+cf_out *cf_output_vec4(cf_case *c, const char *name, size_t n, const float *init)
+{
+    return output(c, name, n, init, CF_GUARD_VEC4);
 }
 
 svk_cmdlist *cf_list(cf_case *c)
@@ -152,10 +163,10 @@ static bool read_outputs(cf_case *c, float **dst)
 {
     for (uint32_t i = 0; i < c->n_outs; i++) {
         cf_out *o = &c->outs[i];
-        size_t total = o->n + 2 * CF_GUARD;
+        size_t total = o->lead + o->n + CF_GUARD;
         if (!cf_ok(c, svk_buffer_download(o->buf, 0, dst[i], total * sizeof(float))))
             return false;
-        long g0 = cf_check_guard(dst[i], CF_GUARD), g1 = cf_check_guard(dst[i] + CF_GUARD + o->n, CF_GUARD);
+        long g0 = cf_check_guard(dst[i], o->lead), g1 = cf_check_guard(dst[i] + o->lead + o->n, CF_GUARD);
         if (g0 >= 0 || g1 >= 0) {
             cf_fail(c, "%s: stray write %s the output (guard element %ld)", o->name, g0 >= 0 ? "before" : "after",
                  g0 >= 0 ? g0 : g1);
@@ -189,20 +200,20 @@ bool cf_run(cf_case *c)
     float *second[MAX_BUFFERS];
     for (uint32_t i = 0; i < c->n_outs; i++) {
         cf_out *o = &c->outs[i];
-        second[i] = cf_alloc(c, (o->n + 2 * CF_GUARD) * sizeof(float));
-        if (!second[i] || !cf_ok(c, svk_buffer_upload(o->buf, 0, o->init, (o->n + 2 * CF_GUARD) * sizeof(float))))
+        second[i] = cf_alloc(c, (o->lead + o->n + CF_GUARD) * sizeof(float));
+        if (!second[i] || !cf_ok(c, svk_buffer_upload(o->buf, 0, o->init, (o->lead + o->n + CF_GUARD) * sizeof(float))))
             return false;
     }
     if (!submit(c) || !read_outputs(c, second))
         return false;
     for (uint32_t i = 0; i < c->n_outs; i++) {
         cf_out *o = &c->outs[i];
-        if (memcmp(first[i], second[i], (o->n + 2 * CF_GUARD) * sizeof(float))) {
+        if (memcmp(first[i], second[i], (o->lead + o->n + CF_GUARD) * sizeof(float))) {
             cf_fail(c, "%s: a second run on the same inputs gave different bits (not deterministic)", o->name);
             return false;
         }
         /* From here on host points at the n results. */
-        o->host = first[i] + CF_GUARD;
+        o->host = first[i] + o->lead;
     }
     return true;
 }

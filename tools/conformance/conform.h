@@ -36,17 +36,23 @@ typedef struct cf_state {
     int passed, failed;
 } cf_state;
 
-/* Guard elements on each side of every output. */
+/* Guard elements on each side of every output: an odd count, so that an
+ * output's operand starts off every vector alignment. */
 #define CF_GUARD 61u
+/* The guard in front of a cf_output_vec4 output: its operand starts on a
+ * vec4 (element 64). */
+#define CF_GUARD_VEC4 64u
 
 typedef struct cf_case cf_case;
 
-/* A device output: elements [CF_GUARD, CF_GUARD + n) of its buffer. */
+/* A device output: elements [lead, lead + n) of its buffer, with guards
+ * before and after. */
 typedef struct cf_out {
     const char *name;
     svk_buffer *buf;
     size_t n;
-    float *init;    /* [n + 2 * CF_GUARD]: what the buffer starts as */
+    size_t lead;    /* guard elements in front: CF_GUARD or CF_GUARD_VEC4 */
+    float *init;    /* [lead + n + CF_GUARD]: what the buffer starts as */
     float *host;    /* [n]: the result, after cf_run */
 } cf_out;
 
@@ -61,9 +67,13 @@ svk_tref cf_input_i32(cf_case *c, const char *name, const int32_t *data, size_t 
 /* An output of n elements; init NULL: poisoned with NaN, else starts as
  * init[0..n) (for accumulating kernels). Its operand is cf_tref(out). */
 cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init);
+/* The same with the operand at element CF_GUARD_VEC4, so that kernels with
+ * a vec4 path (taken when every operand's offset is a multiple of 4) can be
+ * tested on it; inputs start at element 0. */
+cf_out *cf_output_vec4(cf_case *c, const char *name, size_t n, const float *init);
 static inline svk_tref cf_tref(const cf_out *o)
 {
-    return (svk_tref){o ? o->buf : NULL, CF_GUARD};
+    return (svk_tref){o ? o->buf : NULL, o ? o->lead : 0};
 }
 
 /* The command list to record the case's dispatches into. */

@@ -43,23 +43,30 @@ typedef struct adam_case {
     int fresh;        /* m = v = 0, as before the first update */
     int quick;
     int guard;        /* 0: no guard; 1: finite (update); 2: NaN loss, 3: Inf norm, 4: norm 2e19 (skip) */
+    int vec4;         /* p, m, v on a vec4 (cf_output_vec4): with n % 4 == 0 the kernel's vec4 path */
 } adam_case;
 
 static const adam_case cases[] = {
-    {1, 1, {1}, 1, 0, 0, 0, 1, 1, 0},
-    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1, 0},
-    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0},
-    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1, 0},
-    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1, 0},
-    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0},
-    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1, 0},
-    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1, 0},
-    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0},
-    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0, 0},
-    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 1},
-    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 2},
-    {7, 1, {1}, 0, 0, 0, 0, 1, 1, 3},
-    {7, 1, {3}, 1, 0.5f, 0, 0, 0, 1, 4},
+    {1, 1, {1}, 1, 0, 0, 0, 1, 1, 0, 0},
+    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1, 0, 0},
+    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 0},
+    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1, 0, 0},
+    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1, 0, 0},
+    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 0},
+    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1, 0, 0},
+    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1, 0, 0},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 0},
+    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0, 0, 0},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 1, 0},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 2, 0},
+    {7, 1, {1}, 0, 0, 0, 0, 1, 1, 3, 0},
+    {7, 1, {3}, 1, 0.5f, 0, 0, 0, 1, 4, 0},
+    /* The vec4 path. */
+    {4, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 1},
+    {4100, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 1},
+    {4100, 2, {1, 2}, 0, 0, 1, 1, 0, 1, 1, 1},
+    {4100, 1, {1}, 1, 0.5f, 0, 0, 0, 1, 2, 1},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 1},
 };
 
 static const char *const guard_names[] = {"", " guard", " guard=nan", " guard=inf",
@@ -80,9 +87,9 @@ static void run_case(cf_state *cf, const adam_case *e)
     for (uint32_t s = 0; s < e->n_steps; s++)
         len += snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%llu", s ? "," : "",
                         (unsigned long long)e->t[s]);
-    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s%s", e->decay ? " wd" : "",
+    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s%s%s", e->decay ? " wd" : "",
              e->scale != 0 ? " scale" : "", e->clip ? " clip" : "", e->step_buffer ? " stepbuf" : "",
-             e->fresh ? " m=v=0" : "", guard_names[e->guard]);
+             e->fresh ? " m=v=0" : "", guard_names[e->guard], e->vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, "adamw", "update", shape);
     if (!c)
         return;
@@ -95,7 +102,8 @@ static void run_case(cf_state *cf, const adam_case *e)
         for (size_t i = 0; i < n; i++)
             m0[i] = v0[i] = 0;
     svk_tref tg = cf_input(c, "g", g, n);
-    cf_out *p = cf_output(c, "p", n, p0), *m = cf_output(c, "m", n, m0), *v = cf_output(c, "v", n, v0);
+    cf_out *(*const output)(cf_case *, const char *, size_t, const float *) = e->vec4 ? cf_output_vec4 : cf_output;
+    cf_out *p = output(c, "p", n, p0), *m = output(c, "m", n, m0), *v = output(c, "v", n, v0);
     cf_out *clip_out = e->clip ? cf_output(c, "clip", 2, NULL) : NULL;
     if (!p || !m || !v || (e->clip && !clip_out))
         goto end;

@@ -4,8 +4,9 @@
  * 256-wide workgroup, a million elements, in-place operation, and inputs
  * where the math is delicate: |x| = 20, 50, 88, 1e4, 1e13, 1e20, 3e38 (where
  * a tanh built from exp, u^3 or u^2 overflows), and around the sigmoid's
- * saturation. With large inputs the huge outputs carry the norm of the whole
- * array, so the elements of ordinary size are compared again on their own.
+ * saturation, each with its operands off and on a vec4 (the kernels' two
+ * paths, lib/ops/elem_util.h). With large inputs the huge outputs carry
+ * the norm of the whole array, so the elements of ordinary size are compared again on their own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,20 +36,33 @@ typedef struct elem_case {
     input_kind in;
     int in_place;  /* out = x (fwd), dx = dout (bwd), out = gate, dgate = gate */
     int quick;
+    int vec4;      /* outputs start on a vec4 (cf_output_vec4): with n % 4 == 0 the vec4 path */
 } elem_case;
 
 static const elem_case cases[] = {
-    {1, IN_NORMAL, 0, 1},
-    {7, IN_NORMAL, 0, 1},
-    {255, IN_NORMAL, 0, 1},
-    {256, IN_NORMAL, 0, 1},
-    {257, IN_NORMAL, 1, 1},
-    {4099, IN_NORMAL, 0, 1},
-    {4099, IN_LARGE, 0, 1},
-    {100003, IN_NORMAL, 1, 0},
-    {100003, IN_LARGE, 0, 0},
-    {1000003, IN_NORMAL, 0, 0},
+    {1, IN_NORMAL, 0, 1, 0},
+    {7, IN_NORMAL, 0, 1, 0},
+    {255, IN_NORMAL, 0, 1, 0},
+    {256, IN_NORMAL, 0, 1, 0},
+    {257, IN_NORMAL, 1, 1, 0},
+    {4099, IN_NORMAL, 0, 1, 0},
+    {4099, IN_LARGE, 0, 1, 0},
+    {100003, IN_NORMAL, 1, 0, 0},
+    {100003, IN_LARGE, 0, 0, 0},
+    {1000003, IN_NORMAL, 0, 0, 0},
+    /* The vec4 path: n a multiple of 4 and every operand on a vec4. */
+    {4, IN_NORMAL, 0, 1, 1},
+    {256, IN_NORMAL, 1, 1, 1},
+    {4100, IN_LARGE, 0, 1, 1},
+    {4100, IN_NORMAL, 1, 1, 1},
+    {100004, IN_NORMAL, 0, 0, 1},
+    {1000004, IN_LARGE, 1, 0, 1},
 };
+
+static cf_out *elem_output(cf_case *c, const elem_case *e, const char *name, const float *init)
+{
+    return e->vec4 ? cf_output_vec4(c, name, e->n, init) : cf_output(c, name, e->n, init);
+}
 
 /* 1e13: u^3 overflows float; 1e20: u^2 does too; 3e38: near FLT_MAX. */
 static const float large_values[] = {50.0f, -50.0f, 88.0f, -88.0f, 1e4f, -1e4f, 1e13f, -1e13f,
@@ -93,7 +107,8 @@ static void compare_large(cf_case *c, const elem_case *e, const cf_out *out, con
 
 static void shape_name(char *buf, size_t size, const elem_case *e)
 {
-    snprintf(buf, size, "n=%u%s%s", e->n, e->in == IN_LARGE ? " large |x|" : "", e->in_place ? " in place" : "");
+    snprintf(buf, size, "n=%u%s%s%s", e->n, e->in == IN_LARGE ? " large |x|" : "", e->in_place ? " in place" : "",
+             e->vec4 ? " vec4" : "");
 }
 
 static void gelu_fwd(cf_state *cf, const elem_case *e)
@@ -107,7 +122,7 @@ static void gelu_fwd(cf_state *cf, const elem_case *e)
     if (!x)
         goto end;
     /* In place: the output buffer starts as x and is the input operand. */
-    cf_out *out = cf_output(c, "out", e->n, e->in_place ? x : NULL);
+    cf_out *out = elem_output(c, e, "out", e->in_place ? x : NULL);
     svk_tref tx = e->in_place ? cf_tref(out) : cf_input(c, "x", x, e->n);
     if (!out)
         goto end;
@@ -134,7 +149,7 @@ static void gelu_bwd(cf_state *cf, const elem_case *e)
     if (!x || !dout)
         goto end;
     svk_tref tx = cf_input(c, "x", x, e->n);
-    cf_out *dx = cf_output(c, "dx", e->n, e->in_place ? dout : NULL);
+    cf_out *dx = elem_output(c, e, "dx", e->in_place ? dout : NULL);
     svk_tref tdout = e->in_place ? cf_tref(dx) : cf_input(c, "dout", dout, e->n);
     if (!dx)
         goto end;
@@ -161,7 +176,7 @@ static void swiglu_fwd(cf_state *cf, const elem_case *e)
     float *gate = make_input(c, e->n, e->in, -8, 8, 1e30f), *up = cf_random(c, e->n, -2, 2);
     if (!gate || !up)
         goto end;
-    cf_out *out = cf_output(c, "out", e->n, e->in_place ? gate : NULL);
+    cf_out *out = elem_output(c, e, "out", e->in_place ? gate : NULL);
     svk_tref tgate = e->in_place ? cf_tref(out) : cf_input(c, "gate", gate, e->n);
     svk_tref tup = cf_input(c, "up", up, e->n);
     if (!out)
@@ -191,8 +206,8 @@ static void swiglu_bwd(cf_state *cf, const elem_case *e)
     if (!gate || !up || !dout)
         goto end;
     /* In place: dgate overwrites gate, dup overwrites up. */
-    cf_out *dgate = cf_output(c, "dgate", e->n, e->in_place ? gate : NULL);
-    cf_out *dup = cf_output(c, "dup", e->n, e->in_place ? up : NULL);
+    cf_out *dgate = elem_output(c, e, "dgate", e->in_place ? gate : NULL);
+    cf_out *dup = elem_output(c, e, "dup", e->in_place ? up : NULL);
     svk_tref tgate = e->in_place ? cf_tref(dgate) : cf_input(c, "gate", gate, e->n);
     svk_tref tup = e->in_place ? cf_tref(dup) : cf_input(c, "up", up, e->n);
     svk_tref tdout = cf_input(c, "dout", dout, e->n);

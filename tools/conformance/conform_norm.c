@@ -772,20 +772,30 @@ typedef struct residual_shape {
     uint32_t layer;  /* c = sqrt(2 (layer + 1)) */
     int inplace;     /* backward: dz = dy */
     int quick;
+    int vec4;        /* outputs on a vec4 (cf_output_vec4): with n % 4 == 0 the kernels' vec4 path */
 } residual_shape;
 
 static const residual_shape residual_shapes[] = {
-    {1, 0, 0, 1},
-    {7, 3, 1, 1},
-    {1000, 1, 0, 1},
-    {1031 * 33, 5, 0, 0},
-    {3 * 8192 + 5, 11, 1, 0},
+    {1, 0, 0, 1, 0},
+    {7, 3, 1, 1, 0},
+    {1000, 1, 0, 1, 0},
+    {1031 * 33, 5, 0, 0, 0},
+    {3 * 8192 + 5, 11, 1, 0, 0},
+    {4, 2, 1, 1, 1},
+    {1000, 1, 0, 1, 1},
+    {1000, 4, 1, 1, 1},
+    {1031 * 36, 5, 0, 0, 1},
 };
+
+static cf_out *residual_output(cf_case *c, const residual_shape *s, const char *name, const float *init)
+{
+    return s->vec4 ? cf_output_vec4(c, name, s->n, init) : cf_output(c, name, s->n, init);
+}
 
 static void residual_fwd_case(cf_state *cf, const residual_shape *s)
 {
     char shape[96];
-    snprintf(shape, sizeof(shape), "n=%u layer %u", s->n, s->layer);
+    snprintf(shape, sizeof(shape), "n=%u layer %u%s", s->n, s->layer, s->vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, "residual", "fwd", shape);
     if (!c)
         return;
@@ -794,7 +804,7 @@ static void residual_fwd_case(cf_state *cf, const residual_shape *s)
     float *x = cf_random(c, n, -1, 1), *y = cf_random(c, n, -4, 4), *z = cf_random(c, n, -1, 1);
     if (!x || !y || !z)
         goto end;
-    cf_out *ox = cf_output(c, "x", n, x), *oy = cf_output(c, "y", n, y);
+    cf_out *ox = residual_output(c, s, "x", x), *oy = residual_output(c, s, "y", y);
     svk_tref tz = cf_input(c, "z", z, n);
     if (!ox || !oy)
         goto end;
@@ -819,7 +829,8 @@ end:
 static void residual_bwd_case(cf_state *cf, const residual_shape *s)
 {
     char shape[96];
-    snprintf(shape, sizeof(shape), "n=%u layer %u%s", s->n, s->layer, s->inplace ? " in-place" : "");
+    snprintf(shape, sizeof(shape), "n=%u layer %u%s%s", s->n, s->layer, s->inplace ? " in-place" : "",
+             s->vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, "residual", "bwd", shape);
     if (!c)
         return;
@@ -831,11 +842,11 @@ static void residual_bwd_case(cf_state *cf, const residual_shape *s)
     svk_tref tdx = cf_input(c, "dx", dx, n), tdy;
     cf_out *dz;
     if (s->inplace) {
-        dz = cf_output(c, "dz", n, dy);
+        dz = residual_output(c, s, "dz", dy);
         tdy = cf_tref(dz);
     } else {
         tdy = cf_input(c, "dy", dy, n);
-        dz = cf_output(c, "dz", n, NULL);
+        dz = residual_output(c, s, "dz", NULL);
     }
     if (!dz)
         goto end;
