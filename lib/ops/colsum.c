@@ -27,9 +27,15 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
                         const svk_push_colsum *push, uint64_t blocks, const char *label)
 {
     const svk_range r[2] = {src, dst};
-    uint64_t groups = svk_div_up(push->N, svk_elem_wg(SVK_KERNEL_COLSUM));
-    return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_COLSUM, groups, (uint32_t)blocks, r, 2, push, sizeof(*push),
-                             label);
+    /* Four columns per invocation where every row of src and dst starts
+     * on a vec4 (colsum.comp). */
+    const uint64_t offs[3] = {push->ld, push->off_src, push->off_dst};
+    uint32_t spec[SVK_MAX_SPEC];
+    memcpy(spec, svk_kernel_info_get(SVK_KERNEL_COLSUM)->spec_defaults, sizeof(spec));
+    spec[3] = svk_op_vec4_allowed() && svk_op_vec4(push->N, offs, 3);
+    uint64_t groups = svk_div_up(spec[3] ? push->N / 4 : push->N, spec[0]);
+    return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_COLSUM, spec, groups, (uint32_t)blocks, r, 2, push,
+                                  sizeof(*push), label);
 }
 
 static bool overlap(svk_range a, svk_range b)

@@ -380,9 +380,10 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 2,      /* src, dst (partials, or accumulated) */
         .write_mask = 1u << 1,
         .push_size = sizeof(svk_push_colsum),
-        /* 64 columns per workgroup; row blocks in z. */
-        .n_spec = 3,
-        .spec_defaults = {64, 1, 1},
+        /* 64 columns (or vec4s of columns, VEC4) per workgroup; row
+         * blocks in z. Then VEC4, set per call by lib/ops/colsum.c. */
+        .n_spec = 4,
+        .spec_defaults = {64, 1, 1, 0},
     },
     [SVK_KERNEL_EMBEDDING_FWD] = {
         .name = "embedding_fwd",

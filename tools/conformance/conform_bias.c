@@ -31,22 +31,30 @@ typedef struct bias_case {
     uint32_t pad;     /* colsum only: ld = N + pad */
     float offset;     /* added to every dout value */
     int quick;
+    int vec4;         /* dbias on a vec4 (cf_output_vec4): colsum's vec4 path where N and ld allow */
 } bias_case;
 
 static const bias_case cases[] = {
-    {1, 1, 0, 0, 1},
-    {1, 7, 0, 0, 1},
-    {7, 1, 0, 0, 1},
-    {32, 64, 0, 0, 1},
-    {33, 65, 0, 0, 1},
-    {257, 129, 0, 0, 1},
-    {1000, 3, 2, 0, 1},
-    {64, 8192, 0, 0, 0},
-    {8193, 1, 0, 0, 1},
-    {8192, 768, 0, 0, 0},
-    {2049, 37, 5, 1e4f, 1},
-    {40000, 5, 0, 0, 0},
-    {32769, 17, 3, 1e4f, 0},
+    {1, 1, 0, 0, 1, 0},
+    {1, 7, 0, 0, 1, 0},
+    {7, 1, 0, 0, 1, 0},
+    {32, 64, 0, 0, 1, 0},
+    {33, 65, 0, 0, 1, 0},
+    {257, 129, 0, 0, 1, 0},
+    {1000, 3, 2, 0, 1, 0},
+    {64, 8192, 0, 0, 0, 0},
+    {8193, 1, 0, 0, 1, 0},
+    {8192, 768, 0, 0, 0, 0},
+    {2049, 37, 5, 1e4f, 1, 0},
+    {40000, 5, 0, 0, 0, 0},
+    {32769, 17, 3, 1e4f, 0, 0},
+    /* colsum's vec4 path (N and ld multiples of 4). */
+    {1, 4, 0, 0, 1, 1},
+    {32, 64, 0, 0, 1, 1},
+    {257, 128, 4, 0, 1, 1},
+    {2049, 36, 4, 1e4f, 1, 1},
+    {8192, 768, 0, 0, 0, 1},
+    {40000, 8, 0, 0, 0, 1},
 };
 
 static void bias_fwd(cf_state *cf, const bias_case *b)
@@ -84,8 +92,8 @@ static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum)
 {
     char shape[96];
     uint32_t ld = b->N + (use_colsum ? b->pad : 0);
-    snprintf(shape, sizeof(shape), "%ux%u%s%s", b->rows, b->N, ld > b->N ? " padded" : "",
-             b->offset != 0 ? " +1e4" : "");
+    snprintf(shape, sizeof(shape), "%ux%u%s%s%s", b->rows, b->N, ld > b->N ? " padded" : "",
+             b->offset != 0 ? " +1e4" : "", b->vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", use_colsum ? "-" : "bwd", shape);
     if (!c)
         return;
@@ -102,7 +110,7 @@ static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum)
     uint64_t ns = svk_colsum_scratch_elems(b->rows, b->N);
     svk_tref tsrc = cf_input(c, "dout", src, n);
     svk_tref scratch = ns ? cf_input(c, "scratch", NULL, ns) : (svk_tref){0};
-    cf_out *dst = cf_output(c, "dbias", b->N, dst0);
+    cf_out *dst = b->vec4 ? cf_output_vec4(c, "dbias", b->N, dst0) : cf_output(c, "dbias", b->N, dst0);
     if (!dst)
         goto end;
     svk_status st;
