@@ -30,7 +30,8 @@ static svk_status record(svk_cmdlist *cl, uint32_t mode, svk_tref dst, svk_tref 
     };
     if (n > UINT32_MAX)
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: %llu elements", op, (unsigned long long)n);
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_COPY, n, r, 2, &push, sizeof(push), label);
+    const uint64_t offs[2] = {push.off_dst, push.off_src};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_COPY, n, offs, 2, r, 2, &push, sizeof(push), label);
 }
 
 /* The same through a transfer command (svk_cmdlist_transfer). */

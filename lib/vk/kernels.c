@@ -115,7 +115,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 2,      /* dst, src */
         .write_mask = 1u << 0,
         .push_size = sizeof(svk_push_copy),
-        .n_spec = 3,
+        .n_spec = 4,
         .spec_defaults = {256, 1, 1},
     },
     /* Row kernels of the norms: spec[0] invocations per row, spec[1] rows

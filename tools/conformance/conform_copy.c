@@ -16,12 +16,15 @@
 static const double TOL_EXACT = 0.0;
 
 static const uint32_t sizes[] = {1, 7, 255, 256, 257, 4099, 1000003};
+/* Sizes run again with dst on a vec4 (cf_output_vec4): the kernel's vec4
+ * path where n is a multiple of 4. */
+static const uint32_t sizes_vec4[] = {4, 256, 4100, 1000004};
 
-static void run(cf_state *cf, int mode, bool kernel, uint32_t n)
+static void run(cf_state *cf, int mode, bool kernel, uint32_t n, bool vec4)
 {
     static const char *const names[] = {"fill", "copy", "add"};
     char shape[64];
-    snprintf(shape, sizeof(shape), "n=%u", n);
+    snprintf(shape, sizeof(shape), "n=%u%s", n, vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, names[mode], kernel ? "kernel" : "transfer", shape);
     if (!c)
         return;
@@ -29,7 +32,7 @@ static void run(cf_state *cf, int mode, bool kernel, uint32_t n)
     if (!src || !init)
         goto end;
     svk_tref s = cf_input(c, "src", src, n);
-    cf_out *o = cf_output(c, "dst", n, mode == 2 ? init : NULL);
+    cf_out *o = (vec4 ? cf_output_vec4 : cf_output)(c, "dst", n, mode == 2 ? init : NULL);
     if (!o)
         goto end;
     svk_status st = mode == 2 ? svk_add_record(cf_list(c), cf_tref(o), s, n, NULL)
@@ -53,7 +56,10 @@ void cf_run_copy(cf_state *cf)
 {
     for (int mode = 0; mode < 3; mode++)
         for (int kernel = mode == 2; kernel < 2; kernel++)
-            for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+            for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
                 if (!cf->quick || sizes[i] < 100000)
-                    run(cf, mode, kernel, sizes[i]);
+                    run(cf, mode, kernel, sizes[i], false);
+                if (i < sizeof(sizes_vec4) / sizeof(sizes_vec4[0]) && (!cf->quick || sizes_vec4[i] < 100000))
+                    run(cf, mode, kernel, sizes_vec4[i], true);
+            }
 }
