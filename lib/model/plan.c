@@ -92,8 +92,50 @@ static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...)
 
 uint32_t svk_plan_param_tensor(const svk_plan *p, size_t param, svk_slab slab)
 {
-    /* Parameters were registered first, four tensors each, in slab order. */
+    /* Parameters were registered first, four tensors each, in list order. */
     return (uint32_t)(param * 4 + (size_t)slab);
+}
+
+/* Where the parameters lie in their four slabs (the same layout in each):
+ * every parameter with weight decay first, then the others, each group in
+ * the list's order, back to back. AdamW then updates a whole slab in one
+ * operation per group (two dispatches, not one per tensor, and on a GPU no
+ * barrier between tensors), and parameters listed together without decay,
+ * such as a group of norms that must stay one [3, C] array, stay together.
+ * Checkpoints name every tensor, so the layout is not part of the format. */
+static void layout_params(svk_plan *p)
+{
+    uint64_t decayed = 0;
+    for (size_t i = 0; i < p->n_params; i++)
+        if (p->params[i].decay)
+            decayed += p->params[i].elems;
+    uint64_t next[2] = {decayed, 0}; /* [decay]: where the group's next tensor starts */
+    for (size_t i = 0; i < p->n_params; i++) {
+        const bool decay = p->params[i].decay;
+        for (int s = 0; s < 4; s++)
+            p->tensors[svk_plan_param_tensor(p, i, (svk_slab)s)].offset = next[decay];
+        next[decay] += p->params[i].elems;
+    }
+}
+
+uint32_t svk_plan_param_group(const svk_plan *p, bool decay, svk_slab slab, uint64_t *elems)
+{
+    *elems = 0;
+    uint32_t first = SVK_NONE;
+    for (size_t i = 0; i < p->n_params; i++)
+        if (p->params[i].decay == decay) {
+            if (first == SVK_NONE)
+                first = svk_plan_param_tensor(p, i, slab);
+            *elems += p->params[i].elems;
+        }
+    return first;
+}
+
+uint32_t svk_plan_slab_start(const svk_plan *p, svk_slab slab)
+{
+    uint64_t n;
+    const uint32_t t = svk_plan_param_group(p, true, slab, &n);
+    return t != SVK_NONE ? t : svk_plan_param_group(p, false, slab, &n);
 }
 
 static uint32_t param_id(const svk_plan *p, const char *name, svk_slab slab)
@@ -352,6 +394,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         tensor(&b, SVK_SLAB_ADAM_M, p->params[i].elems, (int32_t)i, "adam_m.%s", p->params[i].name);
         tensor(&b, SVK_SLAB_ADAM_V, p->params[i].elems, (int32_t)i, "adam_v.%s", p->params[i].name);
     }
+    if (!b.oom)
+        layout_params(p);
     p->tokens = tensor(&b, SVK_SLAB_INPUT, d.N, -1, "tokens");
     p->targets = tensor(&b, SVK_SLAB_INPUT, d.N, -1, "targets");
     p->output = tensor(&b, SVK_SLAB_OUTPUT, SVK_OUT_COUNT, -1, "output");
@@ -418,7 +462,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     {
         /* The whole gradient slab: it starts with parameter 0's gradient. */
         svk_plan_op *o = op(&b, SVK_OP_ZERO, "zero grads");
-        o->t[0] = svk_plan_param_tensor(p, 0, SVK_SLAB_GRAD);
+        o->t[0] = svk_plan_slab_start(p, SVK_SLAB_GRAD);
         o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
         o = op(&b, SVK_OP_EMBED_FWD, "embedding");
         o->t[0] = x[0], o->t[1] = p->tokens, o->t[2] = wte, o->t[3] = wpe, o->t[4] = p->output;
@@ -550,17 +594,21 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     p->phases.clip = p->n_ops;
     {
         svk_plan_op *o = op(&b, SVK_OP_CLIP, "clip");
-        o->t[0] = p->output, o->t[1] = svk_plan_param_tensor(p, 0, SVK_SLAB_GRAD);
+        o->t[0] = p->output, o->t[1] = svk_plan_slab_start(p, SVK_SLAB_GRAD);
         o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
     }
     p->phases.optimizer = p->n_ops;
-    for (size_t i = 0; i < p->n_params; i++) {
-        svk_plan_op *o = op(&b, SVK_OP_ADAMW, "adamw.%s", p->params[i].name);
+    /* One update per group of the layout (layout_params). */
+    for (int decay = 1; decay >= 0; decay--) {
+        uint64_t n;
+        if (svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n) == SVK_NONE)
+            continue;
+        svk_plan_op *o = op(&b, SVK_OP_ADAMW, decay ? "adamw (weight decay)" : "adamw (no decay)");
         for (int s2 = 0; s2 < 4; s2++)
-            o->t[s2] = svk_plan_param_tensor(p, i, (svk_slab)s2);
+            o->t[s2] = svk_plan_param_group(p, decay, (svk_slab)s2, &n);
         o->t[4] = p->output;
-        o->dims[0] = p->params[i].elems;
-        o->flags = p->params[i].decay ? SVK_FLAG_DECAY : 0;
+        o->dims[0] = n;
+        o->flags = decay ? SVK_FLAG_DECAY : 0;
     }
     p->phases.end = p->n_ops;
     free(x);

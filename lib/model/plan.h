@@ -97,8 +97,9 @@ typedef enum svk_plan_opcode {
     SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N]; dims rows, N */
     SVK_OP_XENT,          /* output t0 (loss, counts), dlogits t1, logits t2, targets t3; dims rows, V */
     SVK_OP_CLIP,          /* output t0: norm of dims[0] elements from t1 (the whole grad slab), clip scale */
-    SVK_OP_ADAMW,         /* p t0, g t1, m t2, v t3, output t4 (clip scale; no update unless the loss and
-                             gradient norm there pass svk_step_finite); flags DECAY */
+    SVK_OP_ADAMW,         /* dims[0] elements from the offsets of p t0, g t1, m t2, v t3 (a group of
+                             svk_plan_param_group, spanning tensors), output t4 (clip scale; no update
+                             unless the loss and gradient norm there pass svk_step_finite); flags DECAY */
     SVK_OP_COUNT_
 } svk_plan_opcode;
 
@@ -144,6 +145,12 @@ void svk_plan_write_inputs(const svk_plan *p, int32_t *input_slab, const int32_t
 
 /* Tensor id of a parameter's (or gradient's, ...) tensor. */
 uint32_t svk_plan_param_tensor(const svk_plan *p, size_t param, svk_slab slab);
+/* The parameters with (or without) weight decay lie back to back in each
+ * of the four parameter-shaped slabs: the group's first tensor in slab, and
+ * its elements in *elems (SVK_NONE and 0 when the group is empty). */
+uint32_t svk_plan_param_group(const svk_plan *p, bool decay, svk_slab slab, uint64_t *elems);
+/* The tensor at the start (offset 0) of a parameter-shaped slab. */
+uint32_t svk_plan_slab_start(const svk_plan *p, svk_slab slab);
 
 const char *svk_plan_opcode_name(svk_plan_opcode code);
 
