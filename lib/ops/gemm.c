@@ -172,6 +172,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
+        /* A narrow C (attention's heads: N = D = 32 or 64) gets a
+         * narrower workgroup: invocations past N compute clamped columns
+         * that are never stored, so the default row of 32 x TN = 128
+         * columns would waste 3/4 of the work at N = 32. The width stays a
+         * multiple of the subgroup size (so op(A) is still shared). */
+        const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
+        const uint32_t need = svk_div_up(svk_div_up(g->N, spec[4]), sg) * sg;
+        if (spec[1] == 1 && need < spec[0])
+            spec[0] = need;
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = vec_a && (!g->trans_a || g->M % 4 == 0);
