@@ -31,9 +31,8 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
      * on a vec4 (colsum.comp). */
     const uint64_t offs[3] = {push->ld, push->off_src, push->off_dst};
     uint32_t spec[SVK_MAX_SPEC];
-    memcpy(spec, svk_kernel_info_get(SVK_KERNEL_COLSUM)->spec_defaults, sizeof(spec));
-    spec[3] = svk_op_vec4_allowed() && svk_op_vec4(push->N, offs, 3);
-    uint64_t groups = svk_div_up(spec[3] ? push->N / 4 : push->N, spec[0]);
+    const bool vec4 = svk_elem_vec4_spec(SVK_KERNEL_COLSUM, push->N, offs, 3, spec);
+    uint64_t groups = svk_div_up(vec4 ? push->N / 4 : push->N, spec[0]);
     return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_COLSUM, spec, groups, (uint32_t)blocks, r, 2, push,
                                   sizeof(*push), label);
 }
