@@ -148,9 +148,9 @@ cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init)
     return output(c, name, n, init, CF_GUARD);
 }
 
-cf_out *cf_output_vec4(cf_case *c, const char *name, size_t n, const float *init)
+cf_out *cf_output_at(cf_case *c, const char *name, size_t n, const float *init, bool vec4)
 {
-    return output(c, name, n, init, CF_GUARD_VEC4);
+    return output(c, name, n, init, vec4 ? CF_GUARD_VEC4 : CF_GUARD);
 }
 
 svk_cmdlist *cf_list(cf_case *c)

@@ -39,8 +39,8 @@ typedef struct cf_state {
 /* Guard elements on each side of every output: an odd count, so that an
  * output's operand starts off every vector alignment. */
 #define CF_GUARD 61u
-/* The guard in front of a cf_output_vec4 output: its operand starts on a
- * vec4 (element 64). */
+/* The guard in front of a cf_output_at(..., vec4) output: its operand
+ * starts on a vec4 (element 64). */
 #define CF_GUARD_VEC4 64u
 
 typedef struct cf_case cf_case;
@@ -67,10 +67,10 @@ svk_tref cf_input_i32(cf_case *c, const char *name, const int32_t *data, size_t 
 /* An output of n elements; init NULL: poisoned with NaN, else starts as
  * init[0..n) (for accumulating kernels). Its operand is cf_tref(out). */
 cf_out *cf_output(cf_case *c, const char *name, size_t n, const float *init);
-/* The same with the operand at element CF_GUARD_VEC4, so that kernels with
- * a vec4 path (taken when every operand's offset is a multiple of 4) can be
- * tested on it; inputs start at element 0. */
-cf_out *cf_output_vec4(cf_case *c, const char *name, size_t n, const float *init);
+/* The same with, when vec4, the operand at element CF_GUARD_VEC4, so that
+ * kernels with a vec4 path (taken when every operand's offset is a multiple
+ * of 4) can be tested on it; inputs start at element 0. */
+cf_out *cf_output_at(cf_case *c, const char *name, size_t n, const float *init, bool vec4);
 static inline svk_tref cf_tref(const cf_out *o)
 {
     return (svk_tref){o ? o->buf : NULL, o ? o->lead : 0};

@@ -43,7 +43,7 @@ typedef struct adam_case {
     int fresh;        /* m = v = 0, as before the first update */
     int quick;
     int guard;        /* 0: no guard; 1: finite (update); 2: NaN loss, 3: Inf norm, 4: norm 2e19 (skip) */
-    int vec4;         /* p, m, v on a vec4 (cf_output_vec4): with n % 4 == 0 the kernel's vec4 path */
+    int vec4;         /* p, m, v on a vec4 (cf_output_at): with n % 4 == 0 the kernel's vec4 path */
 } adam_case;
 
 static const adam_case cases[] = {
@@ -102,8 +102,8 @@ static void run_case(cf_state *cf, const adam_case *e)
         for (size_t i = 0; i < n; i++)
             m0[i] = v0[i] = 0;
     svk_tref tg = cf_input(c, "g", g, n);
-    cf_out *(*const output)(cf_case *, const char *, size_t, const float *) = e->vec4 ? cf_output_vec4 : cf_output;
-    cf_out *p = output(c, "p", n, p0), *m = output(c, "m", n, m0), *v = output(c, "v", n, v0);
+    cf_out *p = cf_output_at(c, "p", n, p0, e->vec4), *m = cf_output_at(c, "m", n, m0, e->vec4);
+    cf_out *v = cf_output_at(c, "v", n, v0, e->vec4);
     cf_out *clip_out = e->clip ? cf_output(c, "clip", 2, NULL) : NULL;
     if (!p || !m || !v || (e->clip && !clip_out))
         goto end;

@@ -31,7 +31,7 @@ typedef struct bias_case {
     uint32_t pad;     /* colsum only: ld = N + pad */
     float offset;     /* added to every dout value */
     int quick;
-    int vec4;         /* dbias on a vec4 (cf_output_vec4): colsum's vec4 path where N and ld allow */
+    int vec4;         /* dbias on a vec4 (cf_output_at): colsum's vec4 path where N and ld allow */
 } bias_case;
 
 static const bias_case cases[] = {
@@ -110,7 +110,7 @@ static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum)
     uint64_t ns = svk_colsum_scratch_elems(b->rows, b->N);
     svk_tref tsrc = cf_input(c, "dout", src, n);
     svk_tref scratch = ns ? cf_input(c, "scratch", NULL, ns) : (svk_tref){0};
-    cf_out *dst = b->vec4 ? cf_output_vec4(c, "dbias", b->N, dst0) : cf_output(c, "dbias", b->N, dst0);
+    cf_out *dst = cf_output_at(c, "dbias", b->N, dst0, b->vec4);
     if (!dst)
         goto end;
     svk_status st;

@@ -16,7 +16,7 @@
 static const double TOL_EXACT = 0.0;
 
 static const uint32_t sizes[] = {1, 7, 255, 256, 257, 4099, 1000003};
-/* Sizes run again with dst on a vec4 (cf_output_vec4): the kernel's vec4
+/* Sizes run again with dst on a vec4 (cf_output_at): the kernel's vec4
  * path where n is a multiple of 4. */
 static const uint32_t sizes_vec4[] = {4, 256, 4100, 1000004};
 
@@ -32,7 +32,7 @@ static void run(cf_state *cf, int mode, bool kernel, uint32_t n, bool vec4)
     if (!src || !init)
         goto end;
     svk_tref s = cf_input(c, "src", src, n);
-    cf_out *o = (vec4 ? cf_output_vec4 : cf_output)(c, "dst", n, mode == 2 ? init : NULL);
+    cf_out *o = cf_output_at(c, "dst", n, mode == 2 ? init : NULL, vec4);
     if (!o)
         goto end;
     svk_status st = mode == 2 ? svk_add_record(cf_list(c), cf_tref(o), s, n, NULL)

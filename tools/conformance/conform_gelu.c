@@ -36,7 +36,7 @@ typedef struct elem_case {
     input_kind in;
     int in_place;  /* out = x (fwd), dx = dout (bwd), out = gate, dgate = gate */
     int quick;
-    int vec4;      /* outputs start on a vec4 (cf_output_vec4): with n % 4 == 0 the vec4 path */
+    int vec4;      /* outputs start on a vec4 (cf_output_at): with n % 4 == 0 the vec4 path */
 } elem_case;
 
 static const elem_case cases[] = {
@@ -59,10 +59,6 @@ static const elem_case cases[] = {
     {1000004, IN_LARGE, 1, 0, 1},
 };
 
-static cf_out *elem_output(cf_case *c, const elem_case *e, const char *name, const float *init)
-{
-    return e->vec4 ? cf_output_vec4(c, name, e->n, init) : cf_output(c, name, e->n, init);
-}
 
 /* 1e13: u^3 overflows float; 1e20: u^2 does too; 3e38: near FLT_MAX. */
 static const float large_values[] = {50.0f, -50.0f, 88.0f, -88.0f, 1e4f, -1e4f, 1e13f, -1e13f,
@@ -122,7 +118,7 @@ static void gelu_fwd(cf_state *cf, const elem_case *e)
     if (!x)
         goto end;
     /* In place: the output buffer starts as x and is the input operand. */
-    cf_out *out = elem_output(c, e, "out", e->in_place ? x : NULL);
+    cf_out *out = cf_output_at(c, "out", e->n, e->in_place ? x : NULL, e->vec4);
     svk_tref tx = e->in_place ? cf_tref(out) : cf_input(c, "x", x, e->n);
     if (!out)
         goto end;
@@ -149,7 +145,7 @@ static void gelu_bwd(cf_state *cf, const elem_case *e)
     if (!x || !dout)
         goto end;
     svk_tref tx = cf_input(c, "x", x, e->n);
-    cf_out *dx = elem_output(c, e, "dx", e->in_place ? dout : NULL);
+    cf_out *dx = cf_output_at(c, "dx", e->n, e->in_place ? dout : NULL, e->vec4);
     svk_tref tdout = e->in_place ? cf_tref(dx) : cf_input(c, "dout", dout, e->n);
     if (!dx)
         goto end;
@@ -176,7 +172,7 @@ static void swiglu_fwd(cf_state *cf, const elem_case *e)
     float *gate = make_input(c, e->n, e->in, -8, 8, 1e30f), *up = cf_random(c, e->n, -2, 2);
     if (!gate || !up)
         goto end;
-    cf_out *out = elem_output(c, e, "out", e->in_place ? gate : NULL);
+    cf_out *out = cf_output_at(c, "out", e->n, e->in_place ? gate : NULL, e->vec4);
     svk_tref tgate = e->in_place ? cf_tref(out) : cf_input(c, "gate", gate, e->n);
     svk_tref tup = cf_input(c, "up", up, e->n);
     if (!out)
@@ -206,8 +202,8 @@ static void swiglu_bwd(cf_state *cf, const elem_case *e)
     if (!gate || !up || !dout)
         goto end;
     /* In place: dgate overwrites gate, dup overwrites up. */
-    cf_out *dgate = elem_output(c, e, "dgate", e->in_place ? gate : NULL);
-    cf_out *dup = elem_output(c, e, "dup", e->in_place ? up : NULL);
+    cf_out *dgate = cf_output_at(c, "dgate", e->n, e->in_place ? gate : NULL, e->vec4);
+    cf_out *dup = cf_output_at(c, "dup", e->n, e->in_place ? up : NULL, e->vec4);
     svk_tref tgate = e->in_place ? cf_tref(dgate) : cf_input(c, "gate", gate, e->n);
     svk_tref tup = e->in_place ? cf_tref(dup) : cf_input(c, "up", up, e->n);
     svk_tref tdout = cf_input(c, "dout", dout, e->n);

@@ -772,7 +772,7 @@ typedef struct residual_shape {
     uint32_t layer;  /* c = sqrt(2 (layer + 1)) */
     int inplace;     /* backward: dz = dy */
     int quick;
-    int vec4;        /* outputs on a vec4 (cf_output_vec4): with n % 4 == 0 the kernels' vec4 path */
+    int vec4;        /* outputs on a vec4 (cf_output_at): with n % 4 == 0 the kernels' vec4 path */
 } residual_shape;
 
 static const residual_shape residual_shapes[] = {
@@ -787,10 +787,6 @@ static const residual_shape residual_shapes[] = {
     {1031 * 36, 5, 0, 0, 1},
 };
 
-static cf_out *residual_output(cf_case *c, const residual_shape *s, const char *name, const float *init)
-{
-    return s->vec4 ? cf_output_vec4(c, name, s->n, init) : cf_output(c, name, s->n, init);
-}
 
 static void residual_fwd_case(cf_state *cf, const residual_shape *s)
 {
@@ -804,7 +800,7 @@ static void residual_fwd_case(cf_state *cf, const residual_shape *s)
     float *x = cf_random(c, n, -1, 1), *y = cf_random(c, n, -4, 4), *z = cf_random(c, n, -1, 1);
     if (!x || !y || !z)
         goto end;
-    cf_out *ox = residual_output(c, s, "x", x), *oy = residual_output(c, s, "y", y);
+    cf_out *ox = cf_output_at(c, "x", n, x, s->vec4), *oy = cf_output_at(c, "y", n, y, s->vec4);
     svk_tref tz = cf_input(c, "z", z, n);
     if (!ox || !oy)
         goto end;
@@ -842,11 +838,11 @@ static void residual_bwd_case(cf_state *cf, const residual_shape *s)
     svk_tref tdx = cf_input(c, "dx", dx, n), tdy;
     cf_out *dz;
     if (s->inplace) {
-        dz = residual_output(c, s, "dz", dy);
+        dz = cf_output_at(c, "dz", n, dy, s->vec4);
         tdy = cf_tref(dz);
     } else {
         tdy = cf_input(c, "dy", dy, n);
-        dz = residual_output(c, s, "dz", NULL);
+        dz = cf_output_at(c, "dz", n, NULL, s->vec4);
     }
     if (!dz)
         goto end;
