@@ -34,6 +34,7 @@ layout(constant_id = 4) const uint DMAX = 128; /* largest head width; a multiple
 
 layout(set = 0, binding = 0, std430) readonly buffer BufQKV { float qkv[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer BufOut { float outp[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer BufStats { vec2 stats[]; };
 
 const uint TPR = gl_WorkGroupSize.x;  /* invocations per query row */
 const uint BQ = gl_WorkGroupSize.y;   /* query rows per workgroup */
@@ -54,9 +55,9 @@ shared float red_l[NT];
 void main()
 {
     const uint group = svk_group_index();
-    if (group >= pc.B * pc.H * pc.q_blocks)
+    if (group >= pc.B * pc.H * pc.blocks)
         return; /* the whole workgroup: no barrier is skipped by part of it */
-    const uint qb = group % pc.q_blocks, bh = group / pc.q_blocks;
+    const uint qb = group % pc.blocks, bh = group / pc.blocks;
     const uint b = bh / pc.H, h = bh % pc.H;
     const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     const uint tid = ty * TPR + tx;
@@ -148,5 +149,7 @@ void main()
             if (d < pc.D)
                 outp[o + d] = acc[i] / l;
         }
+        if (tx == 0u)
+            stats[pc.off_stats / 2u + bh * pc.T + q] = vec2(m, l);
     }
 }

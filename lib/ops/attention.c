@@ -1,6 +1,8 @@
 #include "attention.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/push_attention_flash.h"
 #include "common/push_attention_softmax.h"
@@ -235,17 +237,144 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
     return SVK_OK;
 }
 
-/* Tiles of the flash kernel for head widths up to dmax: BQ query rows and
- * BK keys per tile, TPR = 4 invocations per row. */
+uint64_t svk_attention_flash_scratch_elems(uint32_t B, uint32_t T, uint32_t H)
+{
+    return (uint64_t)B * H * T;
+}
+
+svk_status svk_attention_flash_preferred(svk_ctx *ctx, bool *out)
+{
+    const char *env = getenv("SVK_ATTENTION");
+    if (env && *env) {
+        if (!strcmp(env, "flash"))
+            *out = true;
+        else if (!strcmp(env, "scores"))
+            *out = false;
+        else
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "SVK_ATTENTION='%s', expected 'flash' or 'scores'",
+                             env);
+        return SVK_OK;
+    }
+    *out = ctx->info.type != SVK_DEVICE_CPU;
+    return SVK_OK;
+}
+
+/* The three flash kernels share one shape: a workgroup of TPR x `rows`
+ * invocations owns `rows` query (or key) rows of one (batch, head), TPR
+ * invocations per row, and walks the other side in tiles of `tile` rows
+ * through shared memory. */
+typedef enum flash_kernel { FLASH_FWD, FLASH_BWD_DQ, FLASH_BWD_DKV } flash_kernel;
+
 typedef struct flash_tiles {
-    uint32_t dmax, bq, bk;
+    uint32_t dmax, rows, tile;
 } flash_tiles;
 
-static uint64_t flash_shared_bytes(uint32_t dmax, uint32_t bq, uint32_t bk, uint32_t tpr)
+#define FLASH_TPR 4u
+
+/* Shared memory of each kernel's arrays (see the shaders; rows of D padded
+ * to dmax + 1 floats). */
+static uint64_t flash_shared_bytes(flash_kernel k, flash_tiles t)
 {
-    /* qs, ks (rows padded by one), vs, ps, red_m, red_l: see the shader. */
-    return 4ull * ((uint64_t)bq * (dmax + 1) + (uint64_t)bk * (dmax + 1) + (uint64_t)bk * dmax + (uint64_t)bq * bk +
-                   2ull * bq * tpr);
+    const uint64_t rs = t.dmax + 1ull, r = t.rows, n = t.tile, tpr = FLASH_TPR;
+    switch (k) {
+    case FLASH_FWD: /* qs, ks, vs (unpadded), ps, red_m, red_l */
+        return 4 * (r * rs + n * rs + n * t.dmax + r * n + 2 * r * tpr);
+    case FLASH_BWD_DQ: /* qs, dos, ks, vs, dss, red */
+        return 4 * (2 * r * rs + 2 * n * rs + r * n + r * tpr);
+    case FLASH_BWD_DKV: /* ks, vs, qs, dos, ls, dls, ps, dss */
+        return 4 * (2 * r * rs + 2 * n * rs + 2 * n + 2 * r * n);
+    }
+    return UINT64_MAX;
+}
+
+/* An upper bound on one invocation's loop iterations, counting every loop
+ * of the shader as a loop (lavapipe may unroll the constant ones): the
+ * prologue's staging and zeroing, then per tile its staging, the d loop
+ * over the NS rows of the tile an invocation scores, the scores' loops and
+ * the accumulation over the tile into NACC columns. */
+static uint64_t flash_loop_iters(flash_tiles t, uint64_t T, uint64_t D)
+{
+    const uint64_t nt = FLASH_TPR * t.rows, ns = t.tile / FLASH_TPR, nacc = t.dmax / FLASH_TPR;
+    const uint64_t prologue = svk_div_up(t.rows * D, nt) + svk_div_up(t.tile * (t.dmax + 1), nt) + D + 3 * nacc +
+                              2 * FLASH_TPR;
+    const uint64_t per_tile = svk_div_up(t.tile * D, nt) + 2 + D * (ns + 1) + 4 * ns + 2 * FLASH_TPR +
+                              t.tile * (nacc + 1) + nacc;
+    return prologue + svk_div_up(T, t.tile) * per_tile;
+}
+
+/* Tiles for head width D on ctx's device: a starting point per head width
+ * sized for 32 KiB of shared memory (lavapipe, most desktop GPUs), halved,
+ * the tile first, until the kernel fits the device. On a CPU device the
+ * loops must also stay within lavapipe's budget (SVK_OP_CPU_LOOP_BUDGET),
+ * where there is no other form to fall back to. */
+static svk_status flash_pick(svk_ctx *ctx, const char *op, flash_kernel k, uint64_t T, uint64_t D, flash_tiles *out)
+{
+    static const flash_tiles table[] = {{32, 32, 32}, {64, 16, 32}, {128, 16, 16}, {256, 8, 8}};
+    flash_tiles t = {0};
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && !t.dmax; i++)
+        if (D <= table[i].dmax)
+            t = table[i];
+    if (!t.dmax)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "%s: head width D=%llu exceeds the flash kernels' 256 (use svk_attention_fwd_record)", op,
+                         (unsigned long long)D);
+    while (flash_shared_bytes(k, t) > ctx->info.max_shared_memory) {
+        if (t.tile > FLASH_TPR) {
+            t.tile /= 2;
+        } else if (t.rows > 1) {
+            t.rows /= 2;
+        } else {
+            return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                             "%s: D=%llu needs %llu bytes of shared memory, the device has %u", op,
+                             (unsigned long long)D, (unsigned long long)flash_shared_bytes(k, t),
+                             ctx->info.max_shared_memory);
+        }
+    }
+    const uint64_t loops = flash_loop_iters(t, T, D);
+    if (ctx->info.type == SVK_DEVICE_CPU && loops > SVK_OP_CPU_LOOP_BUDGET)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "%s: T=%llu, D=%llu takes up to %llu loop iterations per invocation, past the %u a CPU "
+                         "device (lavapipe) runs before it silently cuts loops short; use the materialised "
+                         "attention (svk_attention_fwd_record, SVK_ATTENTION=scores) there",
+                         op, (unsigned long long)T, (unsigned long long)D, (unsigned long long)loops,
+                         SVK_OP_CPU_LOOP_BUDGET);
+    *out = t;
+    return SVK_OK;
+}
+
+/* The kernels read the stats as vec2s. */
+static svk_status check_stats(svk_ctx *ctx, const char *op, svk_tref stats)
+{
+    if (stats.off % 2)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: operand stats starts at odd element %llu", op,
+                         (unsigned long long)stats.off);
+    return SVK_OK;
+}
+
+static svk_status flash_dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id kernel,
+                                 flash_tiles t, svk_push_attention_flash *push, const svk_range *bindings,
+                                 uint32_t n_bindings)
+{
+    const uint64_t groups = (uint64_t)push->B * push->H * svk_div_up(push->T, t.rows);
+    if (groups > UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: B*H*ceil(T/%u) = %llu workgroups", op, t.rows,
+                         (unsigned long long)groups);
+    push->blocks = (uint32_t)svk_div_up(push->T, t.rows);
+    uint32_t spec[5] = {FLASH_TPR, t.rows, 1, t.tile, t.dmax};
+    svk_dispatch disp = {
+        .kernel = kernel,
+        .spec = spec,
+        .n_bindings = n_bindings,
+        .push = push,
+        .push_size = sizeof(*push),
+        .label = op,
+    };
+    for (uint32_t i = 0; i < n_bindings; i++)
+        disp.bindings[i] = bindings[i];
+    svk_status st = svk_op_grid(ctx, op, groups, disp.groups);
+    if (st != SVK_OK)
+        return st;
+    return svk_cmdlist_dispatch(cl, &disp);
 }
 
 svk_status svk_attention_flash_fwd_record(svk_cmdlist *cl, const svk_attention_flash_args *a)
@@ -257,54 +386,64 @@ svk_status svk_attention_flash_fwd_record(svk_cmdlist *cl, const svk_attention_f
     if ((st = check_shape(ctx, op, a->B, a->T, a->C, a->H)) != SVK_OK)
         return st;
     const uint64_t B = a->B, T = a->T, C = a->C, H = a->H, D = C / H;
-    svk_range r_qkv, r_out;
-    if ((st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r_qkv)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "out", a->out, B * T * C, &r_out)) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "out", r_out, "qkv", r_qkv)) != SVK_OK)
+    svk_range r[3];
+    if ((st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r[0])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "out", a->out, B * T * C, &r[1])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "stats", a->stats, 2 * B * H * T, &r[2])) != SVK_OK ||
+        (st = check_stats(ctx, op, a->stats)) != SVK_OK ||
+        (st = check_disjoint(ctx, op, "out", r[1], "qkv", r[0])) != SVK_OK ||
+        (st = check_disjoint(ctx, op, "stats", r[2], "qkv", r[0])) != SVK_OK ||
+        (st = check_disjoint(ctx, op, "stats", r[2], "out", r[1])) != SVK_OK)
         return st;
-    /* Starting points sized for 32 KiB of shared memory (lavapipe, most
-     * desktop GPUs); halved, keys first, until they fit the device. */
-    static const flash_tiles table[] = {{32, 32, 32}, {64, 16, 32}, {128, 16, 16}, {256, 8, 8}};
-    const uint32_t tpr = 4;
-    flash_tiles t = {0};
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]) && !t.dmax; i++)
-        if (D <= table[i].dmax)
-            t = table[i];
-    if (!t.dmax)
-        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
-                         "%s: head width D=%llu exceeds the fused kernel's 256 (use svk_attention_fwd_record)", op,
-                         (unsigned long long)D);
-    while (flash_shared_bytes(t.dmax, t.bq, t.bk, tpr) > ctx->info.max_shared_memory) {
-        if (t.bk > tpr)
-            t.bk /= 2;
-        else if (t.bq > 1)
-            t.bq /= 2;
-        else
-            return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
-                             "%s: D=%llu needs %llu bytes of shared memory, the device has %u", op,
-                             (unsigned long long)D, (unsigned long long)flash_shared_bytes(t.dmax, 1, tpr, tpr),
-                             ctx->info.max_shared_memory);
-    }
-    const uint64_t q_blocks = svk_div_up(T, t.bq);
-    if (B * H * q_blocks > UINT32_MAX)
-        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: B*H*ceil(T/%u) = %llu workgroups", op, t.bq,
-                         (unsigned long long)(B * H * q_blocks));
+    flash_tiles t;
+    if ((st = flash_pick(ctx, op, FLASH_FWD, T, D, &t)) != SVK_OK)
+        return st;
     svk_push_attention_flash push = {
-        .B = a->B, .T = a->T, .C = a->C, .H = a->H, .D = (uint32_t)D, .q_blocks = (uint32_t)q_blocks,
-        .off_qkv = (uint32_t)a->qkv.off, .off_out = (uint32_t)a->out.off,
+        .B = a->B, .T = a->T, .C = a->C, .H = a->H, .D = (uint32_t)D,
+        .off_qkv = (uint32_t)a->qkv.off, .off_out = (uint32_t)a->out.off, .off_stats = (uint32_t)a->stats.off,
         .scale = (float)(1.0 / sqrt((double)D)),
     };
-    uint32_t spec[5] = {tpr, t.bq, 1, t.bk, t.dmax};
-    svk_dispatch disp = {
-        .kernel = SVK_KERNEL_ATTENTION_FLASH_FWD,
-        .spec = spec,
-        .bindings = {r_qkv, r_out},
-        .n_bindings = 2,
-        .push = &push,
-        .push_size = sizeof(push),
-        .label = op,
-    };
-    if ((st = svk_op_grid(ctx, op, B * H * q_blocks, disp.groups)) != SVK_OK)
+    return flash_dispatch(cl, ctx, op, SVK_KERNEL_ATTENTION_FLASH_FWD, t, &push, r, 3);
+}
+
+svk_status svk_attention_flash_bwd_record(svk_cmdlist *cl, const svk_attention_flash_bwd_args *a)
+{
+    SVK_CHECK_ARG(NULL, cl && a && a->qkv.buf);
+    svk_ctx *ctx = a->qkv.buf->ctx;
+    const char *op = a->label ? a->label : "attention_flash";
+    svk_status st;
+    if ((st = check_shape(ctx, op, a->B, a->T, a->C, a->H)) != SVK_OK)
         return st;
-    return svk_cmdlist_dispatch(cl, &disp);
+    const uint64_t B = a->B, T = a->T, C = a->C, H = a->H, D = C / H;
+    enum { QKV, OUT, STATS, DOUT, DELTA, DQKV, N_OPS };
+    static const char *const names[N_OPS] = {"qkv", "out", "stats", "dout", "scratch", "dqkv"};
+    const svk_tref refs[N_OPS] = {a->qkv, a->out, a->stats, a->dout, a->scratch, a->dqkv};
+    const uint64_t sizes[N_OPS] = {B * T * 3 * C, B * T * C, 2 * B * H * T, B * T * C, B * H * T, B * T * 3 * C};
+    svk_range r[N_OPS];
+    for (int i = 0; i < N_OPS; i++)
+        if ((st = svk_op_bind(ctx, op, names[i], refs[i], sizes[i], &r[i])) != SVK_OK)
+            return st;
+    if ((st = check_stats(ctx, op, a->stats)) != SVK_OK)
+        return st;
+    /* The two written operands alias nothing: the kernels read the others
+     * while writing them. */
+    for (int w = DELTA; w <= DQKV; w++)
+        for (int i = 0; i < N_OPS; i++)
+            if (i != w && (st = check_disjoint(ctx, op, names[w], r[w], names[i], r[i])) != SVK_OK)
+                return st;
+    flash_tiles tq, tk;
+    if ((st = flash_pick(ctx, op, FLASH_BWD_DQ, T, D, &tq)) != SVK_OK ||
+        (st = flash_pick(ctx, op, FLASH_BWD_DKV, T, D, &tk)) != SVK_OK)
+        return st;
+    svk_push_attention_flash push = {
+        .B = a->B, .T = a->T, .C = a->C, .H = a->H, .D = (uint32_t)D,
+        .off_qkv = (uint32_t)a->qkv.off, .off_out = (uint32_t)a->out.off, .off_stats = (uint32_t)a->stats.off,
+        .off_dout = (uint32_t)a->dout.off, .off_delta = (uint32_t)a->scratch.off,
+        .off_dqkv = (uint32_t)a->dqkv.off, .scale = (float)(1.0 / sqrt((double)D)),
+    };
+    const svk_range dq_b[6] = {r[QKV], r[OUT], r[STATS], r[DOUT], r[DELTA], r[DQKV]};
+    const svk_range dkv_b[5] = {r[QKV], r[STATS], r[DOUT], r[DELTA], r[DQKV]};
+    if ((st = flash_dispatch(cl, ctx, op, SVK_KERNEL_ATTENTION_FLASH_BWD_DQ, tq, &push, dq_b, 6)) != SVK_OK)
+        return st;
+    return flash_dispatch(cl, ctx, op, SVK_KERNEL_ATTENTION_FLASH_BWD_DKV, tk, &push, dkv_b, 5);
 }

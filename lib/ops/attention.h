@@ -12,8 +12,13 @@
  *    softmax; saves P as att [B, H, T, T] for the backward pass, 0 above the
  *    diagonal, exactly as the reference does.
  *  - flash (svk_attention_flash_fwd_record): one fused kernel with an online
- *    softmax; out only, no [B, H, T, T] storage; for inference or a
- *    recomputing backward. D <= 256.
+ *    softmax; out and each row's softmax statistics (its largest score m
+ *    and denominator l: stats [B, H, T, 2]), no [B, H, T, T] storage. Its
+ *    backward (svk_attention_flash_bwd_record) recomputes P from q, k and
+ *    the stats, tile by tile. D <= 256. On GPUs this is the training step's attention; on
+ *    lavapipe its long serial loops run far slower than the materialised
+ *    path's GEMMs (docs/PERFORMANCE.md), so the step keeps that there
+ *    (svk_attention_flash_preferred).
  * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
  * causal softmax and its backward are their CPU forms,
  * shaders/attention_softmax_*_cpu.comp: one invocation per row, no
@@ -52,8 +57,24 @@ typedef struct svk_attention_flash_args {
     uint32_t B, T, C, H;
     svk_tref qkv;      /* [B, T, 3C], read */
     svk_tref out;      /* [B, T, C], written */
+    /* [B, H, T, 2], written: m, l of each query row (svk_ref_attention_stats);
+     * an even element offset */
+    svk_tref stats;
     const char *label; /* NULL: "attention_flash" */
 } svk_attention_flash_args;
+
+typedef struct svk_attention_flash_bwd_args {
+    uint32_t B, T, C, H;
+    svk_tref dout;     /* [B, T, C], read */
+    svk_tref qkv;      /* [B, T, 3C], read: as fed to the forward pass (after RoPE) */
+    svk_tref out;      /* [B, T, C], read: the forward's out */
+    svk_tref stats;    /* [B, H, T, 2], read: the forward's stats (even offset) */
+    svk_tref dqkv;     /* [B, T, 3C], written (all of q, k and v) */
+    /* svk_attention_flash_scratch_elems(B, T, H) floats, clobbered: each
+     * query row's sum of dout * out. Must not overlap any other operand. */
+    svk_tref scratch;
+    const char *label; /* NULL: "attention_flash" */
+} svk_attention_flash_bwd_args;
 
 /* Floats of the backward scratch: B * H * T * T (the size of att). */
 uint64_t svk_attention_scratch_elems(uint32_t B, uint32_t T, uint32_t H);
@@ -67,7 +88,19 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
  * place; dq = dS k / sqrt(D); dk = dS^T q / sqrt(D). 4B + 1 dispatches. */
 svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_args *a);
 
-/* The fused forward: out only. */
+/* Floats of the flash backward's scratch: B * H * T (the stats are twice that). */
+uint64_t svk_attention_flash_scratch_elems(uint32_t B, uint32_t T, uint32_t H);
+
+/* Whether the training step should use the flash pair on ctx's device:
+ * $SVK_ATTENTION ("flash" or "scores") when set, else flash on every
+ * device but a CPU one. Unknown values are an error. */
+svk_status svk_attention_flash_preferred(svk_ctx *ctx, bool *out);
+
+/* The fused forward: out and stats, one dispatch. */
 svk_status svk_attention_flash_fwd_record(svk_cmdlist *cl, const svk_attention_flash_args *a);
+
+/* The fused backward: dq (and the scratch) from one kernel over query
+ * blocks, then dk and dv from one over key blocks. 2 dispatches. */
+svk_status svk_attention_flash_bwd_record(svk_cmdlist *cl, const svk_attention_flash_bwd_args *a);
 
 #endif

@@ -55,6 +55,31 @@ void SVK_REF(attention_fwd)(size_t B, size_t T, size_t C, size_t H,
     }
 }
 
+void SVK_REF(attention_stats)(size_t B, size_t T, size_t C, size_t H, const svk_real *qkv, svk_real *stats)
+{
+    size_t D = C / H, C3 = 3 * C;
+    svk_real scale = 1 / ref_sqrt((svk_real)D);
+    for (size_t b = 0; b < B; b++) {
+        const svk_real *base = qkv + b * T * C3;
+        for (size_t h = 0; h < H; h++) {
+            for (size_t t = 0; t < T; t++) {
+                const svk_real *q = base + t * C3 + h * D;
+                svk_real mx = 0;
+                for (size_t j = 0; j <= t; j++) {
+                    svk_real s = dot(q, base + j * C3 + C + h * D, D) * scale;
+                    if (j == 0 || s > mx)
+                        mx = s;
+                }
+                svk_real sum = 0;
+                for (size_t j = 0; j <= t; j++)
+                    sum += ref_exp(dot(q, base + j * C3 + C + h * D, D) * scale - mx);
+                stats[2 * ((b * H + h) * T + t)] = mx;
+                stats[2 * ((b * H + h) * T + t) + 1] = sum;
+            }
+        }
+    }
+}
+
 void SVK_REF(attention_bwd)(size_t B, size_t T, size_t C, size_t H,
                             const svk_real *dout, const svk_real *qkv,
                             const svk_real *att, svk_real *dqkv)

@@ -130,6 +130,13 @@ void SVK_REF_NAME(residual_bwd)(size_t n, SVK_REF_TYPE c, const SVK_REF_TYPE *dx
 void SVK_REF_NAME(attention_fwd)(size_t B, size_t T, size_t C, size_t H,
                                  const SVK_REF_TYPE *qkv, SVK_REF_TYPE *out,
                                  SVK_REF_TYPE *att);
+/* What the flash forward saves instead of att: stats [B, H, T, 2], per
+ * query row t the largest scaled score m = max_{j <= t} s_j (s as in
+ * attention_fwd) and the softmax's denominator l = sum_{j <= t} exp(s_j - m),
+ * so that P_j = exp(s_j - m) / l. (Two numbers rather than log l + m: with
+ * scores near 1e4 one float of their sum would lose ~1e-3 of every P.) */
+void SVK_REF_NAME(attention_stats)(size_t B, size_t T, size_t C, size_t H,
+                                   const SVK_REF_TYPE *qkv, SVK_REF_TYPE *stats);
 /* Backward of attention_fwd. dout: [B, T, C]; qkv: [B, T, 3C] (as fed to the
  * forward pass, i.e. after RoPE); att: [B, H, T, T] from the forward pass;
  * dqkv: [B, T, 3C], written. */

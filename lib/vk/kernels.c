@@ -34,6 +34,8 @@
 #include "common/push_attention_flash.h"
 #include "common/push_attention_softmax.h"
 #include "common/push_rope.h"
+#include "attention_flash_bwd_dkv.spv.h"
+#include "attention_flash_bwd_dq.spv.h"
 #include "attention_flash_fwd.spv.h"
 #include "attention_softmax_bwd.spv.h"
 #include "attention_softmax_fwd.spv.h"
@@ -282,11 +284,30 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_ATTENTION_FLASH_FWD] = {
         .name = "attention_flash_fwd",
         SPV(svk_spv_attention_flash_fwd),
-        .n_buffers = 2,      /* qkv, out */
-        .write_mask = 1u << 1,
+        .n_buffers = 3,      /* qkv, out, lse */
+        .write_mask = 1u << 1 | 1u << 2,
         .push_size = sizeof(svk_push_attention_flash),
         /* 4 invocations per query row x 16 rows, key tiles of 16, head
          * width up to 128; lib/ops/attention.c picks per D and device. */
+        .n_spec = 5,
+        .spec_defaults = {4, 16, 1, 16, 128},
+    },
+    [SVK_KERNEL_ATTENTION_FLASH_BWD_DQ] = {
+        .name = "attention_flash_bwd_dq",
+        SPV(svk_spv_attention_flash_bwd_dq),
+        .n_buffers = 6,      /* qkv, out, lse, dout, delta, dqkv */
+        .write_mask = 1u << 4 | 1u << 5,
+        .push_size = sizeof(svk_push_attention_flash),
+        .n_spec = 5,         /* as the forward */
+        .spec_defaults = {4, 16, 1, 16, 128},
+    },
+    [SVK_KERNEL_ATTENTION_FLASH_BWD_DKV] = {
+        .name = "attention_flash_bwd_dkv",
+        SPV(svk_spv_attention_flash_bwd_dkv),
+        .n_buffers = 5,      /* qkv, lse, dout, delta, dqkv */
+        .write_mask = 1u << 4,
+        .push_size = sizeof(svk_push_attention_flash),
+        /* 4 invocations per key row x 16 rows, query tiles of 16. */
         .n_spec = 5,
         .spec_defaults = {4, 16, 1, 16, 128},
     },

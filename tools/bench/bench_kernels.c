@@ -43,7 +43,7 @@ typedef enum kop {
     K_RES_FWD, K_RES_BWD,
     K_GELU_FWD, K_GELU_BWD, K_SWIGLU_FWD, K_SWIGLU_BWD, K_BIAS_FWD, K_BIAS_BWD,
     K_ROPE_FWD, K_ROPE_BWD,
-    K_ATT_FWD, K_ATT_BWD, K_FLASH_FWD,
+    K_ATT_FWD, K_ATT_BWD, K_FLASH_FWD, K_FLASH_BWD,
     K_EMB_FWD, K_EMB_BWD,
     K_XENT,
     K_CLIP, K_ADAMW,
@@ -79,6 +79,7 @@ static const struct {
     [K_ATT_FWD] = {"attention", "attention", "fwd", true},
     [K_ATT_BWD] = {"attention", "attention", "bwd", true},
     [K_FLASH_FWD] = {"attention", "attention_flash", "fwd", false},
+    [K_FLASH_BWD] = {"attention", "attention_flash", "bwd", false},
     [K_EMB_FWD] = {"embedding", "embedding", "fwd", false},
     [K_EMB_BWD] = {"embedding", "embedding", "bwd", false},
     [K_XENT] = {"loss", "cross_entropy", "fwd+bwd", true},
@@ -132,6 +133,7 @@ static void layout(job *j)
 {
     const uint64_t N = j->N, C = j->C, F = j->F, V = j->V, n = j->n;
     const uint64_t NC = N * C, NF = N * F, att = (uint64_t)j->B * j->H * j->T * j->T;
+    const uint64_t stats = (uint64_t)j->B * j->H * j->T; /* rows of attention */
     const double D = j->H ? (double)C / j->H : 0, dense = (double)j->B * j->H * j->T * j->T * D;
     double bytes = 0;
     j->n_operands = 0;
@@ -230,8 +232,14 @@ static void layout(job *j)
         j->work = 8 * dense;
         return;
     case K_FLASH_FWD:
-        ACT(j, "qkv", 3 * NC), ACT(j, "out", NC);
+        ACT(j, "qkv", 3 * NC), ACT(j, "out", NC), ACT(j, "stats", 2 * stats);
         j->work = 4 * dense;
+        return;
+    case K_FLASH_BWD:
+        /* stats: m and l, l >= 1 as the forward leaves it. */
+        ACT(j, "dout", NC), ACT(j, "qkv", 3 * NC), ACT(j, "out", NC), add(j, "stats", 2 * stats, FILL_POS, 1, 2);
+        ACT(j, "dqkv", 3 * NC), ACT(j, "scratch", svk_attention_flash_scratch_elems(j->B, j->T, j->H));
+        j->work = 8 * dense; /* the useful work, as for the materialised backward */
         return;
     case K_EMB_FWD:
         add_index(j, "tokens", N, j->V), ACT(j, "wte", V * C), ACT(j, "wpe", (uint64_t)j->T * C), ACT(j, "out", NC);
@@ -382,8 +390,15 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t s)
         return svk_attention_bwd_record(cl, &a);
     }
     case K_FLASH_FWD: {
-        svk_attention_flash_args a = {.B = j->B, .T = j->T, .C = C, .H = j->H, .qkv = T(j, 0, s), .out = T(j, 1, s)};
+        svk_attention_flash_args a = {.B = j->B, .T = j->T, .C = C, .H = j->H, .qkv = T(j, 0, s), .out = T(j, 1, s),
+                                      .stats = T(j, 2, s)};
         return svk_attention_flash_fwd_record(cl, &a);
+    }
+    case K_FLASH_BWD: {
+        svk_attention_flash_bwd_args a = {.B = j->B, .T = j->T, .C = C, .H = j->H, .dout = T(j, 0, s),
+                                          .qkv = T(j, 1, s), .out = T(j, 2, s), .stats = T(j, 3, s),
+                                          .dqkv = T(j, 4, s), .scratch = T(j, 5, s)};
+        return svk_attention_flash_bwd_record(cl, &a);
     }
     case K_EMB_FWD: {
         svk_embedding_fwd_args a = {.B = j->B, .T = j->T, .C = C, .V = j->V, .tokens = T(j, 0, s),
@@ -469,7 +484,7 @@ static double run_job(bench *b, job *j)
         forms[1] = "cpu";
         n_forms = 2;
     }
-    const char *metric = (j->op == K_ATT_FWD || j->op == K_ATT_BWD || j->op == K_FLASH_FWD) ? "GFLOP/s" : "GB/s";
+    const char *metric = (j->op >= K_ATT_FWD && j->op <= K_FLASH_BWD) ? "GFLOP/s" : "GB/s";
     bench_row rows[2];
     bool want[2] = {false, false}, any = false;
     for (uint32_t f = 0; f < n_forms; f++) {
@@ -601,7 +616,7 @@ void bench_run_kernels(bench *b)
     static const kop nc_ops[] = {K_LN_FWD, K_LN_BWD, K_RMS_FWD, K_RMS_BWD, K_SN_FWD, K_SN_BWD, K_SO_FWD,
                                  K_SO_BWD, K_RES_FWD, K_RES_BWD, K_GELU_FWD, K_GELU_BWD, K_SWIGLU_FWD,
                                  K_SWIGLU_BWD, K_BIAS_FWD, K_BIAS_BWD, K_ROPE_FWD, K_ROPE_BWD, K_ATT_FWD,
-                                 K_ATT_BWD, K_FLASH_FWD};
+                                 K_ATT_BWD, K_FLASH_FWD, K_FLASH_BWD};
     for (size_t o = 0; o < sizeof(nc_ops) / sizeof(nc_ops[0]); o++) {
         for (uint32_t ti = 0; ti < sh.n_tokens; ti++) {
             for (uint32_t wi = 0; wi < sh.n_widths; wi++) {
@@ -610,7 +625,7 @@ void bench_run_kernels(bench *b)
                 j.T = sh.seq < j.N ? sh.seq : j.N;
                 j.B = j.N / j.T;
                 j.H = j.C / sh.head_dim ? j.C / sh.head_dim : 1;
-                if (j.op >= K_ROPE_FWD && j.op <= K_FLASH_FWD)
+                if (j.op >= K_ROPE_FWD && j.op <= K_FLASH_BWD)
                     snprintf(j.shape, sizeof(j.shape), "B=%u T=%u H=%u D=%u", j.B, j.T, j.H, j.C / j.H);
                 else if (j.op >= K_GELU_FWD && j.op <= K_BIAS_BWD)
                     snprintf(j.shape, sizeof(j.shape), "N=%u F=%u", j.N, j.F);

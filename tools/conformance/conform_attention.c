@@ -1,7 +1,8 @@
 /*
  * Causal multi-head attention (lib/ops/attention.c, shaders/attention_*.comp;
  * reference lib/ref/attention.c): the materialised forward (out and the saved
- * probabilities att), its backward (dqkv), and the fused flash forward (out),
+ * probabilities att), its backward (dqkv), and the flash pair (the forward's
+ * out and softmax statistics, the backward's dqkv from them),
  * over awkward shapes (T = 1, 2, primes and non-multiples of every tile;
  * head widths from 2 to 256; B 1..3), logits around 1e4 and values mixing
  * 1e4 with 1e-4. The backward is fed the forward's saved att (the reference's,
@@ -36,6 +37,12 @@ static const double TOL_ATT_OUT = 1e-5; /* out, materialised and flash */
  * cancels where rows are peaked): 7.5e-7 at T = 1024, so 2e-5 leaves room
  * for a few times longer rows. */
 static const double TOL_ATT_DQKV = 2e-5;
+/* The flash forward's stats (m, l per row): m is a score, l a sum of <= T
+ * exponentials of differences of scores, both within a few roundings of
+ * the scores' own error. Measured on lavapipe: <= 2e-7; the flash
+ * backward's dqkv, fed them, <= 1.3e-6 (the peaked case), under
+ * TOL_ATT_DQKV like the materialised one. */
+static const double TOL_ATT_STATS = 1e-5;
 
 typedef enum gen_kind {
     GEN_UNIFORM,  /* q, k, v uniform in [-1, 1] */
@@ -154,7 +161,7 @@ static void run_case(cf_state *cf, const att_case *ac)
 {
     const uint32_t B = ac->B, T = ac->T, C = ac->C, H = ac->H;
     const size_t n_qkv = (size_t)B * T * 3 * C, n_out = (size_t)B * T * C;
-    const size_t n_att = (size_t)svk_attention_scratch_elems(B, T, H);
+    const size_t n_att = (size_t)svk_attention_scratch_elems(B, T, H), n_stats = (size_t)B * H * T * 2;
     static const char *gen_names[] = {"", " peaked", " logits~1e4", " v 1e4/1e-4"};
     char shape[96];
     snprintf(shape, sizeof(shape), "B%u T%u C%u H%u D%u%s", B, T, C, H, C / H, gen_names[ac->gen]);
@@ -164,8 +171,10 @@ static void run_case(cf_state *cf, const att_case *ac)
     float *att_f = malloc(n_att * sizeof(float));
     double *qkv_d = malloc(n_qkv * sizeof(double)), *dout_d = malloc(n_out * sizeof(double));
     double *out_d = malloc(n_out * sizeof(double)), *att_d = malloc(n_att * sizeof(double));
-    double *dqkv_d = malloc(n_qkv * sizeof(double));
-    if (!qkv || !dout || !att_f || !qkv_d || !dout_d || !out_d || !att_d || !dqkv_d) {
+    double *dqkv_d = malloc(n_qkv * sizeof(double)), *stats_d = malloc(n_stats * sizeof(double));
+    float *out_f = malloc(n_out * sizeof(float)), *stats_f = malloc(n_stats * sizeof(float));
+    if (!qkv || !dout || !att_f || !qkv_d || !dout_d || !out_d || !att_d || !dqkv_d || !stats_d || !out_f ||
+        !stats_f) {
         printf("%-18s %-10s %-34s FAIL out of host memory\n", "attention", "fwd", shape);
         cf->failed++;
         goto done;
@@ -180,6 +189,11 @@ static void run_case(cf_state *cf, const att_case *ac)
     /* The backward's att input is the saved forward result, in float. */
     for (size_t i = 0; i < n_att; i++)
         att_f[i] = (float)att_d[i];
+    svk_ref_attention_stats_f64(B, T, C, H, qkv_d, stats_d);
+    for (size_t i = 0; i < n_out; i++)
+        out_f[i] = (float)out_d[i];
+    for (size_t i = 0; i < n_stats; i++)
+        stats_f[i] = (float)stats_d[i];
 
     cf_case *c;
     for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
@@ -235,14 +249,35 @@ static void run_case(cf_state *cf, const att_case *ac)
         }
     }
 
+    /* The flash pair: the forward's out and stats; the backward fed the
+     * reference's out and stats in float, as the step feeds it the
+     * forward's. */
     c = cf_begin(cf, "attention_flash", "fwd", shape);
     if (c) {
         svk_tref tq = cf_input(c, "qkv", qkv, n_qkv);
-        cf_out *out = cf_output(c, "out", n_out, NULL);
-        if (out) {
-            svk_attention_flash_args a = {B, T, C, H, tq, cf_tref(out), NULL};
-            if (cf_ok(c, svk_attention_flash_fwd_record(cf_list(c), &a)) && cf_run(c))
+        cf_out *out = cf_output(c, "out", n_out, NULL), *stats = cf_output_at(c, "stats", n_stats, NULL, true);
+        if (out && stats) {
+            svk_attention_flash_args a = {B, T, C, H, tq, cf_tref(out), cf_tref(stats), NULL};
+            if (cf_ok(c, svk_attention_flash_fwd_record(cf_list(c), &a)) && cf_run(c)) {
                 cf_compare(c, out, out_d, TOL_ATT_OUT);
+                cf_compare(c, stats, stats_d, TOL_ATT_STATS);
+            }
+        }
+        cf_end(c);
+    }
+
+    c = cf_begin(cf, "attention_flash", "bwd", shape);
+    if (c) {
+        svk_tref td = cf_input(c, "dout", dout, n_out), tq = cf_input(c, "qkv", qkv, n_qkv);
+        svk_tref to = cf_input(c, "out", out_f, n_out), ts = cf_input(c, "stats", stats_f, n_stats);
+        cf_out *dqkv = cf_output(c, "dqkv", n_qkv, NULL);
+        cf_out *scratch = cf_output(c, "scratch", svk_attention_flash_scratch_elems(B, T, H), NULL);
+        if (dqkv && scratch) {
+            svk_attention_flash_bwd_args a = {B, T, C, H, td, tq, to, ts, cf_tref(dqkv), cf_tref(scratch), NULL};
+            if (cf_ok(c, svk_attention_flash_bwd_record(cf_list(c), &a)) && cf_run(c)) {
+                svk_ref_attention_bwd_f64(B, T, C, H, dout_d, qkv_d, att_d, dqkv_d);
+                cf_compare(c, dqkv, dqkv_d, TOL_ATT_DQKV);
+            }
         }
         cf_end(c);
     }
@@ -255,6 +290,9 @@ done:
     free(out_d);
     free(att_d);
     free(dqkv_d);
+    free(stats_d);
+    free(out_f);
+    free(stats_f);
 }
 
 void cf_run_attention(cf_state *cf)
