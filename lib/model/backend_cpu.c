@@ -81,4 +81,6 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-const svk_backend_impl svk_backend_cpu = {"cpu", set_plan, run, read_slab, write_slab, destroy, NULL, NULL, NULL};
+const svk_backend_impl svk_backend_cpu = {
+    .name = "cpu", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
+};

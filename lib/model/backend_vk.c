@@ -109,7 +109,9 @@ static uint64_t scratch_elems(const svk_plan *p)
             n = svk_siamese_norm_bwd_scratch_elems(kind, (uint32_t)d[0], (uint32_t)d[1]);
             break;
         case SVK_OP_ATTN_BWD:
-            n = svk_attention_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3]);
+            n = (o->flags & SVK_FLAG_FLASH)
+                    ? svk_attention_flash_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3])
+                    : svk_attention_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3]);
             break;
         case SVK_OP_BIAS_BWD:
             n = svk_colsum_scratch_elems(d[0], d[1]);
@@ -433,12 +435,25 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
         return o->code == SVK_OP_ROPE_FWD ? svk_rope_fwd_record(cl, &a) : svk_rope_bwd_record(cl, &a);
     }
     case SVK_OP_ATTN_FWD: {
+        if (o->flags & SVK_FLAG_FLASH) {
+            svk_attention_flash_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
+                                          .H = (uint32_t)d[3], .qkv = T(r, t[2]), .out = T(r, t[0]),
+                                          .stats = T(r, t[1]), .label = label};
+            return svk_attention_flash_fwd_record(cl, &a);
+        }
         svk_attention_fwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
                                     .H = (uint32_t)d[3], .qkv = T(r, t[2]), .out = T(r, t[0]), .att = T(r, t[1]),
                                     .label = label};
         return svk_attention_fwd_record(cl, &a);
     }
     case SVK_OP_ATTN_BWD: {
+        if (o->flags & SVK_FLAG_FLASH) {
+            svk_attention_flash_bwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
+                                              .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]),
+                                              .out = T(r, t[4]), .stats = T(r, t[3]), .dqkv = T(r, t[0]),
+                                              .scratch = scratch(r), .label = label};
+            return svk_attention_flash_bwd_record(cl, &a);
+        }
         svk_attention_bwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
                                     .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]), .att = T(r, t[3]),
                                     .dqkv = T(r, t[0]), .scratch = scratch(r), .label = label};
@@ -726,5 +741,19 @@ static void forget_recordings(svk_model *m)
         svk_cmdlist_destroy(&s->lists[i].cl);
 }
 
-const svk_backend_impl svk_backend_vulkan = {"vulkan", set_plan, run, read_slab, write_slab, destroy,
-                                             forget_recordings, record_external, prepare};
+/* Flash attention where svk_attention_flash_preferred says so and the
+ * heads fit its kernels (D <= 256); the materialised form otherwise. */
+static svk_status flash_attention(svk_model *m, bool *out)
+{
+    const svk_model_config *c = &m->params.config;
+    svk_status st = svk_attention_flash_preferred(m->ctx, out);
+    if (st == SVK_OK && c->width / c->heads > 256)
+        *out = false;
+    return st;
+}
+
+const svk_backend_impl svk_backend_vulkan = {
+    .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
+    .forget_recordings = forget_recordings, .record_external = record_external,
+    .flash_attention = flash_attention, .prepare = prepare,
+};

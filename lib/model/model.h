@@ -27,6 +27,9 @@ typedef struct svk_backend_impl {
     void (*forget_recordings)(svk_model *m);
     /* The application's command buffer (svk/vulkan.h); NULL: unsupported. */
     svk_status (*record_external)(svk_model *m, void *vk_command_buffer);
+    /* Whether plans for this backend use flash attention (plan.h); NULL:
+     * never. */
+    svk_status (*flash_attention)(svk_model *m, bool *out);
     /* Writes a batch and the step's numbers for an external recording. */
     svk_status (*prepare)(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h);
 } svk_backend_impl;

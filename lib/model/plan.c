@@ -274,6 +274,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         }
         svk_plan_op *o = op(b, SVK_OP_ATTN_FWD, "blocks.%u.attn", l);
         o->t[0] = s->att_out, o->t[1] = s->att, o->t[2] = s->qkv;
+        o->flags = b->p->flash_attention ? SVK_FLAG_FLASH : 0;
         o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
         linear_fwd(b, name, s->z, s->att_out, d->N, d->C, d->C);
@@ -308,6 +309,10 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
         linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false);
         svk_plan_op *o = op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
         o->t[0] = s_big, o->t[1] = s_c, o->t[2] = s->qkv, o->t[3] = s->att;
+        if (b->p->flash_attention) {
+            o->flags = SVK_FLAG_FLASH;
+            o->t[4] = s->att_out;
+        }
         o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
         if (c->pos == SVK_POS_ROPE) {
             o = op(b, SVK_OP_ROPE_BWD, "blocks.%u.attn.rope.bwd", l);
@@ -360,7 +365,8 @@ static void norm_bwd(builder *b, const char *prefix, uint32_t dx, uint32_t dout,
     o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
 }
 
-svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, svk_plan *p)
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, bool flash_attention,
+                          svk_plan *p)
 {
     memset(p, 0, sizeof(*p));
     if (B == 0 || T == 0 || T > c->ctx)
@@ -371,6 +377,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     p->B = B;
     p->T = T;
     p->eps = c->norm_eps;
+    p->flash_attention = flash_attention;
     dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab};
     const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, pre = c->placement == SVK_PLACEMENT_PRE;
     const bool ln = c->norm == SVK_NORM_LAYERNORM;
@@ -427,7 +434,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             s->u = tensor(&b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
         if (attn) {
             s->qkv = tensor(&b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
-            s->att = tensor(&b, SVK_SLAB_ACT, d.B * d.H * d.T * d.T, -1, "att.%u", k);
+            if (flash_attention) {
+                /* Read as vec2s: an even offset. */
+                p->slab_elems[SVK_SLAB_ACT] += p->slab_elems[SVK_SLAB_ACT] % 2;
+                s->att = tensor(&b, SVK_SLAB_ACT, 2 * d.B * d.H * d.T, -1, "att.stats.%u", k);
+            } else {
+                s->att = tensor(&b, SVK_SLAB_ACT, d.B * d.H * d.T * d.T, -1, "att.%u", k);
+            }
             s->att_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "att_out.%u", k);
         } else {
             s->a = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "a.%u", k);

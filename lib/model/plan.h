@@ -88,8 +88,9 @@ typedef enum svk_plan_opcode {
     SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB */
     SVK_OP_ROPE_FWD,      /* qkv t0 in place; dims B, T, C, H; f[0] = theta */
     SVK_OP_ROPE_BWD,      /* dqkv t0 in place */
-    SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H */
-    SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3 */
+    SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H. att: the probabilities [B, H, T, T],
+                             or with flag FLASH the softmax stats [B, H, T, 2] (lib/ops/attention.h) */
+    SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3; with flag FLASH the forward's out t4 */
     SVK_OP_GELU_FWD,      /* out t0 = gelu(x t1) */
     SVK_OP_GELU_BWD,      /* dx t0 = dout t2 * gelu'(x t1) */
     SVK_OP_SWIGLU_FWD,    /* out t0 = silu(gate t1) * up t2 */
@@ -104,7 +105,7 @@ typedef enum svk_plan_opcode {
 } svk_plan_opcode;
 
 #define SVK_PLAN_MAX_T 14
-enum { SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8 };
+enum { SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8, SVK_FLAG_FLASH = 16 };
 
 typedef struct svk_plan_op {
     svk_plan_opcode code;
@@ -133,10 +134,15 @@ typedef struct svk_plan {
     uint64_t slab_elems[SVK_SLAB_COUNT];
     uint32_t tokens, targets, logits, output; /* well-known tensor ids */
     float eps;
+    bool flash_attention; /* attention saves the softmax stats, not the probabilities */
 } svk_plan;
 
-/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx). */
-svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, svk_plan *out);
+/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx).
+ * flash_attention: the attention ops are the flash pair (flag FLASH), which
+ * keep [B, H, T, 2] per attention sublayer for the backward instead of
+ * [B, H, T, T]; only the Vulkan backend runs it. */
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, bool flash_attention,
+                          svk_plan *out);
 void svk_plan_free(svk_plan *p);
 
 /* Writes a batch into the input slab: tokens, and targets (NULL: all -1,

@@ -143,6 +143,9 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
             SVK_REF(rope_bwd)(d[0], d[1], d[2], d[3], o->f[0], F(&c, t[0]));
             break;
         case SVK_OP_ATTN_FWD:
+            if (o->flags & SVK_FLAG_FLASH)
+                return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu (%s): flash attention on the CPU reference",
+                                 i, o->label);
             SVK_REF(attention_fwd)(d[0], d[1], d[2], d[3], F(&c, t[2]), F(&c, t[0]), F(&c, t[1]));
             break;
         case SVK_OP_ATTN_BWD:

@@ -30,7 +30,9 @@
  * parameters, gradients and both Adam moments (4 P floats), plus what the
  * backward pass reads, per sublayer the norm's input streams (x; y too for
  * siamese) and statistics, the sublayer input h, then attention's qkv,
- * probabilities [B, H, T, T] and head outputs, or the MLP's pre-activation
+ * softmax statistics [B, H, T, 2] (flash attention's; the materialised
+ * form, which lavapipe's step uses, saves the probabilities [B, H, T, T]
+ * instead) and head outputs, or the MLP's pre-activation
  * and activation ([N, F] each; SwiGLU's gate, up and product); at the end
  * the final streams, statistics and output, and the logits (their gradient
  * in place). Gradient workspaces are left out, so no plan can go below it. */
@@ -41,7 +43,7 @@ static uint64_t min_activations(const svk_model_config *c, uint64_t B, uint64_t 
     const uint64_t NC = N * C, stats = (siamese ? 3 : 1) * N * (ln ? 2 : 1);
     const uint64_t streams = (siamese ? 2 : 1) * NC;
     uint64_t per_layer = 2 * (streams + stats + NC);                  /* both sublayers' norms and h */
-    per_layer += 3 * NC + B * H * T * T + NC;                         /* attention */
+    per_layer += 3 * NC + 2 * B * H * T + NC;                         /* attention */
     per_layer += (c->mlp == SVK_MLP_SWIGLU ? 3 : 2) * N * F;          /* MLP */
     uint64_t final = streams + stats + NC + N * V;
     return per_layer * c->layers + final;
