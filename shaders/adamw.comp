@@ -46,10 +46,18 @@ layout(set = 0, binding = 3, std430) buffer BufV4 { vec4 v4[]; };
 layout(set = 0, binding = 4, std430) readonly buffer BufScale { float scale[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufStep { float step[]; };
 layout(set = 0, binding = 6, std430) readonly buffer BufGuard { float guard[]; };
+layout(set = 0, binding = 7, std430) readonly buffer BufPrev { float prev[]; };
 
 bool svk_is_finite(float x)
 {
     return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+/* svk_step_finite (lib/model/plan.h) of a step's loss and gradient norm. */
+bool step_finite(const float loss, const float norm)
+{
+    precise float norm_sq = norm * norm;
+    return svk_is_finite(loss) && svk_is_finite(norm_sq);
 }
 
 /* One element's update, in the reference's order. */
@@ -75,17 +83,16 @@ void main()
     uint i;
     if (!svk_elem_index(VEC4 ? pc.n / 4u : pc.n, i))
         return;
-    if ((pc.flags & SVK_ADAMW_FLAG_GUARD) != 0u) {
-        const float loss = guard[pc.off_guard];
-        precise float norm_sq = guard[pc.off_guard + 1u] * guard[pc.off_guard + 1u];
-        if (!svk_is_finite(loss) || !svk_is_finite(norm_sq))
-            return;
-    }
+    if ((pc.flags & SVK_ADAMW_FLAG_GUARD) != 0u && !step_finite(guard[pc.off_guard], guard[pc.off_guard + 1u]))
+        return;
     float lr = pc.lr, bc1 = pc.bc1, bc2 = pc.bc2;
     if ((pc.flags & SVK_ADAMW_FLAG_STEP_BUFFER) != 0u) {
+        const bool prev_skipped = (pc.flags & SVK_ADAMW_FLAG_PREV_GUARD) != 0u &&
+                                  !step_finite(prev[pc.off_prev], prev[pc.off_prev + 1u]);
+        const uint bc = pc.off_step + (prev_skipped ? 3u : 1u);
         lr = step[pc.off_step];
-        bc1 = step[pc.off_step + 1u];
-        bc2 = step[pc.off_step + 2u];
+        bc1 = step[bc];
+        bc2 = step[bc + 1u];
     }
     const float s = (pc.flags & SVK_ADAMW_FLAG_SCALE) != 0u ? scale[pc.off_scale] : 1.0;
 

@@ -19,6 +19,14 @@ void svk_adamw_step_values(uint64_t t, float lr, float beta1, float beta2, float
     out[2] = bias_correction(beta2, t);
 }
 
+void svk_adamw_step_values_prev(uint64_t t, bool prev_unknown, float lr, float beta1, float beta2, float out[5])
+{
+    svk_adamw_step_values(t, lr, beta1, beta2, out);
+    const uint64_t t_skip = prev_unknown && t > 1 ? t - 1 : t;
+    out[3] = bias_correction(beta1, t_skip);
+    out[4] = bias_correction(beta2, t_skip);
+}
+
 static bool overlap(svk_tref a, svk_tref b, uint64_t n)
 {
     return a.buf == b.buf && a.off < b.off + n && b.off < a.off + n;
@@ -39,7 +47,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
     if (!a->step.buf && (a->t == 0 || !isfinite(a->lr)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: t=%llu (counts from 1) lr=%g (finite)", op,
                          (unsigned long long)a->t, (double)a->lr);
-    svk_range r[7];
+    svk_range r[8];
     svk_status st;
     if ((st = svk_op_bind(ctx, op, "p", a->p, a->n, &r[0])) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "g", a->g, a->n, &r[1])) != SVK_OK ||
@@ -53,16 +61,23 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
                          (unsigned long long)a->p.off, (unsigned long long)a->m.off, (unsigned long long)a->v.off);
     uint32_t flags = a->decay ? SVK_ADAMW_FLAG_DECAY : 0u;
     /* Absent optional operands: g stands in; the shader never reads them. */
-    r[4] = r[5] = r[6] = r[1];
+    r[4] = r[5] = r[6] = r[7] = r[1];
     if (a->scale.buf) {
         if ((st = svk_op_bind(ctx, op, "scale", a->scale, 1, &r[4])) != SVK_OK)
             return st;
         flags |= SVK_ADAMW_FLAG_SCALE;
     }
+    if (a->prev_guard.buf && !a->step.buf)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: prev_guard needs a step buffer", op);
     if (a->step.buf) {
-        if ((st = svk_op_bind(ctx, op, "step", a->step, 3, &r[5])) != SVK_OK)
+        if ((st = svk_op_bind(ctx, op, "step", a->step, a->prev_guard.buf ? 5 : 3, &r[5])) != SVK_OK)
             return st;
         flags |= SVK_ADAMW_FLAG_STEP_BUFFER;
+    }
+    if (a->prev_guard.buf) {
+        if ((st = svk_op_bind(ctx, op, "prev_guard", a->prev_guard, 2, &r[7])) != SVK_OK)
+            return st;
+        flags |= SVK_ADAMW_FLAG_PREV_GUARD;
     }
     if (a->guard.buf) {
         if ((st = svk_op_bind(ctx, op, "guard", a->guard, 2, &r[6])) != SVK_OK)
@@ -81,6 +96,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         .off_scale = a->scale.buf ? svk_elem_off(a->scale) : 0u,
         .off_step = a->step.buf ? svk_elem_off(a->step) : 0u,
         .off_guard = a->guard.buf ? svk_elem_off(a->guard) : 0u,
+        .off_prev = a->prev_guard.buf ? svk_elem_off(a->prev_guard) : 0u,
         .flags = flags,
         .lr = sv[0],
         .beta1 = a->beta1,
@@ -91,6 +107,6 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
         .bc2 = sv[2],
     };
     const uint64_t offs[4] = {push.off_p, push.off_g, push.off_m, push.off_v};
-    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, offs, 4, r, 7, &push, sizeof(push),
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_ADAMW, a->n, offs, 4, r, 8, &push, sizeof(push),
                                      a->label);
 }

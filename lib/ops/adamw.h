@@ -18,7 +18,9 @@
  * `guard` lets a replayed step skip itself when it went non-finite (an
  * overflowing loss or gradient), decided on the device so the host never
  * waits on the norm before submitting; the rule is svk_step_finite in
- * lib/model/plan.h.
+ * lib/model/plan.h. `prev_guard` does the same for the update count: a step
+ * submitted while the previous one still runs takes t - 1 if that one
+ * skipped itself.
  */
 #ifndef SVK_OPS_ADAMW_H
 #define SVK_OPS_ADAMW_H
@@ -37,6 +39,10 @@ typedef struct svk_adamw_args {
     svk_tref guard;           /* [2] = the step's loss, gradient norm in device memory:
                                * no update unless both (the norm squared) are finite;
                                * or buf NULL: always update */
+    svk_tref prev_guard;      /* with step only: [2] = the previous step's loss, gradient
+                               * norm; step is then [5] (svk_adamw_step_values_prev) and
+                               * its bias corrections for t - 1 apply unless both are
+                               * finite (that step was skipped); or buf NULL */
     float lr;                 /* learning rate of this update (ignored with step) */
     uint64_t t;               /* update number, from 1 (ignored with step) */
     float beta1, beta2;       /* in [0, 1); defaults 0.9, 0.95 */
@@ -49,6 +55,13 @@ typedef struct svk_adamw_args {
 /* The three floats of svk_adamw_args.step for update t (>= 1) at rate lr,
  * computed exactly as the push-constant path does. */
 void svk_adamw_step_values(uint64_t t, float lr, float beta1, float beta2, float out[3]);
+
+/* The five floats of a step buffer read with prev_guard: those of update t,
+ * then the bias corrections of t - 1, for a step submitted while the one
+ * before it still runs (t counts that one as applied). prev_unknown false:
+ * the previous step's outcome is known and already in t, and both pairs
+ * are t's. */
+void svk_adamw_step_values_prev(uint64_t t, bool prev_unknown, float lr, float beta1, float beta2, float out[5]);
 
 svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a);
 

@@ -475,7 +475,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_ADAMW] = {
         .name = "adamw",
         SPV(svk_spv_adamw),
-        .n_buffers = 7,      /* p, g, m, v, scale, step, guard */
+        .n_buffers = 8,      /* p, g, m, v, scale, step, guard, prev */
         .write_mask = (1u << 0) | (1u << 2) | (1u << 3),
         .push_size = sizeof(svk_push_adamw),
         .n_spec = 4,

@@ -44,33 +44,44 @@ typedef struct adam_case {
     int quick;
     int guard;        /* 0: no guard; 1: finite (update); 2: NaN loss, 3: Inf norm, 4: norm 2e19 (skip) */
     int vec4;         /* p, m, v on a vec4 (cf_output_at): with n % 4 == 0 the kernel's vec4 path */
+    /* With step_buffer, a previous step still running when this one was
+     * submitted (prev_guard): 0 none; 1 it was finite (t applies); 2 NaN
+     * loss, 3 norm 2e19: it was skipped, t - 1 applies. */
+    int prev;
 } adam_case;
 
 static const adam_case cases[] = {
-    {1, 1, {1}, 1, 0, 0, 0, 1, 1, 0, 0},
-    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1, 0, 0},
-    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 0},
-    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1, 0, 0},
-    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1, 0, 0},
-    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 0},
-    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1, 0, 0},
-    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1, 0, 0},
-    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 0},
-    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0, 0, 0},
-    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 1, 0},
-    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 2, 0},
-    {7, 1, {1}, 0, 0, 0, 0, 1, 1, 3, 0},
-    {7, 1, {3}, 1, 0.5f, 0, 0, 0, 1, 4, 0},
+    {1, 1, {1}, 1, 0, 0, 0, 1, 1, 0, 0, 0},
+    {1, 3, {1, 2, 3}, 0, 0, 0, 0, 1, 1, 0, 0, 0},
+    {7, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 0, 0},
+    {4099, 1, {1000}, 1, 0, 0, 0, 0, 1, 0, 0, 0},
+    {4099, 1, {1000}, 0, 0.5f, 0, 0, 0, 1, 0, 0, 0},
+    {4099, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 0, 0},
+    {100003, 4, {1, 2, 3, 1000}, 1, 0.9f, 0, 0, 0, 1, 0, 0, 0},
+    {100003, 2, {7, 8}, 0, 0, 1, 0, 0, 1, 0, 0, 0},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 0, 0},
+    {1000000, 1, {1000}, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 1, 0, 0},
+    {4099, 2, {1, 2}, 1, 0, 0, 1, 0, 1, 2, 0, 0},
+    {7, 1, {1}, 0, 0, 0, 0, 1, 1, 3, 0, 0},
+    {7, 1, {3}, 1, 0.5f, 0, 0, 0, 1, 4, 0, 0},
     /* The vec4 path. */
-    {4, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 1},
-    {4100, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 1},
-    {4100, 2, {1, 2}, 0, 0, 1, 1, 0, 1, 1, 1},
-    {4100, 1, {1}, 1, 0.5f, 0, 0, 0, 1, 2, 1},
-    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 1},
+    {4, 3, {1, 2, 3}, 1, 0.37f, 0, 0, 1, 1, 0, 1, 0},
+    {4100, 3, {1, 2, 3}, 1, 0, 0, 1, 1, 1, 0, 1, 0},
+    {4100, 2, {1, 2}, 0, 0, 1, 1, 0, 1, 1, 1, 0},
+    {4100, 1, {1}, 1, 0.5f, 0, 0, 0, 1, 2, 1, 0},
+    {1000000, 3, {1, 2, 3}, 1, 0.25f, 0, 0, 1, 0, 0, 1, 0},
+    /* The update count chosen on the device (prev_guard). */
+    {4099, 3, {2, 3, 4}, 1, 0, 0, 1, 0, 1, 0, 0, 1},
+    {4099, 3, {2, 3, 4}, 1, 0.5f, 0, 1, 0, 1, 1, 0, 2},
+    {7, 2, {2, 3}, 0, 0, 0, 1, 1, 1, 0, 0, 3},
+    {4100, 2, {2, 3}, 0, 0, 0, 1, 0, 1, 0, 1, 2},
+    {4100, 2, {2, 1000}, 1, 0, 0, 1, 0, 1, 1, 1, 1},
 };
 
 static const char *const guard_names[] = {"", " guard", " guard=nan", " guard=inf",
                                           " guard=2e19"};
+static const char *const prev_names[] = {"", " prev", " prev=nan", " prev=2e19"};
 
 static const float LR = 3e-3f, BETA1 = 0.9f, BETA2 = 0.95f, EPS = 1e-8f, WD = 0.1f;
 
@@ -87,9 +98,9 @@ static void run_case(cf_state *cf, const adam_case *e)
     for (uint32_t s = 0; s < e->n_steps; s++)
         len += snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%llu", s ? "," : "",
                         (unsigned long long)e->t[s]);
-    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s%s%s", e->decay ? " wd" : "",
+    snprintf(shape + len, sizeof(shape) - (size_t)len, "%s%s%s%s%s%s%s%s", e->decay ? " wd" : "",
              e->scale != 0 ? " scale" : "", e->clip ? " clip" : "", e->step_buffer ? " stepbuf" : "",
-             e->fresh ? " m=v=0" : "", guard_names[e->guard], e->vec4 ? " vec4" : "");
+             e->fresh ? " m=v=0" : "", guard_names[e->guard], prev_names[e->prev], e->vec4 ? " vec4" : "");
     cf_case *c = cf_begin(cf, "adamw", "update", shape);
     if (!c)
         return;
@@ -126,6 +137,11 @@ static void run_case(cf_state *cf, const adam_case *e)
         const float guard_values[][2] = {{0, 0}, {2.5f, 3.0f}, {NAN, 3.0f}, {2.5f, INFINITY}, {2.5f, 2e19f}};
         tguard = cf_input(c, "guard", guard_values[e->guard], 2);
     }
+    svk_tref tprev = {0};
+    if (e->prev) {
+        const float prev_values[][2] = {{0, 0}, {2.5f, 3.0f}, {NAN, 3.0f}, {2.5f, 2e19f}};
+        tprev = cf_input(c, "prev", prev_values[e->prev], 2);
+    }
     for (uint32_t s = 0; s < e->n_steps; s++) {
         svk_adamw_args a = {
             .n = n, .p = cf_tref(p), .g = tg, .m = cf_tref(m), .v = cf_tref(v), .scale = tscale,
@@ -135,9 +151,14 @@ static void run_case(cf_state *cf, const adam_case *e)
         if (e->step_buffer) {
             /* What the host would write into mapped memory before each
              * submission; here each update has its own buffer. */
-            float sv[3];
-            svk_adamw_step_values(e->t[s], lr_of(s), BETA1, BETA2, sv);
-            a.step = cf_input(c, "step", sv, 3);
+            float sv[5];
+            if (e->prev) {
+                svk_adamw_step_values_prev(e->t[s], true, lr_of(s), BETA1, BETA2, sv);
+                a.prev_guard = tprev;
+            } else {
+                svk_adamw_step_values(e->t[s], lr_of(s), BETA1, BETA2, sv);
+            }
+            a.step = cf_input(c, "step", sv, e->prev ? 5 : 3);
             a.lr = NAN; /* must not be used */
             a.t = 0;
         }
@@ -160,7 +181,8 @@ static void run_case(cf_state *cf, const adam_case *e)
     }
     /* A guard that is not finite: the reference takes no update at all. */
     for (uint32_t s = 0; s < e->n_steps && e->guard < 2; s++)
-        svk_ref_adamw_f64(n, rp, rg, rm, rv, scale, lr_of(s), BETA1, BETA2, EPS, WD, e->decay, e->t[s]);
+        svk_ref_adamw_f64(n, rp, rg, rm, rv, scale, lr_of(s), BETA1, BETA2, EPS, WD, e->decay,
+                          e->prev >= 2 ? e->t[s] - 1 : e->t[s]);
     cf_compare(c, p, rp, TOL_ADAMW);
     cf_compare(c, m, rm, TOL_ADAMW);
     cf_compare(c, v, rv, TOL_ADAMW);
