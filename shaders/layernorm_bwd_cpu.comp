@@ -6,7 +6,8 @@
  *   xhat = (x - mean) rstd, dxhat = dout g (dout + add with ADD_DOUT;
  *   dx + add with ADD_DX).
  * One invocation per lane: lane p walks rows [p R, (p + 1) R) in order
- * (R = rows_per_part) and sums their gain and bias contributions into row p
+ * (R = rows_per_part), RC_ROWS at a time (common/row_cpu.glsl), and sums
+ * their gain and bias contributions into row p
  * of the partial blocks, which norm_param_reduce.comp then adds in lane
  * order to dg and db: deterministic, no atomics.
  * Reference: lib/ref/layernorm.c. Conformance: tools/conformance/conform_norm.c
@@ -16,6 +17,7 @@
  * by the one invocation that owns its row.
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_norm_bwd.h"
 
@@ -39,48 +41,85 @@ layout(set = 0, binding = 7, std430) buffer BufPart4 { vec4 part4[]; };
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
+/* dout + add (with ADD_DOUT) at element e of the rows' [rows, W] layout. */
+vec4 grad_at(const uint e, const bool add_dout)
+{
+    vec4 dv = RC_LD(dout, dout4, pc.off_dout + e);
+    if (add_dout)
+        dv += RC_LD(add, add4, pc.off_add + e);
+    return dv;
+}
+
+/* Rows row .. row + n - 1 of a lane (n is RC_ROWS or 1, a constant once
+ * inlined; common/row_cpu.glsl), whose gain partial row starts at element
+ * pg; first: row is the lane's first row, so the partials start from its
+ * contribution instead of their stored value. The partials take the rows'
+ * contributions in row order, as one row at a time would. */
+void lane_rows(const uint row, const uint n, const uint pg, const bool first)
+{
+    const uint W = pc.width, pb = pg + pc.part_b;
+    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
+    uint e[RC_ROWS];
+    float mu[RC_ROWS], rs[RC_ROWS];
+    vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++) {
+        e[k] = (row + k) * W;
+        mu[k] = mean[pc.off_mean + row + k];
+        rs[k] = rstd[pc.off_rstd + row + k];
+        sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+    }
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        vec4 pgi, pbi; /* the partials with rows row .. row + k added */
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = (RC_LD(x, x4, pc.off_x + e[k] + i) - mu[k]) * rs[k];
+            const vec4 dxhat = dv * gi;
+            rc_add(sd[k], sd_c[k], dxhat);
+            rc_add(sdx[k], sdx_c[k], dxhat * xhat);
+            const vec4 cg = dv * xhat;
+            if (k == 0u) {
+                pgi = first ? cg : RC_LD(part, part4, pg + i) + cg;
+                pbi = first ? dv : RC_LD(part, part4, pb + i) + dv;
+            } else {
+                pgi += cg;
+                pbi += dv;
+            }
+        }
+        RC_ST(part, part4, pg + i, pgi);
+        RC_ST(part, part4, pb + i, pbi);
+    }
+
+    float mean_d[RC_ROWS], mean_dx[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++) {
+        mean_d[k] = rc_sum(sd[k]) / float(W);
+        mean_dx[k] = rc_sum(sdx[k]) / float(W);
+    }
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = (RC_LD(x, x4, pc.off_x + e[k] + i) - mu[k]) * rs[k];
+            vec4 v = rs[k] * (dv * gi - mean_d[k] - xhat * mean_dx[k]);
+            if (add_dx)
+                v += RC_LD(add, add4, pc.off_add + e[k] + i);
+            RC_ST(dx, dx4, pc.off_dx + e[k] + i, v);
+        }
+    }
+}
+
 void main()
 {
     const uint lane = rc_unit();
     if (lane >= pc.n_part)
         return;
-    const uint W = pc.width;
-    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
-    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
-    const uint pg = pc.off_part + lane * W, pb = pg + pc.part_b;
+    const uint pg = pc.off_part + lane * pc.width;
     const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
-
-    for (uint row = r0; row < r1; row++) {
-        const uint e = row * W;
-        const uint bo = pc.off_dout + e, ba = pc.off_add + e, bx = pc.off_x + e, bd = pc.off_dx + e;
-        const float mu = mean[pc.off_mean + row], rs = rstd[pc.off_rstd + row];
-        const bool first = row == r0;
-
-        vec4 sd = vec4(0.0), sd_c = vec4(0.0), sdx = vec4(0.0), sdx_c = vec4(0.0);
-        for (uint i = 0u; i < W; i += RC_STEP) {
-            vec4 dv = RC_LD(dout, dout4, bo + i);
-            if (add_dout)
-                dv += RC_LD(add, add4, ba + i);
-            const vec4 xhat = (RC_LD(x, x4, bx + i) - mu) * rs;
-            const vec4 dxhat = dv * RC_LD(g, g4, pc.off_g + i);
-            rc_add(sd, sd_c, dxhat);
-            rc_add(sdx, sdx_c, dxhat * xhat);
-            const vec4 cg = dv * xhat;
-            RC_ST(part, part4, pg + i, first ? cg : RC_LD(part, part4, pg + i) + cg);
-            RC_ST(part, part4, pb + i, first ? dv : RC_LD(part, part4, pb + i) + dv);
-        }
-        const float mean_d = rc_sum(sd) / float(W), mean_dx = rc_sum(sdx) / float(W);
-
-        for (uint i = 0u; i < W; i += RC_STEP) {
-            vec4 dv = RC_LD(dout, dout4, bo + i);
-            if (add_dout)
-                dv += RC_LD(add, add4, ba + i);
-            const vec4 xhat = (RC_LD(x, x4, bx + i) - mu) * rs;
-            const vec4 dxhat = dv * RC_LD(g, g4, pc.off_g + i);
-            vec4 v = rs * (dxhat - mean_d - xhat * mean_dx);
-            if (add_dx)
-                v += RC_LD(add, add4, ba + i);
-            RC_ST(dx, dx4, bd + i, v);
-        }
-    }
+    uint row = r0;
+    for (; row + RC_ROWS <= r1; row += RC_ROWS)
+        lane_rows(row, RC_ROWS, pg, row == r0);
+    for (; row < r1; row++)
+        lane_rows(row, 1u, pg, row == r0);
 }

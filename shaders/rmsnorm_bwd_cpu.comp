@@ -9,6 +9,7 @@
  * (the "-cpu" rows).
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_norm_bwd.h"
 
@@ -31,44 +32,73 @@ layout(set = 0, binding = 6, std430) buffer BufPart4 { vec4 part4[]; };
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
+/* dout + add (with ADD_DOUT) at element e of the rows' [rows, W] layout. */
+vec4 grad_at(const uint e, const bool add_dout)
+{
+    vec4 dv = RC_LD(dout, dout4, pc.off_dout + e);
+    if (add_dout)
+        dv += RC_LD(add, add4, pc.off_add + e);
+    return dv;
+}
+
+/* Rows row .. row + n - 1 of a lane, n RC_ROWS or 1, the gain partial row
+ * at element pg, first as in layernorm_bwd_cpu.comp. */
+void lane_rows(const uint row, const uint n, const uint pg, const bool first)
+{
+    const uint W = pc.width;
+    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
+    uint e[RC_ROWS];
+    float rs[RC_ROWS];
+    vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++) {
+        e[k] = (row + k) * W;
+        rs[k] = rstd[pc.off_rstd + row + k];
+        sdx[k] = sdx_c[k] = vec4(0.0);
+    }
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        vec4 pgi; /* the partial with rows row .. row + k added */
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = RC_LD(x, x4, pc.off_x + e[k] + i) * rs[k];
+            rc_add(sdx[k], sdx_c[k], dv * gi * xhat);
+            const vec4 cg = dv * xhat;
+            if (k == 0u)
+                pgi = first ? cg : RC_LD(part, part4, pg + i) + cg;
+            else
+                pgi += cg;
+        }
+        RC_ST(part, part4, pg + i, pgi);
+    }
+
+    float mean_dx[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++)
+        mean_dx[k] = rc_sum(sdx[k]) / float(W);
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = RC_LD(x, x4, pc.off_x + e[k] + i) * rs[k];
+            vec4 v = rs[k] * (dv * gi - xhat * mean_dx[k]);
+            if (add_dx)
+                v += RC_LD(add, add4, pc.off_add + e[k] + i);
+            RC_ST(dx, dx4, pc.off_dx + e[k] + i, v);
+        }
+    }
+}
+
 void main()
 {
     const uint lane = rc_unit();
     if (lane >= pc.n_part)
         return;
-    const uint W = pc.width;
-    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
-    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
-    const uint pg = pc.off_part + lane * W;
+    const uint pg = pc.off_part + lane * pc.width;
     const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
-
-    for (uint row = r0; row < r1; row++) {
-        const uint e = row * W;
-        const uint bo = pc.off_dout + e, ba = pc.off_add + e, bx = pc.off_x + e, bd = pc.off_dx + e;
-        const float rs = rstd[pc.off_rstd + row];
-        const bool first = row == r0;
-
-        vec4 sdx = vec4(0.0), sdx_c = vec4(0.0);
-        for (uint i = 0u; i < W; i += RC_STEP) {
-            vec4 dv = RC_LD(dout, dout4, bo + i);
-            if (add_dout)
-                dv += RC_LD(add, add4, ba + i);
-            const vec4 xhat = RC_LD(x, x4, bx + i) * rs;
-            rc_add(sdx, sdx_c, dv * RC_LD(g, g4, pc.off_g + i) * xhat);
-            const vec4 cg = dv * xhat;
-            RC_ST(part, part4, pg + i, first ? cg : RC_LD(part, part4, pg + i) + cg);
-        }
-        const float mean_dx = rc_sum(sdx) / float(W);
-
-        for (uint i = 0u; i < W; i += RC_STEP) {
-            vec4 dv = RC_LD(dout, dout4, bo + i);
-            if (add_dout)
-                dv += RC_LD(add, add4, ba + i);
-            const vec4 xhat = RC_LD(x, x4, bx + i) * rs;
-            vec4 v = rs * (dv * RC_LD(g, g4, pc.off_g + i) - xhat * mean_dx);
-            if (add_dx)
-                v += RC_LD(add, add4, ba + i);
-            RC_ST(dx, dx4, bd + i, v);
-        }
-    }
+    uint row = r0;
+    for (; row + RC_ROWS <= r1; row += RC_ROWS)
+        lane_rows(row, RC_ROWS, pg, row == r0);
+    for (; row < r1; row++)
+        lane_rows(row, 1u, pg, row == r0);
 }

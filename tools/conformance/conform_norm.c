@@ -7,7 +7,12 @@
  *
  * Shapes: rows of width 1 up to 12289, row counts 1 to 4099 (the backward
  * pass puts 5 of 1031 rows in each lane, the last lane 1; 17 of 4099 rows
- * in each of 242 lanes). Inputs:
+ * in each of 242 lanes; 4 of 1024 in each of 256, whole groups of the CPU
+ * forms' RC_ROWS = 4 (shaders/common/row_cpu.glsl); 7 of 1790, a group and
+ * 3 single rows, the last lane 5; 4 of 769, the last lane 1: at widths
+ * 6143 (LayerNorm, RMSNorm) and 4095 (SiameseNorm) that puts the backward
+ * CPU forms within 8 iterations of SVK_OP_CPU_LOOP_BUDGET, lib/ops/ops.h).
+ * Inputs:
  *   random  uniform in [-1, 1)
  *   offset  1e4 + uniform in [-0.1, 0.1): a float mean would already be off
  *           by up to 5e-4 = 0.9% of the standard deviation, and
@@ -361,6 +366,9 @@ static const row_shape norm_shapes[] = {
     {3, 8192, FILL_RANDOM, 1, 0},
     {2, 12289, FILL_RANDOM, 0, 0},
     {4099, 64, FILL_RANDOM, 0, 0},
+    {1024, 64, FILL_RANDOM, 0, 1},
+    {1790, 36, FILL_RANDOM, 1, 0},
+    {769, 6143, FILL_RANDOM, 0, 0},
     {61, 1000, FILL_OFFSET, 0, 1},
     {3, 8192, FILL_OFFSET, 0, 0},
     {1031, 33, FILL_OFFSET, 0, 0},
@@ -575,6 +583,12 @@ static const siamese_shape siamese_shapes[] = {
      * "-cpu" forward rows take the portable form. */
     {2, 12289, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {5, 64, FILL_CONST, FILL_RANDOM, GRADS_BOTH, 0, 0},
+    /* The backward CPU form's lanes of RC_ROWS (see the top); the model
+     * output takes the even entries only, so the costly loop-budget shape
+     * sits at an odd one. */
+    {769, 4095, FILL_RANDOM, FILL_RANDOM, GRADS_NONE, 0, 0},
+    {1024, 128, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 1},
+    {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
 };
 
 static void siamese_name(char *buf, size_t size, const siamese_shape *s, svk_norm_kind kind, bool bwd)
