@@ -1,8 +1,17 @@
 /*
  * The Vulkan backend: the plan's tensors in device buffers, its op ranges
  * recorded once per batch shape into command lists that every step
- * replays. Per step the host writes only the tokens, the targets and three
+ * replays. Per step the host writes only the tokens, the targets and five
  * numbers (learning rate and AdamW's bias corrections) into mapped memory.
+ *
+ * Double buffering: the inputs, the outputs and the step's numbers exist
+ * twice (parities 0 and 1), each op range is recorded once per parity, and
+ * a training step submitted while the previous one still runs takes the
+ * other parity, so the host writes step n + 1's batch while the device runs
+ * step n and the queue never waits for the host. Step n + 1's AdamW reads
+ * step n's outputs to learn whether n was applied (its update count; see
+ * svk_adamw_args.prev_guard). The lists' leading barrier
+ * (svk_cmdlist_begin) orders each step after the one before it on the queue.
  *
  * Buffers: the parameter, gradient and moment slabs are one buffer each
  * (the gradient zeroing and norm run over the whole slab; SiameseNorm's
@@ -36,23 +45,28 @@
 #include "vk/buffer.h"
 #include "vk/context.h"
 
-/* A recorded range of the plan. */
+/* A recorded range of the plan, for one parity of the double-buffered
+ * inputs and outputs. */
 typedef struct vk_list {
     size_t begin, end;
+    int parity;
     svk_cmdlist *cl;
 } vk_list;
 
-#define MAX_LISTS 4
+#define MAX_LISTS 8
 
 typedef struct vk_state {
     svk_buffer *slab[SVK_SLAB_COUNT];   /* ACT: unused (per-tensor buffers) */
     uint64_t slab_elems[SVK_SLAB_COUNT];
     svk_buffer **act;                   /* [n_tensors]: ACT tensors' buffers */
     size_t n_act;
-    svk_buffer *scratch, *clip_partials, *losses, *hparams;
+    svk_buffer *scratch, *clip_partials, *losses;
+    svk_buffer *alt[2];                 /* parity 1's inputs and outputs (parity 0's: slab[]) */
+    svk_buffer *hparams[2];             /* the step's numbers, by parity */
     vk_list lists[MAX_LISTS];
-    svk_cmdlist *external;              /* a step recorded into the app's command buffer */
-    svk_cmdlist *pending;               /* submitted, not yet waited for */
+    svk_cmdlist *external;              /* a step recorded into the app's command buffer (parity 0) */
+    svk_cmdlist *inflight[2];           /* by parity: submitted, not yet waited for */
+    int cur;                            /* the parity of the latest run: its outputs are the model's */
     bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
 
@@ -61,7 +75,8 @@ static void free_shape(vk_state *s)
     for (int i = 0; i < MAX_LISTS; i++)
         svk_cmdlist_destroy(&s->lists[i].cl);
     svk_cmdlist_destroy(&s->external);
-    s->pending = NULL;
+    s->inflight[0] = s->inflight[1] = NULL;
+    s->cur = 0;
     for (size_t i = 0; i < s->n_act; i++)
         svk_buffer_destroy(&s->act[i]);
     free(s->act);
@@ -70,6 +85,8 @@ static void free_shape(vk_state *s)
     svk_buffer_destroy(&s->scratch);
     svk_buffer_destroy(&s->clip_partials);
     svk_buffer_destroy(&s->losses);
+    svk_buffer_destroy(&s->alt[0]);
+    svk_buffer_destroy(&s->alt[1]);
     s->shape_ready = false;
     for (int k = SVK_SLAB_ACT; k < SVK_SLAB_COUNT; k++) {
         svk_buffer_destroy(&s->slab[k]);
@@ -85,7 +102,8 @@ static void destroy(svk_model *m)
     free_shape(s);
     for (int k = 0; k < SVK_SLAB_ACT; k++)
         svk_buffer_destroy(&s->slab[k]);
-    svk_buffer_destroy(&s->hparams);
+    svk_buffer_destroy(&s->hparams[0]);
+    svk_buffer_destroy(&s->hparams[1]);
     free(s);
     m->backend = NULL;
 }
@@ -144,12 +162,12 @@ static size_t shape_requests(vk_state *s, const svk_plan *p, svk_buffer_request 
                              char note[160], uint64_t released[SVK_POOL_COUNT])
 {
     size_t n = 0;
-    const svk_buffer *freed[3] = {s->scratch, s->clip_partials, s->losses};
+    const svk_buffer *freed[5] = {s->scratch, s->clip_partials, s->losses, s->alt[0], s->alt[1]};
     memset(released, 0, SVK_POOL_COUNT * sizeof(released[0]));
     for (size_t i = 0; i < s->n_act; i++)
         if (s->act[i])
             released[s->act[i]->alloc.pool] += s->act[i]->alloc.size;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         if (freed[i])
             released[freed[i]->alloc.pool] += freed[i]->alloc.size;
 #define ADD(dst, name_, note_, bytes, memory_)                                                   \
@@ -177,8 +195,14 @@ static size_t shape_requests(vk_state *s, const svk_plan *p, svk_buffer_request 
         ADD(&s->slab[k], slab_names[k], k < SVK_SLAB_ACT ? note : NULL, (p->slab_elems[k] ? p->slab_elems[k] : 1) * 4,
             k >= SVK_SLAB_INPUT ? SVK_MEMORY_HOST_MAPPED : SVK_MEMORY_DEVICE);
     }
-    if (!s->hparams)
-        ADD(&s->hparams, "step", NULL, 16, SVK_MEMORY_HOST_MAPPED);
+    /* Parity 1's inputs and outputs (free_shape frees both parities). */
+    ADD(&s->alt[0], "inputs.1", NULL, (p->slab_elems[SVK_SLAB_INPUT] ? p->slab_elems[SVK_SLAB_INPUT] : 1) * 4,
+        SVK_MEMORY_HOST_MAPPED);
+    ADD(&s->alt[1], "outputs.1", NULL, (p->slab_elems[SVK_SLAB_OUTPUT] ? p->slab_elems[SVK_SLAB_OUTPUT] : 1) * 4,
+        SVK_MEMORY_HOST_MAPPED);
+    for (int q = 0; q < 2; q++)
+        if (!s->hparams[q])
+            ADD(&s->hparams[q], q ? "step.1" : "step", NULL, 5 * 4, SVK_MEMORY_HOST_MAPPED);
     for (size_t i = 0; i < p->n_tensors; i++)
         if (p->tensors[i].slab == SVK_SLAB_ACT)
             ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
@@ -260,6 +284,8 @@ static svk_status ensure_shape(svk_model *m)
     return st;
 }
 
+static svk_status finish_pending(vk_state *s);
+
 static svk_status set_plan(svk_model *m, const svk_plan *p)
 {
     vk_state *s = m->backend;
@@ -268,13 +294,10 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
         if (!s)
             return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    if (s->pending) {
-        svk_status st = svk_cmdlist_wait(s->pending);
-        if (st != SVK_OK)
-            return st;
-        s->pending = NULL;
-    }
-    svk_status st = check_fit(m, p);
+    svk_status st = finish_pending(s);
+    if (st != SVK_OK)
+        return st;
+    st = check_fit(m, p);
     if (st != SVK_OK)
         return st;
     free_shape(s);
@@ -303,7 +326,14 @@ typedef struct rec {
     const svk_plan *p;
     vk_state *s;
     svk_cmdlist *cl;
+    int parity;
 } rec;
+
+/* The inputs' or outputs' buffer of a parity. */
+static svk_buffer *io_buffer(const vk_state *s, svk_slab slab, int parity)
+{
+    return parity ? s->alt[slab == SVK_SLAB_OUTPUT] : s->slab[slab];
+}
 
 static svk_tref T(const rec *r, uint32_t id)
 {
@@ -312,6 +342,8 @@ static svk_tref T(const rec *r, uint32_t id)
     const svk_plan_tensor *t = &r->p->tensors[id];
     if (t->slab == SVK_SLAB_ACT)
         return (svk_tref){r->s->act[id], 0};
+    if (t->slab >= SVK_SLAB_INPUT)
+        return (svk_tref){io_buffer(r->s, t->slab, r->parity), t->offset};
     return (svk_tref){r->s->slab[t->slab], t->offset};
 }
 
@@ -320,6 +352,12 @@ static svk_tref OUT(const rec *r, uint32_t element)
     svk_tref t = T(r, r->p->output);
     t.off += element;
     return t;
+}
+
+/* An output of the previous step, which ran on the other parity. */
+static svk_tref PREV_OUT(const rec *r, uint32_t element)
+{
+    return (svk_tref){io_buffer(r->s, SVK_SLAB_OUTPUT, !r->parity), r->p->tensors[r->p->output].offset + element};
 }
 
 static svk_tref scratch(const rec *r)
@@ -500,8 +538,9 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
         const svk_optimizer *opt = &r->m->params.optimizer;
         svk_adamw_args a = {
             .n = d[0], .p = T(r, t[0]), .g = T(r, t[1]), .m = T(r, t[2]), .v = T(r, t[3]),
-            .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->s->hparams, 0},
+            .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->s->hparams[r->parity], 0},
             .guard = OUT(r, SVK_OUT_LOSS), /* loss, then the norm: SVK_OUT_GRAD_NORM follows */
+            .prev_guard = PREV_OUT(r, SVK_OUT_LOSS),
             .beta1 = opt->beta1, .beta2 = opt->beta2, .eps = opt->eps, .weight_decay = opt->weight_decay,
             .decay = (o->flags & SVK_FLAG_DECAY) != 0, .label = label,
         };
@@ -555,12 +594,13 @@ static void print_profile(svk_cmdlist *cl)
 }
 
 /* The recorded list of ops [begin, end), made on first use. */
-static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist **out)
+static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, svk_cmdlist **out)
 {
     vk_state *s = m->backend;
     int free_slot = -1;
     for (int i = 0; i < MAX_LISTS; i++) {
-        if (s->lists[i].cl && s->lists[i].begin == begin && s->lists[i].end == end) {
+        if (s->lists[i].cl && s->lists[i].begin == begin && s->lists[i].end == end &&
+            s->lists[i].parity == parity) {
             *out = s->lists[i].cl;
             return SVK_OK;
         }
@@ -569,7 +609,7 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist *
     }
     if (free_slot < 0)
         return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
-    rec r = {m, &m->plan, s, NULL};
+    rec r = {m, &m->plan, s, NULL, parity};
     /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
      * each submission (a developer's tool; replays stay unchanged). */
     svk_cmdlist_params lp = {0};
@@ -586,43 +626,51 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, svk_cmdlist *
         svk_cmdlist_destroy(&r.cl);
         return st;
     }
-    s->lists[free_slot] = (vk_list){begin, end, r.cl};
+    s->lists[free_slot] = (vk_list){begin, end, parity, r.cl};
     *out = r.cl;
     return SVK_OK;
 }
 
-static svk_status finish_pending(vk_state *s)
+/* Waits for the list in flight on a parity. A failed wait keeps it in
+ * flight: the step still runs, and a later wait may succeed
+ * (svk_model_settle retries). */
+static svk_status finish_parity(vk_state *s, int parity)
 {
-    if (!s->pending)
+    if (!s->inflight[parity])
         return SVK_OK;
-    /* A failed wait keeps the list pending: the step still runs, and a
-     * later wait may succeed (svk_model_settle retries). */
-    svk_status st = svk_cmdlist_wait(s->pending);
+    svk_status st = svk_cmdlist_wait(s->inflight[parity]);
     if (st == SVK_OK)
-        s->pending = NULL;
+        s->inflight[parity] = NULL;
     return st;
 }
 
-/* The batch and the step's numbers, into the mapped memory the recorded
- * lists read (nothing may be in flight). */
-static svk_status write_inputs(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h)
+/* Waits for everything in flight, the older list first. */
+static svk_status finish_pending(vk_state *s)
+{
+    svk_status st = finish_parity(s, !s->cur);
+    return st == SVK_OK ? finish_parity(s, s->cur) : st;
+}
+
+/* The batch and the step's numbers, into parity q's mapped memory, which
+ * nothing in flight reads. */
+static svk_status write_inputs(svk_model *m, int q, const int32_t *tokens, const int32_t *targets,
+                               const svk_step_hparams *h)
 {
     vk_state *s = m->backend;
     const svk_plan *p = &m->plan;
     int32_t *in;
     float *hp;
     svk_status st;
-    if ((st = svk_buffer_map(s->slab[SVK_SLAB_INPUT], (void **)&in)) != SVK_OK ||
-        (st = svk_buffer_map(s->hparams, (void **)&hp)) != SVK_OK)
+    if ((st = svk_buffer_map(io_buffer(s, SVK_SLAB_INPUT, q), (void **)&in)) != SVK_OK ||
+        (st = svk_buffer_map(s->hparams[q], (void **)&hp)) != SVK_OK)
         return st;
     svk_plan_write_inputs(p, in, tokens, targets);
-    if (h) {
-        /* AdamW reads lr and the bias corrections from here (no re-recording
-         * per step). Computed in double as the reference does. */
-        hp[0] = h->lr;
-        hp[1] = (float)(1.0 - pow((double)h->beta1, (double)h->t));
-        hp[2] = (float)(1.0 - pow((double)h->beta2, (double)h->t));
-    }
+    /* AdamW reads lr and the bias corrections from here (no re-recording
+     * per step), computed in double as the reference does: those of h->t,
+     * then those of h->t - 1 should the step still in flight on the other
+     * parity turn out to be skipped (prev_guard). */
+    if (h)
+        svk_adamw_step_values_prev(h->t, h->prev_in_flight, h->lr, h->beta1, h->beta2, hp);
     return SVK_OK;
 }
 
@@ -631,21 +679,44 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
 {
     vk_state *s = m->backend;
     svk_cmdlist *cl = NULL;
+    /* A training step submitted behind one still running takes the other
+     * parity; anything else follows a settled model and reuses the
+     * current one. Either way the list that last used the parity must be
+     * done before its inputs are rewritten (for the other parity's, the
+     * model settled that step already, so this does not wait). */
+    const bool behind = h && h->prev_in_flight;
+    const int q = behind ? !s->cur : s->cur;
     svk_status st = ensure_shape(m);
     if (st == SVK_OK)
-        st = list_for(m, begin, end, &cl);
-    /* The mapped inputs may still be read by the step in flight. */
-    if (st != SVK_OK || (st = finish_pending(s)) != SVK_OK)
+        st = list_for(m, begin, end, q, &cl);
+    if (st == SVK_OK)
+        st = behind ? finish_parity(s, q) : finish_pending(s);
+    if (st != SVK_OK)
         return st;
-    if ((st = write_inputs(m, tokens, targets, h)) != SVK_OK || (st = svk_cmdlist_submit(cl)) != SVK_OK)
+    if ((st = write_inputs(m, q, tokens, targets, h)) != SVK_OK || (st = svk_cmdlist_submit(cl)) != SVK_OK)
         return st;
-    s->pending = cl;
+    s->inflight[q] = cl;
+    s->cur = q;
     if (profiling()) {
         st = finish_pending(s);
         print_profile(cl);
         return st;
     }
     return wait ? finish_pending(s) : SVK_OK;
+}
+
+/* The outputs of the step before the latest run (model.c settles it while
+ * the latest runs): the other parity's, once its list is done. */
+static svk_status read_prev_output(svk_model *m, float out[SVK_OUT_COUNT])
+{
+    vk_state *s = m->backend;
+    float *base;
+    svk_status st = finish_parity(s, !s->cur);
+    if (st == SVK_OK)
+        st = svk_buffer_map(io_buffer(s, SVK_SLAB_OUTPUT, !s->cur), (void **)&base);
+    if (st == SVK_OK)
+        memcpy(out, base + m->plan.tensors[m->plan.output].offset, SVK_OUT_COUNT * sizeof(float));
+    return st;
 }
 
 static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)
@@ -677,7 +748,7 @@ static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n,
          * step has been applied (a failure there would leave the model
          * updated while reporting an error). */
         char *base;
-        if ((st = svk_buffer_map(s->slab[slab], (void **)&base)) != SVK_OK)
+        if ((st = svk_buffer_map(io_buffer(s, slab, s->cur), (void **)&base)) != SVK_OK)
             return st;
         if (to_host)
             memcpy(host, base + offset * 4, n * 4);
@@ -703,7 +774,7 @@ static svk_status record_external(svk_model *m, void *vk_command_buffer)
 {
     vk_state *s = m->backend;
     svk_cmdlist_destroy(&s->external);
-    rec r = {m, &m->plan, s, NULL};
+    rec r = {m, &m->plan, s, NULL, 0};
     svk_cmdlist_params lp = {.external = (VkCommandBuffer)vk_command_buffer};
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
     if (st == SVK_OK)
@@ -727,8 +798,13 @@ static svk_status prepare(svk_model *m, const int32_t *tokens, const int32_t *ta
     if (!s->external)
         return svk_error(svk_model_log(m), SVK_ERROR_INVALID_STATE,
                          "svk_model_prepare_train_step: no step is recorded (svk_model_record_train_step)");
+    /* The recording reads parity 0 (record_external); the model settled
+     * every step before, so the step's count is known (prev_in_flight is
+     * false) and parity 0's outputs become the model's. */
     svk_status st = finish_pending(s);
-    return st == SVK_OK ? write_inputs(m, tokens, targets, h) : st;
+    if (st == SVK_OK && (st = write_inputs(m, 0, tokens, targets, h)) == SVK_OK)
+        s->cur = 0;
+    return st;
 }
 
 static void forget_recordings(svk_model *m)
@@ -755,5 +831,5 @@ static svk_status flash_attention(svk_model *m, bool *out)
 const svk_backend_impl svk_backend_vulkan = {
     .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
     .forget_recordings = forget_recordings, .record_external = record_external,
-    .flash_attention = flash_attention, .prepare = prepare,
+    .flash_attention = flash_attention, .prepare = prepare, .read_prev_output = read_prev_output,
 };

@@ -264,7 +264,7 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     if (st == SVK_OK) {
         /* Every slab of the state was rewritten and any step in flight
          * waited for (the writes wait), so nothing stale is left. */
-        m->step_pending = false;
+        m->step_pending = m->older_pending = false;
         m->last_skipped = false;
         m->unusable[0] = '\0';
     } else if (written) {

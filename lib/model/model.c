@@ -87,7 +87,7 @@ svk_status svk_model_reset_optimizer(svk_model *m)
     free(zero);
     /* The writes waited for any step in flight; its count no longer matters. */
     m->step = 0;
-    m->step_pending = false;
+    m->step_pending = m->older_pending = false;
     m->last_skipped = false;
     return st;
 }
@@ -188,10 +188,10 @@ svk_status svk_model_check_usable(svk_model *m, const char *func)
                      "%s: the model is unusable: %s; load a checkpoint (svk_model_load) to go on", func, m->unusable);
 }
 
-svk_status svk_model_settle(svk_model *m)
+/* Reads the outcome of one submitted step: the one before the latest
+ * (older) or the latest. */
+static svk_status settle_one(svk_model *m, bool older)
 {
-    if (!m->step_pending)
-        return SVK_OK;
     float out[SVK_OUT_COUNT];
     /* The step was submitted: it runs whether or not this wait succeeds.
      * A wait may fail for want of memory and succeed when tried again (the
@@ -200,7 +200,7 @@ svk_status svk_model_settle(svk_model *m)
      * from then on rather than go on from a guess. */
     svk_status st = SVK_OK;
     for (int attempt = 0; attempt < 3; attempt++) {
-        st = read_output(m, out);
+        st = older ? m->impl->read_prev_output(m, out) : read_output(m, out);
         if (st == SVK_OK || st == SVK_ERROR_DEVICE_LOST)
             break;
     }
@@ -210,11 +210,22 @@ svk_status svk_model_settle(svk_model *m)
                      svk_last_error());
         return st;
     }
-    m->step_pending = false;
+    if (older)
+        m->older_pending = false;
+    else
+        m->step_pending = false;
     m->last_skipped = !svk_step_finite(out[SVK_OUT_LOSS], out[SVK_OUT_GRAD_NORM]);
     if (!m->last_skipped)
         m->step++;
     return SVK_OK;
+}
+
+svk_status svk_model_settle(svk_model *m)
+{
+    svk_status st = m->older_pending ? settle_one(m, true) : SVK_OK;
+    if (st == SVK_OK && m->step_pending)
+        st = settle_one(m, false);
+    return st;
 }
 
 uint64_t svk_model_step(const svk_model *cm)
@@ -282,25 +293,30 @@ static svk_status check_lr(svk_model *m, float lr, const char *func)
 }
 
 /* The checks and preparation every batch goes through, in this order: the
- * shape, the step in flight settled (a new plan would drop its outputs),
+ * shape, the steps in flight settled (a new plan would drop their outputs),
  * the plan for the shape (its sizes are checked there, before any
- * allocation), then the values. */
-static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, const char *func)
+ * allocation), then the values. overlap: a training step that may go in
+ * behind the one in flight (at the same shape, on a backend that keeps
+ * both steps' outputs), which then stays pending; the one before it is
+ * settled, so that its parity is free and the update count is known up to
+ * the step in flight. */
+static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, bool overlap, const char *func)
 {
     svk_status st = svk_model_check_usable(m, func);
     if (st == SVK_OK)
         st = check_shape(m, B, T, func);
+    overlap = overlap && m->impl->read_prev_output && m->has_plan && m->plan.B == B && m->plan.T == T;
     if (st == SVK_OK)
-        st = svk_model_settle(m);
+        st = overlap ? (m->older_pending ? settle_one(m, true) : SVK_OK) : svk_model_settle(m);
     if (st == SVK_OK)
         st = use_shape(m, B, T);
     return st;
 }
 
 static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
-                              const char *func)
+                              bool overlap, const char *func)
 {
-    svk_status st = begin_shape(m, B, T, func);
+    svk_status st = begin_shape(m, B, T, overlap, func);
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
@@ -313,15 +329,22 @@ svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, targets);
     svk_status st = check_lr(m, lr, __func__);
-    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, __func__)) != SVK_OK)
+    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, true, __func__)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
-    svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
+    /* A step still in flight is counted as applied; the device corrects
+     * the count if it was not (svk_step_hparams.prev_in_flight). */
+    svk_step_hparams h = {
+        .lr = lr, .t = m->step + 1 + (m->step_pending ? 1 : 0), .beta1 = o->beta1, .beta2 = o->beta2,
+        .adam_eps = o->eps, .weight_decay = o->weight_decay, .max_norm = o->max_norm,
+        .prev_in_flight = m->step_pending,
+    };
     const svk_plan *p = &m->plan;
     /* Not waited for here: once submitted the step counts as pending, so a
      * failed wait below still leaves the count to be settled. */
     if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, false)) != SVK_OK)
         return st;
+    m->older_pending = m->step_pending;
     m->step_pending = true;
     if (loss) {
         float out[SVK_OUT_COUNT];
@@ -362,7 +385,7 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, targets);
     SVK_CHECK_PTR(log, loss);
-    svk_status st = begin_batch(m, tokens, targets, B, T, __func__);
+    svk_status st = begin_batch(m, tokens, targets, B, T, false, __func__);
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
@@ -381,7 +404,7 @@ svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_
     svk_log *log = svk_model_log(m);
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, logits);
-    svk_status st = begin_batch(m, tokens, NULL, B, T, __func__);
+    svk_status st = begin_batch(m, tokens, NULL, B, T, false, __func__);
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
@@ -499,7 +522,7 @@ svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32
     if (!m->impl->record_external)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = begin_shape(m, B, T, __func__);
+    svk_status st = begin_shape(m, B, T, false, __func__);
     return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
 }
 
@@ -525,7 +548,10 @@ svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, con
     if (st != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
-    svk_step_hparams h = {lr, m->step + 1, o->beta1, o->beta2, o->eps, o->weight_decay, o->max_norm};
+    svk_step_hparams h = {
+        .lr = lr, .t = m->step + 1, .beta1 = o->beta1, .beta2 = o->beta2, .adam_eps = o->eps,
+        .weight_decay = o->weight_decay, .max_norm = o->max_norm,
+    };
     if ((st = m->impl->prepare(m, tokens, targets, &h)) == SVK_OK)
         m->step_pending = true;
     return st;

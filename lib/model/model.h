@@ -27,6 +27,11 @@ typedef struct svk_backend_impl {
     void (*forget_recordings)(svk_model *m);
     /* The application's command buffer (svk/vulkan.h); NULL: unsupported. */
     svk_status (*record_external)(svk_model *m, void *vk_command_buffer);
+    /* Outputs of the training step submitted before the latest run, which
+     * may still be in flight (waits for it). Non-NULL: the backend takes a
+     * training step while the previous one runs (svk_step_hparams.
+     * prev_in_flight), keeping both steps' outputs. */
+    svk_status (*read_prev_output)(svk_model *m, float out[SVK_OUT_COUNT]);
     /* Whether plans for this backend use flash attention (plan.h); NULL:
      * never. */
     svk_status (*flash_attention)(svk_model *m, bool *out);
@@ -43,6 +48,7 @@ struct svk_model {
     uint64_t n_elems;            /* parameter elements */
     uint64_t step;               /* AdamW updates taken, by steps that have completed */
     bool step_pending;           /* a training step was submitted whose outcome is not yet read */
+    bool older_pending;          /* and so was the one before it (read_prev_output reads it) */
     bool last_skipped;           /* the last completed training step was not finite: no update */
     /* Non-empty: why the model refuses every call but load and destroy (a
      * step was submitted and its outcome could not be read back, so the

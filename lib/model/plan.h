@@ -166,9 +166,11 @@ const char *svk_plan_opcode_name(svk_plan_opcode code);
  * the plan: the optimiser's hyperparameters and the step number. */
 typedef struct svk_step_hparams {
     float lr;            /* this update's learning rate */
-    uint64_t t;          /* the update's number, from 1 */
+    uint64_t t;          /* the update's number, from 1, counting a step still in flight as applied */
     float beta1, beta2, adam_eps, weight_decay;
     float max_norm;      /* clipping threshold; 0 = off */
+    bool prev_in_flight; /* the previous training step is still running (its outcome unknown): if
+                            it is skipped, this update is number t - 1 (Vulkan backend only) */
 } svk_step_hparams;
 
 /* The CPU backend (plan_cpu_tmpl.c): runs ops [begin, end) of the plan with
