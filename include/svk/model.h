@@ -58,7 +58,11 @@ SVK_API uint64_t svk_model_step(const svk_model *model);
  * (targets -1 = no loss), T <= ctx. Runs forward, loss, backward, clipping
  * and AdamW with learning rate lr. When loss is non-NULL the step's loss is
  * written (the call then waits for the step); when NULL, the step may still
- * be running when the call returns, and the next call orders after it.
+ * be running when the call returns, and the next call orders after it. On
+ * the Vulkan backend the next training step of the same shape is then
+ * queued behind it without waiting (its batch is copied while this one
+ * runs), so a loop that reads no loss keeps the device busy; the call waits
+ * only for the step before the one still running.
  * A step whose loss or gradient norm is not finite changes nothing and
  * returns SVK_OK (see svk_step_info.skipped). If a step was submitted but
  * its outcome cannot be read back (waits that keep failing), the call fails
