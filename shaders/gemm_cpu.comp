@@ -58,6 +58,8 @@ layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
 layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
 layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+#define GEMM_AUX_BINDING 4
+#include "common/gemm_epilogue.glsl"
 
 const uint WG_X = gl_WorkGroupSize.x;
 const uint TN4 = TN / 4u;
@@ -216,7 +218,7 @@ void main()
                 v += pc.beta * c[idx];
             if (has_bias)
                 v += bias[pc.off_bias + n];
-            c[idx] = v;
+            c[idx] = svk_gemm_epilogue(v, idx);
         }
     }
 }

@@ -85,6 +85,8 @@ layout(set = 0, binding = 4, std430) buffer BufC { float c[]; };
 layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
+#define GEMM_AUX_BINDING 6
+#include "common/gemm_epilogue.glsl"
 
 const uint TM4 = TM / 4u;
 const uint TN4 = TN / 4u;
@@ -247,7 +249,7 @@ void main()
                     v += beta * c4[idx];
                 if (has_bias)
                     v += bias4[(pc.off_bias + n) >> 2];
-                c4[idx] = v;
+                c4[idx] = svk_gemm_epilogue4(v, idx);
             }
         }
         return;
@@ -266,7 +268,7 @@ void main()
                 v += beta * c[idx];
             if (has_bias)
                 v += bias[pc.off_bias + n];
-            c[idx] = v;
+            c[idx] = svk_gemm_epilogue(v, idx);
         }
     }
 }

@@ -132,6 +132,12 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
     return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
+/* Two ranges sharing a byte (distinct buffers never share memory). */
+static bool overlaps(svk_range a, svk_range b)
+{
+    return a.buf == b.buf && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
     SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
@@ -157,6 +163,14 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         (st = check_operand(ctx, label, "C", g->c, g->off_c, g->M, g->N, ldc, sc, batch, g->stride2_c, outer)) != SVK_OK)
         return st;
     if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1, 0, 1)) != SVK_OK)
+        return st;
+    const bool epi = g->epilogue != SVK_GEMM_EPILOGUE_NONE;
+    if (g->epilogue > SVK_GEMM_EPILOGUE_GELU_BWD)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown epilogue %d", label, (int)g->epilogue);
+    if (epi && !g->aux)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the epilogue's operand aux has no buffer", label);
+    if (epi && (st = check_operand(ctx, label, "aux", g->aux, g->off_aux, g->M, g->N, ldc, sc, batch, g->stride2_c,
+                                   outer)) != SVK_OK)
         return st;
 
     svk_kernel_id kernel_id;
@@ -194,7 +208,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                        ? ctx->info.subgroup_size
                        : 0;
         spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
-                   (!g->bias || g->off_bias % 4 == 0);
+                   (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0);
     } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
@@ -217,11 +231,14 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .lda = (uint32_t)lda, .ldb = (uint32_t)ldb, .ldc = (uint32_t)ldc,
         .off_a = (uint32_t)g->off_a, .off_b = (uint32_t)g->off_b, .off_c = (uint32_t)g->off_c,
         .off_bias = (uint32_t)g->off_bias,
+        .off_aux = (uint32_t)g->off_aux,
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
         .batch = (uint32_t)batch,
         .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
         .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
                  (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
+                 (g->epilogue == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
+                 (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
                  (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
@@ -231,8 +248,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
-    /* Without a bias the shaders never read its binding; A stands in. */
+    /* Without a bias the shaders never read its binding; A stands in. So
+     * it does for aux without an epilogue, tracked as read; with GELU_BWD
+     * aux is only read. */
     const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
+    const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : ra;
+    if (epi && (overlaps(raux, ra) || overlaps(raux, rb) || overlaps(raux, rc)))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': the epilogue's aux (element %llu of '%s') overlaps A, B or C", label,
+                         (unsigned long long)g->off_aux, g->aux->name);
     svk_dispatch d = {
         .kernel = kernel_id,
         .spec = spec,
@@ -243,13 +267,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     };
     if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
         /* A and B each as an RGBA32F and an R32F view (kernels.c). */
-        const svk_range b[6] = {ra, ra, rb, rb, rc, rbias};
+        const svk_range b[7] = {ra, ra, rb, rb, rc, rbias, raux};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 6;
+        d.n_bindings = 7;
     } else {
-        const svk_range b[4] = {ra, rb, rc, rbias};
+        const svk_range b[5] = {ra, rb, rc, rbias, raux};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 4;
+        d.n_bindings = 5;
     }
+    if (g->epilogue != SVK_GEMM_EPILOGUE_GELU)
+        d.read_only = 1u << (d.n_bindings - 1);
     return svk_cmdlist_dispatch(cl, &d);
 }

@@ -1,7 +1,7 @@
 /*
  * GEMM on the device (shaders/gemm.comp), recorded into a command list:
  *   C[o, b] = alpha * op(A[o, b]) op(B[o, b]) + beta * C[o, b] (+ bias[n])
- * with the conventions of the CPU reference (lib/ref/ref_decls.h): op(A) is
+ * then an optional epilogue (svk_gemm_epilogue), with the conventions of the CPU reference (lib/ref/ref_decls.h): op(A) is
  * [M, K], op(B) is [K, N], row-major with leading dimensions, strided batches.
  */
 #ifndef SVK_OPS_GEMM_H
@@ -31,6 +31,21 @@ typedef enum svk_gemm_variant {
     SVK_GEMM_VARIANT_CPU_SSBO,     /* gemm_cpu.comp, the CPU form's fallback (tests, comparisons) */
 } svk_gemm_variant;
 
+/* What the GEMM does with each result r before storing it, saving a pass
+ * over memory (and a dispatch) of what would otherwise follow it:
+ *  GELU      C = r, aux = gelu(r): the MLP's pre-activation, kept for the
+ *            backward pass, and its activation (gelu_fwd's formula);
+ *  GELU_BWD  C = r * gelu'(aux), aux read: the pre-activation; the GEMM
+ *            producing the activation's gradient hands on the
+ *            pre-activation's (gelu_bwd's formula).
+ * aux is laid out as C: from off_aux, with C's ldc and batch strides; it
+ * must not overlap A, B or C. */
+typedef enum svk_gemm_epilogue {
+    SVK_GEMM_EPILOGUE_NONE = 0,
+    SVK_GEMM_EPILOGUE_GELU,
+    SVK_GEMM_EPILOGUE_GELU_BWD,
+} svk_gemm_epilogue;
+
 typedef struct svk_gemm_args {
     bool trans_a, trans_b;
     uint32_t M, N, K;              /* each >= 1 */
@@ -48,6 +63,9 @@ typedef struct svk_gemm_args {
     uint64_t stride2_a, stride2_b, stride2_c;
     const char *label;
     svk_gemm_variant variant;      /* default AUTO */
+    svk_gemm_epilogue epilogue;    /* default NONE */
+    svk_buffer *aux;               /* the epilogue's operand (NONE: unused) */
+    uint64_t off_aux;              /* elements */
 } svk_gemm_args;
 
 /* Checks shapes against the buffers and records the dispatch. */

@@ -76,8 +76,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM] = {
         .name = "gemm",
         SPV(svk_spv_gemm),
-        .n_buffers = 4,      /* A, B, C, bias */
-        .write_mask = 1u << 2,
+        .n_buffers = 5,      /* A, B, C, bias, aux (the epilogue's) */
+        .write_mask = 1u << 2 | 1u << 4,
         .push_size = sizeof(svk_push_gemm),
         /* workgroup 16x16, each invocation a 4x4 block of C, K tiles of 16:
          * 64x64 tiles of C, 8 KiB of shared memory. */
@@ -87,8 +87,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_CPU] = {
         .name = "gemm_cpu",
         SPV(svk_spv_gemm_cpu),
-        .n_buffers = 4,      /* A, B, C, bias: as SVK_KERNEL_GEMM */
-        .write_mask = 1u << 2,
+        .n_buffers = 5,      /* A, B, C, bias, aux: as SVK_KERNEL_GEMM */
+        .write_mask = 1u << 2 | 1u << 4,
         .push_size = sizeof(svk_push_gemm),
         /* A row of 16 invocations, each an 8x4 block of C (TM, TN); then
          * TRANS_A, TRANS_B and the subgroup size, set per call by
@@ -99,8 +99,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_TEXEL] = {
         .name = "gemm_texel",
         SPV(svk_spv_gemm_texel),
-        .n_buffers = 6,      /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias */
-        .write_mask = 1u << 4,
+        .n_buffers = 7,      /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux */
+        .write_mask = 1u << 4 | 1u << 6,
         .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F},
         .push_size = sizeof(svk_push_gemm),
         /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on
@@ -284,7 +284,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_ATTENTION_FLASH_FWD] = {
         .name = "attention_flash_fwd",
         SPV(svk_spv_attention_flash_fwd),
-        .n_buffers = 3,      /* qkv, out, lse */
+        .n_buffers = 3,      /* qkv, out, stats */
         .write_mask = 1u << 1 | 1u << 2,
         .push_size = sizeof(svk_push_attention_flash),
         /* 4 invocations per query row x 16 rows, key tiles of 16, head
@@ -295,7 +295,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_ATTENTION_FLASH_BWD_DQ] = {
         .name = "attention_flash_bwd_dq",
         SPV(svk_spv_attention_flash_bwd_dq),
-        .n_buffers = 6,      /* qkv, out, lse, dout, delta, dqkv */
+        .n_buffers = 6,      /* qkv, out, stats, dout, delta, dqkv */
         .write_mask = 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_attention_flash),
         .n_spec = 5,         /* as the forward */
@@ -304,7 +304,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_ATTENTION_FLASH_BWD_DKV] = {
         .name = "attention_flash_bwd_dkv",
         SPV(svk_spv_attention_flash_bwd_dkv),
-        .n_buffers = 5,      /* qkv, lse, dout, delta, dqkv */
+        .n_buffers = 5,      /* qkv, stats, dout, delta, dqkv */
         .write_mask = 1u << 4,
         .push_size = sizeof(svk_push_attention_flash),
         /* 4 invocations per key row x 16 rows, query tiles of 16. */

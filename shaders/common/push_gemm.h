@@ -26,6 +26,7 @@ SVK_PUSH_BEGIN(svk_push_gemm)
     SVK_PUSH_U32(stride2_b)
     SVK_PUSH_U32(stride2_c)
     SVK_PUSH_U32(flags)     /* SVK_GEMM_FLAG_* */
+    SVK_PUSH_U32(off_aux)   /* the epilogue's operand, laid out as C (its ldc and strides) */
     SVK_PUSH_F32(alpha)
     SVK_PUSH_F32(beta)
 SVK_PUSH_END(svk_push_gemm)
@@ -33,6 +34,13 @@ SVK_PUSH_END(svk_push_gemm)
 #define SVK_GEMM_FLAG_TRANS_A 1u
 #define SVK_GEMM_FLAG_TRANS_B 2u
 #define SVK_GEMM_FLAG_BIAS 4u
+/* Epilogues (common/gemm_epilogue.glsl), after alpha, beta and the bias:
+ * GELU: C gets the result r and aux gelu(r) (the MLP's pre-activation and
+ * activation in one pass); GELU_BWD: C gets r * gelu'(aux), aux holding
+ * the pre-activation (the activation's backward folded into the GEMM that
+ * produces its incoming gradient). */
+#define SVK_GEMM_FLAG_GELU 32u
+#define SVK_GEMM_FLAG_GELU_BWD 64u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */

@@ -36,61 +36,77 @@ typedef struct gemm_case {
     int quick;         /* part of --quick */
     uint32_t outer;    /* groups of `batch` matrices (0: one), as attention's sequences of heads */
     uint32_t in_off;   /* element offset of A and B in their buffers (NaN before) */
+    int epi;           /* svk_gemm_epilogue: 1 GELU (aux written), 2 GELU_BWD (aux read) */
+    int out4;          /* C (and aux) at element 64: the kernels' vec4 stores where ldc allows */
 } gemm_case;
 
 static const gemm_case cases[] = {
-    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0},
-    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0},
-    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0},
-    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0},
-    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0},
-    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0},
+    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 0, 0},
+    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0, 0, 0},
+    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0, 0, 0},
+    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0, 0, 0},
     /* Long k loops: lavapipe silently ends a shader's loops after 65535
      * iterations in all, so a kernel that loops per element of k (or
      * does not unroll its inner loops) comes back short here. */
-    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
+    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
-    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0},
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0},
     /* Two batch levels, groups of `batch` matrices a further pad apart. */
-    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0},
-    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0},
+    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0},
+    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0},
     /* One operand vec4-aligned and the other not, each way round, and
      * blocks cut by M, N and K % 4 at once. */
-    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0},
-    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0},
-    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0},
-    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0},
+    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0},
+    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 0},
+    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
     /* Operands at element offsets: a multiple of 4 (vec4 fetches) and not. */
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3},
-    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4},
-    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8},
-    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2},
-    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 0},
+    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8, 0, 0},
+    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2, 0, 0},
+    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 0, 0},
     /* The training step's shapes (tokens x features), aligned. */
-    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0},
-    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0},
+    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0},
+    /* C at element 64: vec4 stores (ldc, N and the offsets multiples of 4)
+     * and, cut by N or padded, the scalar ones from there. */
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 1},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 1},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 4, 1, 1, 0, 0, 1},
+    /* Epilogues: GELU (the MLP's fc: C the pre-activation, aux gelu of it)
+     * and GELU_BWD (the MLP's proj backward: C times gelu' of aux), at the
+     * training shapes with vec4 stores and at awkward ones. */
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 1, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 1, 4, 1, 2, 4, 1, 1},
+    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride
@@ -148,9 +164,10 @@ typedef struct gemm_row {
 static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
 {
     char shape[96];
-    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K,
-             g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
-             g->pad ? " padded" : "");
+    static const char *const epi_names[] = {"", " gelu", " gelu-bwd"};
+    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N,
+             g->K, g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
+             g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "");
     const uint32_t outer = g->outer ? g->outer : 1;
     if (g->batch > 1 || outer > 1) {
         size_t len = strlen(shape);
@@ -182,7 +199,27 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
                     cf_fill_uniform(&cf->rng, hc + (size_t)o * C.stride2 + (size_t)b * C.stride + (size_t)m * C.ld,
                                     g->N, -1, 1);
     svk_tref tbias = g->bias ? cf_input(c, "bias", hbias, g->N) : (svk_tref){0};
-    cf_out *out = cf_output(c, "C", C.total, hc);
+    cf_out *out = cf_output_at(c, "C", C.total, hc, g->out4);
+    /* The epilogue's aux, laid out as C: written by GELU (NaN before, the
+     * padding must stay so), read by GELU_BWD (pre-activations around the
+     * curve's bend, NaN in the padding). */
+    float *haux = NULL;
+    cf_out *aux_out = NULL;
+    svk_tref taux = {0};
+    if (g->epi == 1) {
+        aux_out = cf_output_at(c, "aux", C.total, NULL, g->out4);
+        if (!aux_out)
+            goto end;
+        taux = cf_tref(aux_out);
+    } else if (g->epi == 2) {
+        haux = cf_random(c, C.total, -3, 3);
+        if (!haux)
+            goto end;
+        for (size_t i = 0; i < C.total; i++)
+            if (!inside(&C, i, g->batch))
+                haux[i] = NAN;
+        taux = cf_input(c, "aux", haux, C.total);
+    }
     if (!out)
         goto end;
     svk_gemm_args args = {
@@ -195,6 +232,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .outer = g->outer,
         .stride2_a = A.stride2, .stride2_b = B.stride2, .stride2_c = C.stride2,
         .variant = row->variant,
+        .epilogue = (svk_gemm_epilogue)g->epi, .aux = taux.buf, .off_aux = taux.off,
     };
     svk_texel_caps saved = cf->ctx->texel;
     if (row->force_fallback)
@@ -229,6 +267,23 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         svk_ref_gemm_f64(g->ta, g->tb, g->M, g->N, g->K, g->alpha, da + (size_t)o * A.stride2, A.ld, A.stride,
                          db + (size_t)o * B.stride2, B.ld, B.stride, g->beta, dc + (size_t)o * C.stride2, C.ld, C.stride,
                          g->bias ? dbias : NULL, g->batch);
+    /* The epilogue on the reference's result: gelu of it into aux, or
+     * times gelu' of aux (lib/ref/gelu.c). */
+    double *daux = g->epi ? cf_alloc(c, C.total * sizeof(double)) : NULL;
+    if (g->epi && !daux)
+        goto end;
+    for (size_t i = 0; g->epi && i < C.total; i++) {
+        if (!inside(&C, i, g->batch)) {
+            daux[i] = 0;
+            continue;
+        }
+        if (g->epi == 1) {
+            svk_ref_gelu_fwd_f64(1, &dc[i], &daux[i]);
+        } else {
+            const double x = haux[i], dout = dc[i];
+            svk_ref_gelu_bwd_f64(1, &x, &dout, &dc[i]);
+        }
+    }
     /* Padding and slack: the reference leaves them as they were (NaN); the
      * metric needs finite values, so compare them bitwise here and give the
      * metric zeros there. */
@@ -237,9 +292,15 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
             continue;
         if (memcmp(&out->host[i], &hc[i], sizeof(float)))
             cf_fail(c, "C: element %zu outside the result (padding or batch slack) was written", i);
+        if (aux_out && !isnan(aux_out->host[i]))
+            cf_fail(c, "aux: element %zu outside the result (padding or batch slack) was written", i);
         dc[i] = out->host[i] = 0;
+        if (aux_out)
+            aux_out->host[i] = 0;
     }
     cf_compare(c, out, dc, TOL_GEMM);
+    if (aux_out)
+        cf_compare(c, aux_out, daux, TOL_GEMM);
 end:
     cf_end(c);
 }

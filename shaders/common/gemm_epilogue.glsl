@@ -1,0 +1,36 @@
+/* The GEMM shaders' epilogues (SVK_GEMM_FLAG_GELU, _GELU_BWD in
+ * push_gemm.h): what C element e (an index into c[]) receives, given the
+ * result v = alpha op(A) op(B) + beta C + bias, and the matching element of
+ * aux, which is laid out as C from pc.off_aux. Include after the push
+ * block, with GEMM_AUX_BINDING defined to the shader's binding for aux. The
+ * formulas are gelu_fwd.comp's and gelu_bwd.comp's (common/gelu.glsl), so
+ * a fused epilogue gives what the separate pass would. */
+#include "common/sigmoid.glsl"
+#include "common/gelu.glsl"
+
+layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux { float aux[]; };
+layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux4 { vec4 aux4[]; };
+
+float svk_gemm_epilogue(float v, uint e)
+{
+    const uint ea = e - pc.off_c + pc.off_aux;
+    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u)
+        aux[ea] = svk_gelu(v);
+    else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u)
+        v *= svk_gelu_grad(aux[ea]);
+    return v;
+}
+
+/* The same for four columns at vec4 index e4 of c4[] (pc.off_c and
+ * pc.off_aux then multiples of 4). */
+vec4 svk_gemm_epilogue4(vec4 v, uint e4)
+{
+    const uint ea = e4 - pc.off_c / 4u + pc.off_aux / 4u;
+    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u) {
+        aux4[ea] = vec4(svk_gelu(v.x), svk_gelu(v.y), svk_gelu(v.z), svk_gelu(v.w));
+    } else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
+        const vec4 u = aux4[ea];
+        v *= vec4(svk_gelu_grad(u.x), svk_gelu_grad(u.y), svk_gelu_grad(u.z), svk_gelu_grad(u.w));
+    }
+    return v;
+}
