@@ -464,6 +464,12 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
             .off_a = a.off, .off_b = b.off, .off_c = c.off, .off_bias = bias.off,
             .label = label,
         };
+        if (o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD)) {
+            const svk_tref aux = T(r, t[4]);
+            g.epilogue = (o->flags & SVK_FLAG_GELU) ? SVK_GEMM_EPILOGUE_GELU : SVK_GEMM_EPILOGUE_GELU_BWD;
+            g.aux = aux.buf;
+            g.off_aux = aux.off;
+        }
         return svk_gemm_record(cl, &g);
     }
     case SVK_OP_ROPE_FWD:

@@ -184,15 +184,34 @@ static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uin
          true, rows, out, in, 0.0f);
 }
 
-/* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy). */
+/* The same, then act = gelu(y) in the same op (flag GELU). */
+static void linear_gelu_fwd(builder *b, const char *name, uint32_t y, uint32_t act, uint32_t x, uint64_t rows,
+                            uint64_t out, uint64_t in)
+{
+    linear_fwd(b, name, y, x, rows, out, in);
+    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
+    if (!b->oom) {
+        o->flags |= SVK_FLAG_GELU;
+        o->t[4] = act;
+    }
+}
+
+/* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy).
+ * gelu_in != SVK_NONE: x was gelu(gelu_in), and dx is the gradient of
+ * gelu_in instead, dy W times gelu'(gelu_in) (flag GELU_BWD). */
 static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, uint32_t x, uint64_t rows,
-                       uint64_t out, uint64_t in, bool accumulate_dx)
+                       uint64_t out, uint64_t in, bool accumulate_dx, uint32_t gelu_in)
 {
     char label[64];
     if (dx != SVK_NONE) {
         snprintf(label, sizeof(label), "%s.dx", name);
         gemm(b, label, dx, dy, W(b, SVK_SLAB_PARAM, "%s.weight", name), SVK_NONE, false, false, rows, in, out,
              accumulate_dx ? 1.0f : 0.0f);
+        if (gelu_in != SVK_NONE && !b->oom) {
+            svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
+            o->flags |= SVK_FLAG_GELU_BWD;
+            o->t[4] = gelu_in;
+        }
     }
     snprintf(label, sizeof(label), "%s.dW", name);
     gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
@@ -280,8 +299,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         linear_fwd(b, name, s->z, s->att_out, d->N, d->C, d->C);
     } else if (c->mlp == SVK_MLP_GELU) {
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
-        linear_fwd(b, name, s->a, s->h, d->N, d->F, d->C);
-        elementwise(b, SVK_OP_GELU_FWD, "gelu", s->g, s->a, d->N * d->F);
+        linear_gelu_fwd(b, name, s->a, s->g, s->h, d->N, d->F, d->C);
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
         linear_fwd(b, name, s->z, s->g, d->N, d->C, d->F);
     } else {
@@ -306,7 +324,7 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
     char name[64];
     if (attn) {
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
-        linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false);
+        linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false, SVK_NONE);
         svk_plan_op *o = op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
         o->t[0] = s_big, o->t[1] = s_c, o->t[2] = s->qkv, o->t[3] = s->att;
         if (b->p->flash_attention) {
@@ -321,26 +339,24 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
             o->f[0] = c->rope_theta;
         }
         snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
-        linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false);
+        linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false, SVK_NONE);
     } else if (c->mlp == SVK_MLP_GELU) {
+        /* da = (dz W_proj) gelu'(a) from the one GEMM. */
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false);
-        svk_plan_op *o = op(b, SVK_OP_GELU_BWD, "blocks.%u.gelu.bwd", l);
-        o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s_big;
-        o->dims[0] = d->N * d->F;
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, s->a);
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
-        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false);
+        linear_bwd(b, name, dh, s_big, s->h, d->N, d->F, d->C, false, SVK_NONE);
     } else {
         /* s_big: ds; then dgate in s_big2 and dup in s->a (free in swiglu). */
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false);
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, SVK_NONE);
         svk_plan_op *o = op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
         o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s->gate, o->t[3] = s->up, o->t[4] = s_big;
         o->dims[0] = d->N * d->F;
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
-        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false);
+        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false, SVK_NONE);
         snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
-        linear_bwd(b, name, dh, s->a, s->h, d->N, d->F, d->C, true);
+        linear_bwd(b, name, dh, s->a, s->h, d->N, d->F, d->C, true, SVK_NONE);
     }
 }
 

@@ -134,6 +134,10 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
             uint64_t M = d[0], N = d[1], K = d[2];
             SVK_REF(gemm)(ta, tb, M, N, K, o->f[0], F(&c, t[1]), ta ? M : K, 0, F(&c, t[2]), tb ? K : N, 0,
                              o->f[1], F(&c, t[0]), N, 0, F(&c, t[3]), 1);
+            if (o->flags & SVK_FLAG_GELU)
+                SVK_REF(gelu_fwd)(M * N, F(&c, t[0]), F(&c, t[4]));
+            if (o->flags & SVK_FLAG_GELU_BWD)
+                SVK_REF(gelu_bwd)(M * N, F(&c, t[4]), F(&c, t[0]), F(&c, t[0]));
             break;
         }
         case SVK_OP_ROPE_FWD:

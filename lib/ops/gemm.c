@@ -248,11 +248,14 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
-    /* Without a bias the shaders never read its binding; A stands in. So
-     * it does for aux without an epilogue, tracked as read; with GELU_BWD
-     * aux is only read. */
+    /* Without a bias the shaders never read its binding; A stands in.
+     * Without an epilogue C stands in for aux: the shaders declare aux
+     * writable, so the validation layer (and the barrier tracking, which
+     * follows the kernel's write_mask) count it as written, as C is
+     * anyway. GELU_BWD only reads aux but is tracked the same way: a
+     * barrier more at worst. */
     const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
-    const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : ra;
+    const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : rc;
     if (epi && (overlaps(raux, ra) || overlaps(raux, rb) || overlaps(raux, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux (element %llu of '%s') overlaps A, B or C", label,
@@ -275,7 +278,5 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         memcpy(d.bindings, b, sizeof(b));
         d.n_bindings = 5;
     }
-    if (g->epilogue != SVK_GEMM_EPILOGUE_GELU)
-        d.read_only = 1u << (d.n_bindings - 1);
     return svk_cmdlist_dispatch(cl, &d);
 }

@@ -452,7 +452,7 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
         ctx->vkd.vkUpdateDescriptorSets(ctx->device, d->n_bindings, writes, 0, NULL);
     }
 
-    if ((st = track(cl, d->bindings, d->n_bindings, k->write_mask & ~d->read_only)) != SVK_OK)
+    if ((st = track(cl, d->bindings, d->n_bindings, k->write_mask)) != SVK_OK)
         return st;
 
     VkCommandBuffer cmd = cl->cmd;

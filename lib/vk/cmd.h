@@ -36,10 +36,6 @@ typedef struct svk_dispatch {
     const void *push;
     uint32_t push_size;            /* must equal the kernel's push_size */
     uint32_t groups[3];            /* workgroup counts, each >= 1 */
-    /* Bits of the kernel's write_mask whose bindings this dispatch only
-     * reads (or does not touch): an in-or-out binding used as an input, or
-     * a stand-in for an absent operand. Tracked as reads for barriers. */
-    uint32_t read_only;
     const char *label;             /* for messages and timings; may be NULL */
 } svk_dispatch;
 
