@@ -1,8 +1,8 @@
 #version 450
 /*
  * LayerNorm forward, the CPU form (common/row_cpu.glsl) of
- * layernorm_fwd.comp: one invocation per row, the same shifted two-pass
- * statistics (see there), the same outputs:
+ * layernorm_fwd.comp: one invocation per RC_ROWS rows, the same shifted
+ * two-pass statistics (see there), the same outputs:
  *   out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps).
  * Reference: lib/ref/layernorm.c. Conformance: tools/conformance/conform_norm.c
  * (the "-cpu" rows).
@@ -11,6 +11,7 @@
  * writes it, and reads the shift K first.
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_norm_fwd.h"
 
@@ -32,31 +33,59 @@ layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
 
 void main()
 {
-    const uint row = rc_unit();
-    if (row >= pc.rows)
+    const uint row0 = rc_unit() * RC_ROWS;
+    if (row0 >= pc.rows)
         return;
     const uint W = pc.width;
-    const uint bx = pc.off_x + row * W, bo = pc.off_out + row * W;
-
-    const float K = x[bx];
-    vec4 s = vec4(0.0), s_c = vec4(0.0);
-    for (uint i = 0u; i < W; i += RC_STEP)
-        rc_add(s, s_c, RC_LD(x, x4, bx + i) - K);
-    const float m = rc_sum(s) / float(W);
-
-    vec4 ss = vec4(0.0), ss_c = vec4(0.0);
-    for (uint i = 0u; i < W; i += RC_STEP) {
-        const vec4 d = (RC_LD(x, x4, bx + i) - K) - m;
-        rc_add(ss, ss_c, d * d);
+    /* This invocation's RC_ROWS rows (common/row_cpu.glsl); past the end,
+     * the last row again, stored nowhere (keep). */
+    uint row[RC_ROWS], e[RC_ROWS];
+    bool keep[RC_ROWS];
+    float K[RC_ROWS];
+    vec4 s[RC_ROWS], s_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        row[k] = min(row0 + k, pc.rows - 1u);
+        e[k] = row[k] * W;
+        keep[k] = row0 + k < pc.rows;
+        K[k] = x[pc.off_x + e[k]];
+        s[k] = s_c[k] = vec4(0.0);
     }
-    const float rs = inversesqrt(rc_sum(ss) / float(W) + pc.eps);
 
     for (uint i = 0u; i < W; i += RC_STEP) {
-        const vec4 d = (RC_LD(x, x4, bx + i) - K) - m;
-        RC_ST(o, o4, bo + i, d * rs * RC_LD(g, g4, pc.off_g + i) + RC_LD(b, b4, pc.off_b + i));
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+            rc_add(s[k], s_c[k], RC_LD(x, x4, pc.off_x + e[k] + i) - K[k]);
     }
-    if ((pc.flags & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
-        mean[pc.off_mean + row] = K + m;
-    if ((pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
-        rstd[pc.off_rstd + row] = rs;
+    float m[RC_ROWS];
+    vec4 ss[RC_ROWS], ss_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        m[k] = rc_sum(s[k]) / float(W);
+        ss[k] = ss_c[k] = vec4(0.0);
+    }
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 d = (RC_LD(x, x4, pc.off_x + e[k] + i) - K[k]) - m[k];
+            rc_add(ss[k], ss_c[k], d * d);
+        }
+    }
+    float rs[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        rs[k] = inversesqrt(rc_sum(ss[k]) / float(W) + pc.eps);
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i), bi = RC_LD(b, b4, pc.off_b + i);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 d = (RC_LD(x, x4, pc.off_x + e[k] + i) - K[k]) - m[k];
+            if (keep[k])
+                RC_ST(o, o4, pc.off_out + e[k] + i, d * rs[k] * gi + bi);
+        }
+    }
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        if (!keep[k])
+            continue;
+        if ((pc.flags & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
+            mean[pc.off_mean + row[k]] = K[k] + m[k];
+        if ((pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+            rstd[pc.off_rstd + row[k]] = rs[k];
+    }
 }

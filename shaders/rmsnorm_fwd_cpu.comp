@@ -1,12 +1,13 @@
 #version 450
 /*
  * RMSNorm forward, the CPU form (common/row_cpu.glsl) of rmsnorm_fwd.comp:
- * one invocation per row,
+ * one invocation per RC_ROWS rows,
  *   out = x * rstd * g,  rstd = 1 / sqrt(mean(x^2) + eps).
  * Reference: lib/ref/rmsnorm.c. Conformance: tools/conformance/conform_norm.c
  * (the "-cpu" rows). out may equal x (each element is read, then written).
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_norm_fwd.h"
 
@@ -25,21 +26,40 @@ layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
 
 void main()
 {
-    const uint row = rc_unit();
-    if (row >= pc.rows)
+    const uint row0 = rc_unit() * RC_ROWS;
+    if (row0 >= pc.rows)
         return;
     const uint W = pc.width;
-    const uint bx = pc.off_x + row * W, bo = pc.off_out + row * W;
-
-    vec4 ss = vec4(0.0), ss_c = vec4(0.0);
-    for (uint i = 0u; i < W; i += RC_STEP) {
-        const vec4 v = RC_LD(x, x4, bx + i);
-        rc_add(ss, ss_c, v * v);
+    /* Rows and keep as in layernorm_fwd_cpu.comp. */
+    uint row[RC_ROWS], e[RC_ROWS];
+    bool keep[RC_ROWS];
+    vec4 ss[RC_ROWS], ss_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        row[k] = min(row0 + k, pc.rows - 1u);
+        e[k] = row[k] * W;
+        keep[k] = row0 + k < pc.rows;
+        ss[k] = ss_c[k] = vec4(0.0);
     }
-    const float rs = inversesqrt(rc_sum(ss) / float(W) + pc.eps);
 
-    for (uint i = 0u; i < W; i += RC_STEP)
-        RC_ST(o, o4, bo + i, RC_LD(x, x4, bx + i) * rs * RC_LD(g, g4, pc.off_g + i));
-    if ((pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
-        rstd[pc.off_rstd + row] = rs;
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 v = RC_LD(x, x4, pc.off_x + e[k] + i);
+            rc_add(ss[k], ss_c[k], v * v);
+        }
+    }
+    float rs[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        rs[k] = inversesqrt(rc_sum(ss[k]) / float(W) + pc.eps);
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 v = RC_LD(x, x4, pc.off_x + e[k] + i) * rs[k] * gi;
+            if (keep[k])
+                RC_ST(o, o4, pc.off_out + e[k] + i, v);
+        }
+    }
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        if (keep[k] && (pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+            rstd[pc.off_rstd + row[k]] = rs[k];
 }

@@ -1,9 +1,9 @@
 #version 450
 /*
  * SiameseNorm block input (or model output), the CPU form
- * (common/row_cpu.glsl) of siamese_norm_fwd.comp: one invocation per row
- * computing all three norms with the same statistics (shifted two-pass
- * LayerNorm, see there) and the same outputs:
+ * (common/row_cpu.glsl) of siamese_norm_fwd.comp: one invocation per
+ * RC_ROWS rows computing all three norms with the same statistics (shifted
+ * two-pass LayerNorm, see there) and the same outputs:
  *   xn = P(x) (SVK_SIAMESE_FLAG_XN),  h = I(xn + Q(y)),
  * statistics [3, rows] (P, Q, I). u = P(x) + Q(y) is kept in h between
  * passes (the invocation reads back only what it wrote).
@@ -13,6 +13,7 @@
  * form; lib/ops/siamese_norm.c checks).
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_siamese_norm_fwd.h"
 
@@ -38,89 +39,163 @@ layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
 
 void main()
 {
-    const uint row = rc_unit();
-    if (row >= pc.rows)
+    const uint row0 = rc_unit() * RC_ROWS;
+    if (row0 >= pc.rows)
         return;
     const uint C = pc.C, R = pc.rows;
-    const uint bx = pc.off_x + row * C, by = pc.off_y + row * C;
-    const uint bxn = pc.off_xn + row * C, bh = pc.off_h + row * C;
     const uint gP = pc.off_g, gQ = pc.off_g + C, gI = pc.off_g + 2u * C;
     const uint bP = pc.off_b, bQ = pc.off_b + C, bI = pc.off_b + 2u * C;
     const bool write_xn = (pc.flags & SVK_SIAMESE_FLAG_XN) != 0u;
+    /* This invocation's RC_ROWS rows (common/row_cpu.glsl); past the end,
+     * the last row again, stored nowhere (keep). */
+    uint row[RC_ROWS], e[RC_ROWS];
+    bool keep[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        row[k] = min(row0 + k, R - 1u);
+        e[k] = row[k] * C;
+        keep[k] = row0 + k < R;
+    }
 
     if ((pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u) {
-        vec4 ssx = vec4(0.0), ssx_c = vec4(0.0), ssy = vec4(0.0), ssy_c = vec4(0.0);
+        vec4 ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+            ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = vec4(0.0);
         for (uint i = 0u; i < C; i += RC_STEP) {
-            const vec4 vx = RC_LD(x, x4, bx + i), vy = RC_LD(y, y4, by + i);
-            rc_add(ssx, ssx_c, vx * vx);
-            rc_add(ssy, ssy_c, vy * vy);
+            [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+                const vec4 vx = RC_LD(x, x4, pc.off_x + e[k] + i), vy = RC_LD(y, y4, pc.off_y + e[k] + i);
+                rc_add(ssx[k], ssx_c[k], vx * vx);
+                rc_add(ssy[k], ssy_c[k], vy * vy);
+            }
         }
-        const float rsx = inversesqrt(rc_sum(ssx) / float(C) + pc.eps);
-        const float rsy = inversesqrt(rc_sum(ssy) / float(C) + pc.eps);
+        float rsx[RC_ROWS], rsy[RC_ROWS];
+        vec4 ssu[RC_ROWS], ssu_c[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            rsx[k] = inversesqrt(rc_sum(ssx[k]) / float(C) + pc.eps);
+            rsy[k] = inversesqrt(rc_sum(ssy[k]) / float(C) + pc.eps);
+            ssu[k] = ssu_c[k] = vec4(0.0);
+        }
 
-        vec4 ssu = vec4(0.0), ssu_c = vec4(0.0);
         for (uint i = 0u; i < C; i += RC_STEP) {
-            const vec4 p = RC_LD(x, x4, bx + i) * rsx * RC_LD(g, g4, gP + i);
-            const vec4 u = p + RC_LD(y, y4, by + i) * rsy * RC_LD(g, g4, gQ + i);
-            if (write_xn)
-                RC_ST(xn, xn4, bxn + i, p);
-            RC_ST(h, h4, bh + i, u);
-            rc_add(ssu, ssu_c, u * u);
+            const vec4 gp = RC_LD(g, g4, gP + i), gq = RC_LD(g, g4, gQ + i);
+            [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+                const vec4 p = RC_LD(x, x4, pc.off_x + e[k] + i) * rsx[k] * gp;
+                const vec4 u = p + RC_LD(y, y4, pc.off_y + e[k] + i) * rsy[k] * gq;
+                if (keep[k]) {
+                    if (write_xn)
+                        RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
+                    RC_ST(h, h4, pc.off_h + e[k] + i, u);
+                }
+                rc_add(ssu[k], ssu_c[k], u * u);
+            }
         }
-        const float rsu = inversesqrt(rc_sum(ssu) / float(C) + pc.eps);
+        float rsu[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+            rsu[k] = inversesqrt(rc_sum(ssu[k]) / float(C) + pc.eps);
 
-        for (uint i = 0u; i < C; i += RC_STEP)
-            RC_ST(h, h4, bh + i, RC_LD(h, h4, bh + i) * rsu * RC_LD(g, g4, gI + i));
-        rstd[pc.off_rstd + row] = rsx;
-        rstd[pc.off_rstd + R + row] = rsy;
-        rstd[pc.off_rstd + 2u * R + row] = rsu;
+        for (uint i = 0u; i < C; i += RC_STEP) {
+            const vec4 gi = RC_LD(g, g4, gI + i);
+            [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+                if (keep[k])
+                    RC_ST(h, h4, pc.off_h + e[k] + i, RC_LD(h, h4, pc.off_h + e[k] + i) * rsu[k] * gi);
+        }
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            if (keep[k]) {
+                rstd[pc.off_rstd + row[k]] = rsx[k];
+                rstd[pc.off_rstd + R + row[k]] = rsy[k];
+                rstd[pc.off_rstd + 2u * R + row[k]] = rsu[k];
+            }
+        }
         return;
     }
 
     /* LayerNorm. Means as K + m, see layernorm_fwd.comp. */
-    const float Kx = x[bx], Ky = y[by];
-    vec4 sx = vec4(0.0), sx_c = vec4(0.0), sy = vec4(0.0), sy_c = vec4(0.0);
-    for (uint i = 0u; i < C; i += RC_STEP) {
-        rc_add(sx, sx_c, RC_LD(x, x4, bx + i) - Kx);
-        rc_add(sy, sy_c, RC_LD(y, y4, by + i) - Ky);
+    float Kx[RC_ROWS], Ky[RC_ROWS];
+    vec4 sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        Kx[k] = x[pc.off_x + e[k]];
+        Ky[k] = y[pc.off_y + e[k]];
+        sx[k] = sx_c[k] = sy[k] = sy_c[k] = vec4(0.0);
     }
-    const float mx = rc_sum(sx) / float(C), my = rc_sum(sy) / float(C);
-
-    vec4 ssx = vec4(0.0), ssx_c = vec4(0.0), ssy = vec4(0.0), ssy_c = vec4(0.0);
     for (uint i = 0u; i < C; i += RC_STEP) {
-        const vec4 dx = (RC_LD(x, x4, bx + i) - Kx) - mx, dy = (RC_LD(y, y4, by + i) - Ky) - my;
-        rc_add(ssx, ssx_c, dx * dx);
-        rc_add(ssy, ssy_c, dy * dy);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            rc_add(sx[k], sx_c[k], RC_LD(x, x4, pc.off_x + e[k] + i) - Kx[k]);
+            rc_add(sy[k], sy_c[k], RC_LD(y, y4, pc.off_y + e[k] + i) - Ky[k]);
+        }
     }
-    const float rsx = inversesqrt(rc_sum(ssx) / float(C) + pc.eps);
-    const float rsy = inversesqrt(rc_sum(ssy) / float(C) + pc.eps);
+    float mx[RC_ROWS], my[RC_ROWS];
+    vec4 ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        mx[k] = rc_sum(sx[k]) / float(C);
+        my[k] = rc_sum(sy[k]) / float(C);
+        ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = vec4(0.0);
+    }
 
-    /* u's shift: its first element, as in the portable form. */
-    const float Ku = (((x[bx] - Kx) - mx) * rsx * g[gP] + b[bP]) + (((y[by] - Ky) - my) * rsy * g[gQ] + b[bQ]);
-    vec4 su = vec4(0.0), su_c = vec4(0.0);
     for (uint i = 0u; i < C; i += RC_STEP) {
-        const vec4 p = ((RC_LD(x, x4, bx + i) - Kx) - mx) * rsx * RC_LD(g, g4, gP + i) + RC_LD(b, b4, bP + i);
-        const vec4 u = p + (((RC_LD(y, y4, by + i) - Ky) - my) * rsy * RC_LD(g, g4, gQ + i) + RC_LD(b, b4, bQ + i));
-        if (write_xn)
-            RC_ST(xn, xn4, bxn + i, p);
-        RC_ST(h, h4, bh + i, u);
-        rc_add(su, su_c, u - Ku);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 dx = (RC_LD(x, x4, pc.off_x + e[k] + i) - Kx[k]) - mx[k];
+            const vec4 dy = (RC_LD(y, y4, pc.off_y + e[k] + i) - Ky[k]) - my[k];
+            rc_add(ssx[k], ssx_c[k], dx * dx);
+            rc_add(ssy[k], ssy_c[k], dy * dy);
+        }
     }
-    const float mu = rc_sum(su) / float(C);
+    float rsx[RC_ROWS], rsy[RC_ROWS], Ku[RC_ROWS];
+    vec4 su[RC_ROWS], su_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        rsx[k] = inversesqrt(rc_sum(ssx[k]) / float(C) + pc.eps);
+        rsy[k] = inversesqrt(rc_sum(ssy[k]) / float(C) + pc.eps);
+        /* u's shift: its first element, as in the portable form. */
+        Ku[k] = (((x[pc.off_x + e[k]] - Kx[k]) - mx[k]) * rsx[k] * g[gP] + b[bP]) +
+                (((y[pc.off_y + e[k]] - Ky[k]) - my[k]) * rsy[k] * g[gQ] + b[bQ]);
+        su[k] = su_c[k] = vec4(0.0);
+    }
 
-    vec4 ssu = vec4(0.0), ssu_c = vec4(0.0);
     for (uint i = 0u; i < C; i += RC_STEP) {
-        const vec4 d = (RC_LD(h, h4, bh + i) - Ku) - mu;
-        rc_add(ssu, ssu_c, d * d);
+        const vec4 gp = RC_LD(g, g4, gP + i), bp = RC_LD(b, b4, bP + i);
+        const vec4 gq = RC_LD(g, g4, gQ + i), bq = RC_LD(b, b4, bQ + i);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 p = ((RC_LD(x, x4, pc.off_x + e[k] + i) - Kx[k]) - mx[k]) * rsx[k] * gp + bp;
+            const vec4 u = p + (((RC_LD(y, y4, pc.off_y + e[k] + i) - Ky[k]) - my[k]) * rsy[k] * gq + bq);
+            if (keep[k]) {
+                if (write_xn)
+                    RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
+                RC_ST(h, h4, pc.off_h + e[k] + i, u);
+            }
+            rc_add(su[k], su_c[k], u - Ku[k]);
+        }
     }
-    const float rsu = inversesqrt(rc_sum(ssu) / float(C) + pc.eps);
+    float mu[RC_ROWS];
+    vec4 ssu[RC_ROWS], ssu_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        mu[k] = rc_sum(su[k]) / float(C);
+        ssu[k] = ssu_c[k] = vec4(0.0);
+    }
 
-    for (uint i = 0u; i < C; i += RC_STEP)
-        RC_ST(h, h4, bh + i, ((RC_LD(h, h4, bh + i) - Ku) - mu) * rsu * RC_LD(g, g4, gI + i) + RC_LD(b, b4, bI + i));
-    mean[pc.off_mean + row] = Kx + mx;
-    mean[pc.off_mean + R + row] = Ky + my;
-    mean[pc.off_mean + 2u * R + row] = Ku + mu;
-    rstd[pc.off_rstd + row] = rsx;
-    rstd[pc.off_rstd + R + row] = rsy;
-    rstd[pc.off_rstd + 2u * R + row] = rsu;
+    for (uint i = 0u; i < C; i += RC_STEP) {
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
+            rc_add(ssu[k], ssu_c[k], d * d);
+        }
+    }
+    float rsu[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        rsu[k] = inversesqrt(rc_sum(ssu[k]) / float(C) + pc.eps);
+
+    for (uint i = 0u; i < C; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, gI + i), bi = RC_LD(b, b4, bI + i);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
+            if (keep[k])
+                RC_ST(h, h4, pc.off_h + e[k] + i, d * rsu[k] * gi + bi);
+        }
+    }
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        if (keep[k]) {
+            mean[pc.off_mean + row[k]] = Kx[k] + mx[k];
+            mean[pc.off_mean + R + row[k]] = Ky[k] + my[k];
+            mean[pc.off_mean + 2u * R + row[k]] = Ku[k] + mu[k];
+            rstd[pc.off_rstd + row[k]] = rsx[k];
+            rstd[pc.off_rstd + R + row[k]] = rsy[k];
+            rstd[pc.off_rstd + 2u * R + row[k]] = rsu[k];
+        }
+    }
 }

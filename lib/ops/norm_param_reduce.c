@@ -78,11 +78,12 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     uint64_t chunks = svk_div_up(width, form.vec4 ? 4 : 1);
     uint64_t loops = (uint64_t)form.rows_per_unit * ((uint64_t)form.passes * chunks + 1);
     /* Units per workgroup: rows of invocations (portable, spec[1]) or
-     * single invocations (CPU, spec[0]). */
+     * invocations of form.group units each (CPU, spec[0]). */
     uint32_t spec[4], per_group;
     if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && loops <= SVK_OP_CPU_LOOP_BUDGET) {
         kernel = cpu_form(kernel);
         per_group = svk_op_cpu_group(ctx);
+        units = (uint32_t)svk_div_up(units, form.group);
         spec[0] = per_group;
         spec[1] = 1;
         spec[2] = 1;

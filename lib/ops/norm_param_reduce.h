@@ -10,6 +10,7 @@
 #ifndef SVK_OPS_NORM_PARAM_REDUCE_H
 #define SVK_OPS_NORM_PARAM_REDUCE_H
 
+#include "common/row_cpu.h"
 #include "ops.h"
 
 /* Workgroup shape of a row kernel for rows of `width` elements: spec[0]
@@ -63,7 +64,9 @@ svk_status svk_norm_check_operands(svk_ctx *ctx, const char *op, const svk_norm_
 typedef struct svk_norm_cpu_form {
     bool vec4;              /* svk_op_vec4() of the width and the offsets the kernel walks */
     uint32_t passes;        /* the kernel's loops over a row, per row */
-    uint32_t rows_per_unit; /* rows an invocation walks: 1 forward, rows_per_part backward */
+    uint32_t rows_per_unit; /* rows a unit walks one after another: 1 forward, rows_per_part backward */
+    uint32_t group;         /* units one invocation takes at once, one walk of the loops serving them
+                             * all (common/row_cpu.h): SVK_ROW_CPU_ROWS rows forward, 1 lane backward */
 } svk_norm_cpu_form;
 
 /* Records a row kernel (layernorm_*, rmsnorm_*, siamese_norm_*; `kernel` is
@@ -71,10 +74,12 @@ typedef struct svk_norm_cpu_form {
  * `width` elements, in the variant svk_op_variant() picks:
  *   PORTABLE: `kernel`, shaped by svk_norm_row_spec();
  *   CPU: its *_CPU form (shaders/<name>_cpu.comp, common/row_cpu.glsl),
- *        one invocation per unit, svk_op_cpu_group() units per workgroup,
- *        stepping 4 elements at a time when form.vec4; but the portable
- *        form when its loops, rows_per_unit * (passes * width / step + 1)
- *        iterations, would exceed SVK_OP_CPU_LOOP_BUDGET.
+ *        one invocation per form.group units, svk_op_cpu_group()
+ *        invocations per workgroup, stepping 4 elements at a time when
+ *        form.vec4; but the portable form when its loops, at most
+ *        rows_per_unit * (passes * width / step + 1) iterations (a group
+ *        runs them once for all its units), would exceed
+ *        SVK_OP_CPU_LOOP_BUDGET.
  * Same bindings and push constants either way; workgroups spread by
  * svk_op_grid(). */
 svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,

@@ -67,20 +67,27 @@ void rc_add(inout vec4 s, inout vec4 c, vec4 v)
             a[e] = (v).x;         \
     }
 
-/* Rows a backward lane takes at a time (the *_bwd_cpu.comp shaders): each
- * loop over the row width then serves RC_ROWS rows, so the gains (and
- * biases) are read, and each gain and bias partial read and written, once
- * per RC_ROWS rows instead of once per row: on lavapipe, where every
- * access costs a loop over the SIMD lanes, that is about half of the
- * backward's accesses per element. The loops over a group's rows have a
- * constant count and are unrolled ([[unroll]]; each row's sums stay in
- * registers), so none of them counts against the loop budget: a group runs
- * the loops of one row. A lane's last R mod RC_ROWS rows go one at a time.
- * A group adds its rows' contributions to a partial in row order, as one
- * row at a time would, so the sums are the same to the bit. A lane of R
- * rows runs at most the loop iterations of R rows one at a time, in any
- * mix of lanes in a SIMD batch, so the host's budget of R rows holds. */
-const uint RC_ROWS = 4u;
+/* Rows an invocation takes at a time (common/row_cpu.h): each loop over
+ * the row width then serves RC_ROWS rows, so the gains and biases are read
+ * once per RC_ROWS rows instead of once per row, and in the backward forms
+ * each gain and bias partial is read and written once per RC_ROWS rows: on
+ * lavapipe, where every access costs a loop over the SIMD lanes, that is
+ * about half of the backward's accesses per element and a quarter of the
+ * forward's. The loops over a group's rows have a constant count and are
+ * unrolled ([[unroll]]; each row's sums stay in registers), so none of
+ * them counts against the loop budget: a group runs the loops of one row.
+ *
+ * Backward, lane of R rows: groups of RC_ROWS, then the last R mod RC_ROWS
+ * rows one at a time. A group adds its rows' contributions to a partial in
+ * row order, as one row at a time would, so the sums are the same to the
+ * bit. A lane runs at most the loop iterations of R rows one at a time, in
+ * any mix of lanes in a SIMD batch, so the host's budget of R rows holds.
+ *
+ * Forward: one group per invocation. Past the last row the group repeats
+ * it and stores nothing (in place, such a repeat may read what its row has
+ * just stored: harmless), so every invocation runs the loops of one row. */
+#include "row_cpu.h"
+const uint RC_ROWS = SVK_ROW_CPU_ROWS;
 
 /* The row (or lane) this invocation owns: rows of workgroups of
  * gl_WorkGroupSize.x, spread by svk_op_grid() (common/grid.glsl). */
