@@ -86,6 +86,7 @@ layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
 #define GEMM_AUX_BINDING 6
+#define GEMM_EPILOGUE_VEC4
 #include "common/gemm_epilogue.glsl"
 
 const uint TM4 = TM / 4u;

@@ -1,5 +1,6 @@
 #include "gemm.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "common/push_gemm.h"
@@ -165,12 +166,25 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1, 0, 1)) != SVK_OK)
         return st;
     const bool epi = g->epilogue != SVK_GEMM_EPILOGUE_NONE;
-    if (g->epilogue > SVK_GEMM_EPILOGUE_GELU_BWD)
+    const bool dual = g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    const bool residual = dual || g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL;
+    if (g->epilogue > SVK_GEMM_EPILOGUE_DUAL_RESIDUAL)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown epilogue %d", label, (int)g->epilogue);
     if (epi && !g->aux)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the epilogue's operand aux has no buffer", label);
+    if (dual && !g->aux2)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the dual residual's aux2 has no buffer", label);
+    if (residual && g->beta != 0.0f)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': a residual epilogue needs beta 0 (is %g)", label,
+                         (double)g->beta);
+    if (dual && (!isfinite(g->res_c) || g->res_c == 0.0f))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': res_c=%g must be finite and nonzero", label,
+                         (double)g->res_c);
     if (epi && (st = check_operand(ctx, label, "aux", g->aux, g->off_aux, g->M, g->N, ldc, sc, batch, g->stride2_c,
                                    outer)) != SVK_OK)
+        return st;
+    if (dual && (st = check_operand(ctx, label, "aux2", g->aux2, g->off_aux2, g->M, g->N, ldc, sc, batch,
+                                    g->stride2_c, outer)) != SVK_OK)
         return st;
 
     svk_kernel_id kernel_id;
@@ -208,7 +222,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                        ? ctx->info.subgroup_size
                        : 0;
         spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
-                   (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0);
+                   (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
+                   (!dual || g->off_aux2 % 4 == 0);
     } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
@@ -232,6 +247,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .off_a = (uint32_t)g->off_a, .off_b = (uint32_t)g->off_b, .off_c = (uint32_t)g->off_c,
         .off_bias = (uint32_t)g->off_bias,
         .off_aux = (uint32_t)g->off_aux,
+        .off_aux2 = (uint32_t)g->off_aux2,
+        .res_c = dual ? g->res_c : 1.0f,
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
         .batch = (uint32_t)batch,
         .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
@@ -239,6 +256,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                  (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
                  (g->epilogue == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
                  (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
+                 (g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
+                 (dual ? SVK_GEMM_FLAG_DUAL_RESIDUAL : 0u) |
                  (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
@@ -249,17 +268,22 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
     /* Without a bias the shaders never read its binding; A stands in.
-     * Without an epilogue C stands in for aux: the shaders declare aux
+     * Without an epilogue C stands in for aux (and aux2): the shaders declare aux
      * writable, so the validation layer (and the barrier tracking, which
      * follows the kernel's write_mask) count it as written, as C is
      * anyway. GELU_BWD only reads aux but is tracked the same way: a
      * barrier more at worst. */
     const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
     const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : rc;
+    const svk_range raux2 = dual ? (svk_range){g->aux2, g->off_aux2 * 4, n_c * 4} : rc;
     if (epi && (overlaps(raux, ra) || overlaps(raux, rb) || overlaps(raux, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux (element %llu of '%s') overlaps A, B or C", label,
                          (unsigned long long)g->off_aux, g->aux->name);
+    if (dual && (overlaps(raux2, ra) || overlaps(raux2, rb) || overlaps(raux2, rc) || overlaps(raux2, raux)))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': the epilogue's aux2 (element %llu of '%s') overlaps A, B, C or aux", label,
+                         (unsigned long long)g->off_aux2, g->aux2->name);
     svk_dispatch d = {
         .kernel = kernel_id,
         .spec = spec,
@@ -270,13 +294,13 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     };
     if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
         /* A and B each as an RGBA32F and an R32F view (kernels.c). */
-        const svk_range b[7] = {ra, ra, rb, rb, rc, rbias, raux};
+        const svk_range b[8] = {ra, ra, rb, rb, rc, rbias, raux, raux2};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 7;
+        d.n_bindings = 8;
     } else {
-        const svk_range b[5] = {ra, rb, rc, rbias, raux};
+        const svk_range b[6] = {ra, rb, rc, rbias, raux, raux2};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 5;
+        d.n_bindings = 6;
     }
     return svk_cmdlist_dispatch(cl, &d);
 }

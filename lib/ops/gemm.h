@@ -38,12 +38,20 @@ typedef enum svk_gemm_variant {
  *  GELU_BWD  C = r * gelu'(aux), aux read: the pre-activation; the GEMM
  *            producing the activation's gradient hands on the
  *            pre-activation's (gelu_bwd's formula).
- * aux is laid out as C: from off_aux, with C's ldc and batch strides; it
- * must not overlap A, B or C. */
+ * and, with beta 0 and z = alpha op(A) op(B) + bias (the sublayer's output):
+ *  RESIDUAL       C = aux + z: a residual add into a new stream (pre- and
+ *                 post-norm's x + F(x));
+ *  DUAL_RESIDUAL  C += z / res_c, aux2 = aux + z: SiameseNorm's dual update
+ *                 (residual_fwd's formulas), C the new x stream in place,
+ *                 aux the old y stream and aux2 the new one.
+ * aux and aux2 are laid out as C: from off_aux (off_aux2), with C's ldc and
+ * batch strides; they must not overlap A, B, C or each other. */
 typedef enum svk_gemm_epilogue {
     SVK_GEMM_EPILOGUE_NONE = 0,
     SVK_GEMM_EPILOGUE_GELU,
     SVK_GEMM_EPILOGUE_GELU_BWD,
+    SVK_GEMM_EPILOGUE_RESIDUAL,
+    SVK_GEMM_EPILOGUE_DUAL_RESIDUAL,
 } svk_gemm_epilogue;
 
 typedef struct svk_gemm_args {
@@ -66,6 +74,9 @@ typedef struct svk_gemm_args {
     svk_gemm_epilogue epilogue;    /* default NONE */
     svk_buffer *aux;               /* the epilogue's operand (NONE: unused) */
     uint64_t off_aux;              /* elements */
+    svk_buffer *aux2;              /* DUAL_RESIDUAL's second output */
+    uint64_t off_aux2;
+    float res_c;                   /* DUAL_RESIDUAL's divisor, finite and nonzero */
 } svk_gemm_args;
 
 /* Checks shapes against the buffers and records the dispatch. */

@@ -76,8 +76,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM] = {
         .name = "gemm",
         SPV(svk_spv_gemm),
-        .n_buffers = 5,      /* A, B, C, bias, aux (the epilogue's) */
-        .write_mask = 1u << 2 | 1u << 4,
+        .n_buffers = 6,      /* A, B, C, bias, aux, aux2 (the epilogue's) */
+        .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),
         /* workgroup 16x16, each invocation a 4x4 block of C, K tiles of 16:
          * 64x64 tiles of C, 8 KiB of shared memory. */
@@ -87,8 +87,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_CPU] = {
         .name = "gemm_cpu",
         SPV(svk_spv_gemm_cpu),
-        .n_buffers = 5,      /* A, B, C, bias, aux: as SVK_KERNEL_GEMM */
-        .write_mask = 1u << 2 | 1u << 4,
+        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: as SVK_KERNEL_GEMM */
+        .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),
         /* A row of 16 invocations, each an 8x4 block of C (TM, TN); then
          * TRANS_A, TRANS_B and the subgroup size, set per call by
@@ -99,8 +99,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_TEXEL] = {
         .name = "gemm_texel",
         SPV(svk_spv_gemm_texel),
-        .n_buffers = 7,      /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux */
-        .write_mask = 1u << 4 | 1u << 6,
+        .n_buffers = 8,      /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2 */
+        .write_mask = 1u << 4 | 1u << 6 | 1u << 7,
         .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F},
         .push_size = sizeof(svk_push_gemm),
         /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on

@@ -1,28 +1,40 @@
-/* The GEMM shaders' epilogues (SVK_GEMM_FLAG_GELU, _GELU_BWD in
- * push_gemm.h): what C element e (an index into c[]) receives, given the
- * result v = alpha op(A) op(B) + beta C + bias, and the matching element of
- * aux, which is laid out as C from pc.off_aux. Include after the push
- * block, with GEMM_AUX_BINDING defined to the shader's binding for aux. The
- * formulas are gelu_fwd.comp's and gelu_bwd.comp's (common/gelu.glsl), so
- * a fused epilogue gives what the separate pass would. */
+/* The GEMM shaders' epilogues (SVK_GEMM_FLAG_GELU, _GELU_BWD, _RESIDUAL,
+ * _DUAL_RESIDUAL in push_gemm.h): what C element e (an index into c[])
+ * receives, given the result v = alpha op(A) op(B) + beta C + bias, and the
+ * matching elements of aux and aux2, which are laid out as C from
+ * pc.off_aux and pc.off_aux2. Include after the push block and C's
+ * declaration, with GEMM_AUX_BINDING defined to the shader's first binding
+ * for them (aux2 takes the next), and GEMM_EPILOGUE_VEC4 where C has a
+ * vec4 view c4. The formulas are gelu_fwd.comp's, gelu_bwd.comp's and
+ * residual_fwd.comp's, so a fused epilogue gives what the separate pass
+ * would. */
 #include "common/sigmoid.glsl"
 #include "common/gelu.glsl"
 
 layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux { float aux[]; };
 layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux4 { vec4 aux4[]; };
+layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux2 { float aux2[]; };
+layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux24 { vec4 aux24[]; };
 
 float svk_gemm_epilogue(float v, uint e)
 {
     const uint ea = e - pc.off_c + pc.off_aux;
-    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u)
+    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u) {
         aux[ea] = svk_gelu(v);
-    else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u)
+    } else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
         v *= svk_gelu_grad(aux[ea]);
+    } else if ((pc.flags & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
+        v = aux[ea] + v;
+    } else if ((pc.flags & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
+        aux2[e - pc.off_c + pc.off_aux2] = aux[ea] + v;
+        v = c[e] + v / pc.res_c;
+    }
     return v;
 }
 
-/* The same for four columns at vec4 index e4 of c4[] (pc.off_c and
- * pc.off_aux then multiples of 4). */
+#ifdef GEMM_EPILOGUE_VEC4
+/* The same for four columns at vec4 index e4 of c4[] (pc.off_c, pc.off_aux
+ * and pc.off_aux2 then multiples of 4). */
 vec4 svk_gemm_epilogue4(vec4 v, uint e4)
 {
     const uint ea = e4 - pc.off_c / 4u + pc.off_aux / 4u;
@@ -31,6 +43,12 @@ vec4 svk_gemm_epilogue4(vec4 v, uint e4)
     } else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
         const vec4 u = aux4[ea];
         v *= vec4(svk_gelu_grad(u.x), svk_gelu_grad(u.y), svk_gelu_grad(u.z), svk_gelu_grad(u.w));
+    } else if ((pc.flags & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
+        v = aux4[ea] + v;
+    } else if ((pc.flags & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
+        aux24[e4 - pc.off_c / 4u + pc.off_aux2 / 4u] = aux4[ea] + v;
+        v = c4[e4] + v / pc.res_c;
     }
     return v;
 }
+#endif

@@ -27,6 +27,8 @@ SVK_PUSH_BEGIN(svk_push_gemm)
     SVK_PUSH_U32(stride2_c)
     SVK_PUSH_U32(flags)     /* SVK_GEMM_FLAG_* */
     SVK_PUSH_U32(off_aux)   /* the epilogue's operand, laid out as C (its ldc and strides) */
+    SVK_PUSH_U32(off_aux2)  /* DUAL_RESIDUAL's second stream out, laid out as C */
+    SVK_PUSH_F32(res_c)     /* DUAL_RESIDUAL's divisor of the x stream's update */
     SVK_PUSH_F32(alpha)
     SVK_PUSH_F32(beta)
 SVK_PUSH_END(svk_push_gemm)
@@ -41,6 +43,13 @@ SVK_PUSH_END(svk_push_gemm)
  * produces its incoming gradient). */
 #define SVK_GEMM_FLAG_GELU 32u
 #define SVK_GEMM_FLAG_GELU_BWD 64u
+/* Residual epilogues (beta 0; z = alpha op(A) op(B) + bias): RESIDUAL:
+ * C = aux + z (a residual add, into a new stream); DUAL_RESIDUAL: C += z /
+ * res_c, aux2 = aux + z (SiameseNorm's dual update, residual_fwd.comp's
+ * formulas: C the new x stream, in place, aux the old y stream, aux2 the
+ * new one). */
+#define SVK_GEMM_FLAG_RESIDUAL 128u
+#define SVK_GEMM_FLAG_DUAL_RESIDUAL 256u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */

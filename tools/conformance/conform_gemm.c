@@ -27,6 +27,9 @@
  * thousands. */
 static const double TOL_GEMM = 1e-5;
 
+/* DUAL_RESIDUAL's divisor: sqrt(6), the model's c at its third layer. */
+static const float RES_C = 2.4494898f;
+
 typedef struct gemm_case {
     int ta, tb;
     uint32_t M, N, K, batch;
@@ -36,7 +39,8 @@ typedef struct gemm_case {
     int quick;         /* part of --quick */
     uint32_t outer;    /* groups of `batch` matrices (0: one), as attention's sequences of heads */
     uint32_t in_off;   /* element offset of A and B in their buffers (NaN before) */
-    int epi;           /* svk_gemm_epilogue: 1 GELU (aux written), 2 GELU_BWD (aux read) */
+    int epi;           /* svk_gemm_epilogue: 1 GELU (aux written), 2 GELU_BWD (aux read),
+                        * 3 RESIDUAL (aux read), 4 DUAL_RESIDUAL (C in and out, aux read, aux2 written) */
     int out4;          /* C (and aux) at element 64: the kernels' vec4 stores where ldc allows */
 } gemm_case;
 
@@ -107,6 +111,13 @@ static const gemm_case cases[] = {
     {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1},
     {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0},
     {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1},
+    /* Residual epilogues: the attention and MLP projections' C = x + z
+     * (pre, post) and SiameseNorm's x += z / c, y' = y + z. */
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 3, 1},
+    {0, 1, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 3, 0},
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1},
+    {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride
@@ -164,7 +175,7 @@ typedef struct gemm_row {
 static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
 {
     char shape[96];
-    static const char *const epi_names[] = {"", " gelu", " gelu-bwd"};
+    static const char *const epi_names[] = {"", " gelu", " gelu-bwd", " residual", " dual-residual"};
     snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N,
              g->K, g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
              g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "");
@@ -192,7 +203,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
     if (!ha || !hb || !hbias || !hc)
         goto end;
     cf_fill_nan(hc, C.total);
-    if (g->beta != 0)
+    if (g->beta != 0 || g->epi == 4) /* DUAL_RESIDUAL reads C (the x stream) with beta 0 */
         for (uint32_t o = 0; o < outer; o++)
             for (uint32_t b = 0; b < g->batch; b++)
                 for (uint32_t m = 0; m < g->M; m++)
@@ -204,21 +215,27 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
      * padding must stay so), read by GELU_BWD (pre-activations around the
      * curve's bend, NaN in the padding). */
     float *haux = NULL;
-    cf_out *aux_out = NULL;
-    svk_tref taux = {0};
+    cf_out *aux_out = NULL, *aux2_out = NULL;
+    svk_tref taux = {0}, taux2 = {0};
     if (g->epi == 1) {
         aux_out = cf_output_at(c, "aux", C.total, NULL, g->out4);
         if (!aux_out)
             goto end;
         taux = cf_tref(aux_out);
-    } else if (g->epi == 2) {
-        haux = cf_random(c, C.total, -3, 3);
+    } else if (g->epi >= 2) {
+        haux = g->epi == 2 ? cf_random(c, C.total, -3, 3) : cf_random(c, C.total, -1, 1);
         if (!haux)
             goto end;
         for (size_t i = 0; i < C.total; i++)
             if (!inside(&C, i, g->batch))
                 haux[i] = NAN;
         taux = cf_input(c, "aux", haux, C.total);
+    }
+    if (g->epi == 4) {
+        aux2_out = cf_output_at(c, "aux2", C.total, NULL, g->out4);
+        if (!aux2_out)
+            goto end;
+        taux2 = cf_tref(aux2_out);
     }
     if (!out)
         goto end;
@@ -233,6 +250,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .stride2_a = A.stride2, .stride2_b = B.stride2, .stride2_c = C.stride2,
         .variant = row->variant,
         .epilogue = (svk_gemm_epilogue)g->epi, .aux = taux.buf, .off_aux = taux.off,
+        .aux2 = taux2.buf, .off_aux2 = taux2.off, .res_c = RES_C,
     };
     svk_texel_caps saved = cf->ctx->texel;
     if (row->force_fallback)
@@ -261,14 +279,16 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
      * out of it as it must stay out of the kernels' results. */
     double *da = cf_to_double(c, ha, A.total), *db = cf_to_double(c, hb, B.total);
     double *dc = cf_to_double(c, hc, C.total), *dbias = cf_to_double(c, hbias, g->N);
-    if (!da || !db || !dc || !dbias)
+    double *x0 = cf_to_double(c, hc, C.total); /* DUAL_RESIDUAL's x stream before */
+    if (!da || !db || !dc || !dbias || !x0)
         goto end;
     for (uint32_t o = 0; o < outer; o++)
         svk_ref_gemm_f64(g->ta, g->tb, g->M, g->N, g->K, g->alpha, da + (size_t)o * A.stride2, A.ld, A.stride,
                          db + (size_t)o * B.stride2, B.ld, B.stride, g->beta, dc + (size_t)o * C.stride2, C.ld, C.stride,
                          g->bias ? dbias : NULL, g->batch);
-    /* The epilogue on the reference's result: gelu of it into aux, or
-     * times gelu' of aux (lib/ref/gelu.c). */
+    /* The epilogue on the reference's result z: gelu of it into aux, or
+     * times gelu' of aux (lib/ref/gelu.c); aux + z; x + z / c and aux + z
+     * (lib/ref/residual.c's formulas). */
     double *daux = g->epi ? cf_alloc(c, C.total * sizeof(double)) : NULL;
     if (g->epi && !daux)
         goto end;
@@ -279,9 +299,14 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         }
         if (g->epi == 1) {
             svk_ref_gelu_fwd_f64(1, &dc[i], &daux[i]);
-        } else {
+        } else if (g->epi == 2) {
             const double x = haux[i], dout = dc[i];
             svk_ref_gelu_bwd_f64(1, &x, &dout, &dc[i]);
+        } else if (g->epi == 3) {
+            dc[i] = (double)haux[i] + dc[i];
+        } else {
+            daux[i] = (double)haux[i] + dc[i];
+            dc[i] = x0[i] + dc[i] / (double)RES_C;
         }
     }
     /* Padding and slack: the reference leaves them as they were (NaN); the
@@ -292,15 +317,16 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
             continue;
         if (memcmp(&out->host[i], &hc[i], sizeof(float)))
             cf_fail(c, "C: element %zu outside the result (padding or batch slack) was written", i);
-        if (aux_out && !isnan(aux_out->host[i]))
-            cf_fail(c, "aux: element %zu outside the result (padding or batch slack) was written", i);
+        cf_out *w = aux_out ? aux_out : aux2_out; /* the epilogue's output */
+        if (w && !isnan(w->host[i]))
+            cf_fail(c, "%s: element %zu outside the result (padding or batch slack) was written", w->name, i);
         dc[i] = out->host[i] = 0;
-        if (aux_out)
-            aux_out->host[i] = 0;
+        if (w)
+            w->host[i] = 0;
     }
     cf_compare(c, out, dc, TOL_GEMM);
-    if (aux_out)
-        cf_compare(c, aux_out, daux, TOL_GEMM);
+    if (aux_out || aux2_out)
+        cf_compare(c, aux_out ? aux_out : aux2_out, daux, TOL_GEMM);
 end:
     cf_end(c);
 }
