@@ -464,11 +464,18 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
             .off_a = a.off, .off_b = b.off, .off_c = c.off, .off_bias = bias.off,
             .label = label,
         };
-        if (o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD)) {
-            const svk_tref aux = T(r, t[4]);
-            g.epilogue = (o->flags & SVK_FLAG_GELU) ? SVK_GEMM_EPILOGUE_GELU : SVK_GEMM_EPILOGUE_GELU_BWD;
+        const uint32_t epi = o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
+        if (epi) {
+            const svk_tref aux = T(r, t[4]), aux2 = T(r, t[5]);
+            g.epilogue = epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
+                         : epi == SVK_FLAG_GELU_BWD ? SVK_GEMM_EPILOGUE_GELU_BWD
+                         : epi == SVK_FLAG_RESIDUAL ? SVK_GEMM_EPILOGUE_RESIDUAL
+                                                    : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
             g.aux = aux.buf;
             g.off_aux = aux.off;
+            g.aux2 = aux2.buf;
+            g.off_aux2 = aux2.off;
+            g.res_c = o->f[2];
         }
         return svk_gemm_record(cl, &g);
     }

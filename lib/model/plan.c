@@ -233,6 +233,15 @@ static void elementwise(builder *b, svk_plan_opcode code, const char *label, uin
     o->dims[0] = n;
 }
 
+/* Where a sublayer's output z goes: the residual update its last GEMM
+ * makes in its epilogue (flags RESIDUAL, DUAL_RESIDUAL), so z itself is
+ * never stored. */
+typedef struct residual_out {
+    uint32_t flag;   /* SVK_FLAG_RESIDUAL: c = in + z; SVK_FLAG_DUAL_RESIDUAL: c += z / scale, out = in + z */
+    uint32_t c, in, out;
+    float scale;
+} residual_out;
+
 /* Per-sublayer activations kept for the backward pass. */
 typedef struct sub_acts {
     uint32_t h;                 /* the sublayer's input [N, C] */
@@ -240,7 +249,6 @@ typedef struct sub_acts {
     uint32_t u;                 /* post: x + z, the norm's input */
     uint32_t qkv, att, att_out; /* attention */
     uint32_t a, g, gate, up;    /* MLP */
-    uint32_t z;                 /* the sublayer's output [N, C] */
 } sub_acts;
 
 typedef struct dims {
@@ -278,7 +286,23 @@ static svk_status check_sizes(svk_log *log, const dims *d)
     return SVK_OK;
 }
 
-static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s)
+/* The sublayer's output projection: z = x W^T + bias into the residual
+ * streams as r says. */
+static void proj_fwd(builder *b, const char *name, const residual_out *r, uint32_t x, uint64_t rows, uint64_t out,
+                     uint64_t in)
+{
+    linear_fwd(b, name, r->c, x, rows, out, in);
+    if (b->oom)
+        return;
+    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
+    o->flags |= r->flag;
+    o->t[4] = r->in;
+    o->t[5] = r->out;
+    o->f[2] = r->scale;
+}
+
+static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s,
+                         const residual_out *r)
 {
     const svk_model_config *c = &b->p->config;
     char name[64];
@@ -296,12 +320,12 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->flags = b->p->flash_attention ? SVK_FLAG_FLASH : 0;
         o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
-        linear_fwd(b, name, s->z, s->att_out, d->N, d->C, d->C);
+        proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C);
     } else if (c->mlp == SVK_MLP_GELU) {
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
         linear_gelu_fwd(b, name, s->a, s->g, s->h, d->N, d->F, d->C);
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_fwd(b, name, s->z, s->g, d->N, d->C, d->F);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
     } else {
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
         linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
@@ -311,7 +335,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->t[0] = s->g, o->t[1] = s->gate, o->t[2] = s->up;
         o->dims[0] = d->N * d->F;
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_fwd(b, name, s->z, s->g, d->N, d->C, d->F);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
     }
 }
 
@@ -445,7 +469,6 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         s->h = is_post(c) ? x[k] : tensor(&b, SVK_SLAB_ACT, NC, -1, "h.%u", k);
         s->mean = ln ? tensor(&b, SVK_SLAB_ACT, stats, -1, "mean.%u", k) : SVK_NONE;
         s->rstd = tensor(&b, SVK_SLAB_ACT, stats, -1, "rstd.%u", k);
-        s->z = tensor(&b, SVK_SLAB_ACT, NC, -1, "z.%u", k);
         if (c->placement == SVK_PLACEMENT_POST)
             s->u = tensor(&b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
         if (attn) {
@@ -513,21 +536,16 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             o->t[7] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
             o->dims[0] = d.N, o->dims[1] = d.C;
             o->flags = ln ? 0 : SVK_FLAG_RMS;
-            sublayer_fwd(&b, &d, l, attn, s);
-            elementwise(&b, SVK_OP_COPY, "y copy", y[k + 1], y[k], NC);
-            o = op(&b, SVK_OP_RESIDUAL_FWD, "blocks.%u.residual", l);
-            o->t[0] = x[k + 1], o->t[1] = y[k + 1], o->t[2] = s->z;
-            o->dims[0] = NC;
-            o->f[0] = sqrtf(2.0f * (float)(l + 1));
+            /* x_{k+1} += z / c, y_{k+1} = y_k + z in the projection's epilogue. */
+            const residual_out r = {SVK_FLAG_DUAL_RESIDUAL, x[k + 1], y[k], y[k + 1], sqrtf(2.0f * (float)(l + 1))};
+            sublayer_fwd(&b, &d, l, attn, s, &r);
         } else if (pre) {
             norm_fwd(&b, name, s->h, s->mean, s->rstd, x[k], d.N, d.C);
-            sublayer_fwd(&b, &d, l, attn, s);
-            elementwise(&b, SVK_OP_COPY, "x copy", x[k + 1], x[k], NC);
-            elementwise(&b, SVK_OP_ADD, "residual", x[k + 1], s->z, NC);
+            const residual_out r = {SVK_FLAG_RESIDUAL, x[k + 1], x[k], SVK_NONE, 1.0f}; /* x_{k+1} = x_k + z */
+            sublayer_fwd(&b, &d, l, attn, s, &r);
         } else { /* post: x_{k+1} = N(x_k + F(x_k)) */
-            sublayer_fwd(&b, &d, l, attn, s);
-            elementwise(&b, SVK_OP_COPY, "u = x", s->u, x[k], NC);
-            elementwise(&b, SVK_OP_ADD, "u += z", s->u, s->z, NC);
+            const residual_out r = {SVK_FLAG_RESIDUAL, s->u, x[k], SVK_NONE, 1.0f}; /* u = x_k + z */
+            sublayer_fwd(&b, &d, l, attn, s, &r);
             norm_fwd(&b, name, x[k + 1], s->mean, s->rstd, s->u, d.N, d.C);
         }
     }

@@ -87,7 +87,10 @@ typedef enum svk_plan_opcode {
     SVK_OP_RESIDUAL_BWD,  /* dz t0 = dx t1 / c + dy t2; f[0] = c */
     SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB;
                              then with flag GELU t4 = gelu(C), with GELU_BWD C *= gelu'(t4) (the MLP's
-                             activation folded into its GEMMs: lib/ops/gemm.h, svk_gemm_epilogue) */
+                             activation folded into its GEMMs: lib/ops/gemm.h, svk_gemm_epilogue);
+                             with RESIDUAL (beta 0) C = t4 + z, with DUAL_RESIDUAL C += z / f[2] and
+                             t5 = t4 + z, z the GEMM's result (a sublayer's output into the residual
+                             streams) */
     SVK_OP_ROPE_FWD,      /* qkv t0 in place; dims B, T, C, H; f[0] = theta */
     SVK_OP_ROPE_BWD,      /* dqkv t0 in place */
     SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H. att: the probabilities [B, H, T, T],
@@ -109,14 +112,14 @@ typedef enum svk_plan_opcode {
 #define SVK_PLAN_MAX_T 14
 enum {
     SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8, SVK_FLAG_FLASH = 16,
-    SVK_FLAG_GELU = 32, SVK_FLAG_GELU_BWD = 64,
+    SVK_FLAG_GELU = 32, SVK_FLAG_GELU_BWD = 64, SVK_FLAG_RESIDUAL = 128, SVK_FLAG_DUAL_RESIDUAL = 256,
 };
 
 typedef struct svk_plan_op {
     svk_plan_opcode code;
     uint32_t t[SVK_PLAN_MAX_T];  /* tensor ids, SVK_NONE where absent */
     uint64_t dims[4];
-    float f[2];
+    float f[3];
     uint32_t flags;
     char label[48];              /* e.g. "blocks.2.attn.qkv" */
 } svk_plan_op;

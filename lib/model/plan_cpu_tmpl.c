@@ -132,8 +132,25 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
         case SVK_OP_GEMM: {
             bool ta = o->flags & SVK_FLAG_TA, tb = o->flags & SVK_FLAG_TB;
             uint64_t M = d[0], N = d[1], K = d[2];
+            /* A dual residual's z goes to t5 first (C is the x stream it updates). */
+            svk_real *dst = (o->flags & SVK_FLAG_DUAL_RESIDUAL) ? F(&c, t[5]) : F(&c, t[0]);
             SVK_REF(gemm)(ta, tb, M, N, K, o->f[0], F(&c, t[1]), ta ? M : K, 0, F(&c, t[2]), tb ? K : N, 0,
-                             o->f[1], F(&c, t[0]), N, 0, F(&c, t[3]), 1);
+                             o->f[1], dst, N, 0, F(&c, t[3]), 1);
+            if (o->flags & SVK_FLAG_RESIDUAL) {
+                svk_real *cz = F(&c, t[0]);
+                const svk_real *in = F(&c, t[4]);
+                for (uint64_t e = 0; e < M * N; e++)
+                    cz[e] = in[e] + cz[e];
+            }
+            if (o->flags & SVK_FLAG_DUAL_RESIDUAL) {
+                /* residual_fwd's formulas: x += z / c; y' = y + z. */
+                svk_real *x = F(&c, t[0]), *z = F(&c, t[5]);
+                const svk_real *y = F(&c, t[4]), rc = o->f[2];
+                for (uint64_t e = 0; e < M * N; e++) {
+                    x[e] += z[e] / rc;
+                    z[e] = y[e] + z[e];
+                }
+            }
             if (o->flags & SVK_FLAG_GELU)
                 SVK_REF(gelu_fwd)(M * N, F(&c, t[0]), F(&c, t[4]));
             if (o->flags & SVK_FLAG_GELU_BWD)
