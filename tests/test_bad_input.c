@@ -634,6 +634,31 @@ int main(int argc, char **argv)
         svk_model_destroy(&f.m);
     }
 
+    /* A bad SVK_ATTENTION (lib/ops/attention.h) is refused by name, when
+     * the model makes its first plan or at the step; without it the same
+     * model trains. */
+    {
+        svk_model_params p = svk_model_params_default();
+        p.config = tiny_config();
+        p.backend = SVK_BACKEND_VULKAN;
+        p.ctx = f.ctx;
+        setenv("SVK_ATTENTION", "bogus", 1);
+        svk_status st = svk_model_create(&p, &f.m);
+        if (st == SVK_OK)
+            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, NULL);
+        const char *msg = svk_last_error();
+        tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_ATTENTION") && strstr(msg, "bogus"),
+                 "SVK_ATTENTION=bogus refused: %s (%s)", svk_status_string(st), msg);
+        unsetenv("SVK_ATTENTION");
+        svk_model_destroy(&f.m);
+        float loss = NAN;
+        st = svk_model_create(&p, &f.m);
+        if (st == SVK_OK)
+            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, &loss);
+        tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_ATTENTION unset the model trains: loss %g", loss);
+        svk_model_destroy(&f.m);
+    }
+
     svk_buffer_destroy(&f.buf);
     tu_ctx_finish(&f.ctx, &t);
     rmdir(f.dir);
