@@ -26,17 +26,10 @@ static svk_status check_shape(svk_ctx *ctx, const char *op, uint32_t B, uint32_t
     return SVK_OK;
 }
 
-/* Two ranges of one svk_buffer that share a byte. (Distinct svk_buffers
- * never share memory.) */
-static bool overlap(svk_range a, svk_range b)
-{
-    return a.buf == b.buf && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
-
 static svk_status check_disjoint(svk_ctx *ctx, const char *op, const char *wname, svk_range w, const char *rname,
                                  svk_range r)
 {
-    if (overlap(w, r))
+    if (svk_range_overlap(w, r))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "%s: operand %s overlaps %s in buffer '%s' (elements %llu and %llu)", op, wname, rname,
                          w.buf->name, (unsigned long long)(w.offset / 4), (unsigned long long)(r.offset / 4));

@@ -37,11 +37,6 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
                                   sizeof(*push), label);
 }
 
-static bool overlap(svk_range a, svk_range b)
-{
-    return a.buf == b.buf && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
-
 svk_status svk_colsum_record(svk_cmdlist *cl, const svk_colsum_args *a)
 {
     return svk_colsum_record_named(cl, a, "colsum", "src", "dst");
@@ -69,7 +64,7 @@ svk_status svk_colsum_record_named(svk_cmdlist *cl, const svk_colsum_args *a, co
     if ((st = svk_op_bind(ctx, op, src_name, a->src, (a->rows - 1) * ld + a->N, &src)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, dst_name, a->dst, a->N, &dst)) != SVK_OK)
         return st;
-    if (overlap(src, dst))
+    if (svk_range_overlap(src, dst))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: %s (element %llu) overlaps %s (element %llu)", op,
                          dst_name, (unsigned long long)a->dst.off, src_name, (unsigned long long)a->src.off);
     uint64_t rpb = svk_colsum_rows_per_block(a->rows);
@@ -88,9 +83,9 @@ svk_status svk_colsum_record_named(svk_cmdlist *cl, const svk_colsum_args *a, co
 
     if ((st = svk_op_bind(ctx, op, "scratch", a->scratch, blocks * a->N, &scratch)) != SVK_OK)
         return st;
-    if (overlap(scratch, src) || overlap(scratch, dst))
+    if (svk_range_overlap(scratch, src) || svk_range_overlap(scratch, dst))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: scratch (element %llu) overlaps %s", op,
-                         (unsigned long long)a->scratch.off, overlap(scratch, src) ? src_name : dst_name);
+                         (unsigned long long)a->scratch.off, svk_range_overlap(scratch, src) ? src_name : dst_name);
     /* Stage 1: block z's column sums into scratch row z. */
     push.off_dst = svk_elem_off(a->scratch);
     push.flags = 0;

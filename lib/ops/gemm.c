@@ -133,12 +133,6 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
     return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
-/* Two ranges sharing a byte (distinct buffers never share memory). */
-static bool overlaps(svk_range a, svk_range b)
-{
-    return a.buf == b.buf && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
-}
-
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
     SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
@@ -276,11 +270,12 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
     const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : rc;
     const svk_range raux2 = dual ? (svk_range){g->aux2, g->off_aux2 * 4, n_c * 4} : rc;
-    if (epi && (overlaps(raux, ra) || overlaps(raux, rb) || overlaps(raux, rc)))
+    if (epi && (svk_range_overlap(raux, ra) || svk_range_overlap(raux, rb) || svk_range_overlap(raux, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux (element %llu of '%s') overlaps A, B or C", label,
                          (unsigned long long)g->off_aux, g->aux->name);
-    if (dual && (overlaps(raux2, ra) || overlaps(raux2, rb) || overlaps(raux2, rc) || overlaps(raux2, raux)))
+    if (dual && (svk_range_overlap(raux2, ra) || svk_range_overlap(raux2, rb) || svk_range_overlap(raux2, rc) ||
+                 svk_range_overlap(raux2, raux)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux2 (element %llu of '%s') overlaps A, B, C or aux", label,
                          (unsigned long long)g->off_aux2, g->aux2->name);

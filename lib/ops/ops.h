@@ -32,6 +32,13 @@ static inline uint64_t svk_div_up(uint64_t n, uint64_t d)
     return (n + d - 1) / d;
 }
 
+/* Whether two bound ranges share a byte (distinct svk_buffers never share
+ * memory). Both sizes are the bytes an operation touches, never 0. */
+static inline bool svk_range_overlap(svk_range a, svk_range b)
+{
+    return a.buf == b.buf && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+}
+
 /* Which form of a kernel an operation records. Row-wise kernels (the norms,
  * the attention softmax, cross-entropy) come in two forms computing the same
  * thing:
