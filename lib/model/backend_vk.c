@@ -34,7 +34,6 @@
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
 #include "ops/embedding.h"
-#include "ops/gelu.h"
 #include "ops/gemm.h"
 #include "ops/layernorm.h"
 #include "ops/residual.h"
@@ -444,11 +443,6 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
                                       .scratch = scratch(r), .label = label};
         return svk_siamese_out_bwd_record(cl, &a);
     }
-    case SVK_OP_RESIDUAL_FWD: {
-        svk_residual_fwd_args a = {.n = d[0], .c = o->f[0], .x = T(r, t[0]), .y = T(r, t[1]), .z = T(r, t[2]),
-                                   .label = label};
-        return svk_residual_fwd_record(cl, &a);
-    }
     case SVK_OP_RESIDUAL_BWD: {
         svk_residual_bwd_args a = {.n = d[0], .c = o->f[0], .dx = T(r, t[1]), .dy = T(r, t[2]), .dz = T(r, t[0]),
                                    .label = label};
@@ -509,14 +503,6 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
                                     .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]), .att = T(r, t[3]),
                                     .dqkv = T(r, t[0]), .scratch = scratch(r), .label = label};
         return svk_attention_bwd_record(cl, &a);
-    }
-    case SVK_OP_GELU_FWD: {
-        svk_gelu_fwd_args a = {.n = d[0], .x = T(r, t[1]), .out = T(r, t[0]), .label = label};
-        return svk_gelu_fwd_record(cl, &a);
-    }
-    case SVK_OP_GELU_BWD: {
-        svk_gelu_bwd_args a = {.n = d[0], .x = T(r, t[1]), .dout = T(r, t[2]), .dx = T(r, t[0]), .label = label};
-        return svk_gelu_bwd_record(cl, &a);
     }
     case SVK_OP_SWIGLU_FWD: {
         svk_swiglu_fwd_args a = {.n = d[0], .gate = T(r, t[1]), .up = T(r, t[2]), .out = T(r, t[0]), .label = label};

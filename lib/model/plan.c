@@ -700,8 +700,8 @@ const char *svk_plan_opcode_name(svk_plan_opcode code)
 {
     static const char *const names[SVK_OP_COUNT_] = {
         "zero", "copy", "add", "embed_fwd", "embed_bwd", "norm_fwd", "norm_bwd", "siamese_fwd", "siamese_bwd",
-        "sout_fwd", "sout_bwd", "residual_fwd", "residual_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd",
-        "attn_bwd", "gelu_fwd", "gelu_bwd", "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw",
+        "sout_fwd", "sout_bwd", "residual_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd", "attn_bwd",
+        "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw",
     };
     return (unsigned)code < SVK_OP_COUNT_ ? names[code] : "?";
 }

@@ -83,7 +83,6 @@ typedef enum svk_plan_opcode {
                              g t11, b t12, work t13 */
     SVK_OP_SOUT_FWD,      /* out t0, mean t1, rstd t2, x t3, y t4, g t5, b t6, work t7 */
     SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11 */
-    SVK_OP_RESIDUAL_FWD,  /* x t0 += z t2 / c, y t1 += z; f[0] = c */
     SVK_OP_RESIDUAL_BWD,  /* dz t0 = dx t1 / c + dy t2; f[0] = c */
     SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB;
                              then with flag GELU t4 = gelu(C), with GELU_BWD C *= gelu'(t4) (the MLP's
@@ -96,8 +95,6 @@ typedef enum svk_plan_opcode {
     SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H. att: the probabilities [B, H, T, T],
                              or with flag FLASH the softmax stats [B, H, T, 2] (lib/ops/attention.h) */
     SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3; with flag FLASH the forward's out t4 */
-    SVK_OP_GELU_FWD,      /* out t0 = gelu(x t1) (the plan folds GELU into SVK_OP_GEMM instead) */
-    SVK_OP_GELU_BWD,      /* dx t0 = dout t2 * gelu'(x t1) */
     SVK_OP_SWIGLU_FWD,    /* out t0 = silu(gate t1) * up t2 */
     SVK_OP_SWIGLU_BWD,    /* dgate t0, dup t1, gate t2, up t3, dout t4 */
     SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N]; dims rows, N */

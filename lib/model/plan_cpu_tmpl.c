@@ -123,9 +123,6 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
                                         F(&c, t[7]), F(&c, t[8]), F(&c, t[9]), F(&c, t[10]), F(&c, t[0]),
                                         F(&c, t[1]), F(&c, t[2]), F(&c, t[3]), F(&c, t[11]));
             break;
-        case SVK_OP_RESIDUAL_FWD:
-            SVK_REF(residual_fwd)(d[0], o->f[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[2]));
-            break;
         case SVK_OP_RESIDUAL_BWD:
             SVK_REF(residual_bwd)(d[0], o->f[0], F(&c, t[1]), F(&c, t[2]), F(&c, t[0]));
             break;
@@ -171,12 +168,6 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
             break;
         case SVK_OP_ATTN_BWD:
             SVK_REF(attention_bwd)(d[0], d[1], d[2], d[3], F(&c, t[1]), F(&c, t[2]), F(&c, t[3]), F(&c, t[0]));
-            break;
-        case SVK_OP_GELU_FWD:
-            SVK_REF(gelu_fwd)(d[0], F(&c, t[1]), F(&c, t[0]));
-            break;
-        case SVK_OP_GELU_BWD:
-            SVK_REF(gelu_bwd)(d[0], F(&c, t[1]), F(&c, t[2]), F(&c, t[0]));
             break;
         case SVK_OP_SWIGLU_FWD:
             SVK_REF(swiglu_fwd)(d[0], F(&c, t[1]), F(&c, t[2]), F(&c, t[0]));
