@@ -174,6 +174,19 @@ static void gemm(builder *b, const char *label, uint32_t c, uint32_t a, uint32_t
     o->flags = (ta ? SVK_FLAG_TA : 0) | (tb ? SVK_FLAG_TB : 0);
 }
 
+/* Gives the GEMM op just added an epilogue (flag GELU, GELU_BWD, RESIDUAL
+ * or DUAL_RESIDUAL; see SVK_OP_GEMM) with its operands t4, t5 and f[2]. */
+static void gemm_epilogue(builder *b, uint32_t flag, uint32_t aux, uint32_t aux2, float scale)
+{
+    if (b->oom)
+        return;
+    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
+    o->flags |= flag;
+    o->t[4] = aux;
+    o->t[5] = aux2;
+    o->f[2] = scale;
+}
+
 /* Forward of a Linear: y [N, out] = x [N, in] W^T + bias. */
 static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uint64_t rows, uint64_t out,
                        uint64_t in)
@@ -189,11 +202,7 @@ static void linear_gelu_fwd(builder *b, const char *name, uint32_t y, uint32_t a
                             uint64_t out, uint64_t in)
 {
     linear_fwd(b, name, y, x, rows, out, in);
-    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
-    if (!b->oom) {
-        o->flags |= SVK_FLAG_GELU;
-        o->t[4] = act;
-    }
+    gemm_epilogue(b, SVK_FLAG_GELU, act, SVK_NONE, 0.0f);
 }
 
 /* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy).
@@ -207,11 +216,8 @@ static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, u
         snprintf(label, sizeof(label), "%s.dx", name);
         gemm(b, label, dx, dy, W(b, SVK_SLAB_PARAM, "%s.weight", name), SVK_NONE, false, false, rows, in, out,
              accumulate_dx ? 1.0f : 0.0f);
-        if (gelu_in != SVK_NONE && !b->oom) {
-            svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
-            o->flags |= SVK_FLAG_GELU_BWD;
-            o->t[4] = gelu_in;
-        }
+        if (gelu_in != SVK_NONE)
+            gemm_epilogue(b, SVK_FLAG_GELU_BWD, gelu_in, SVK_NONE, 0.0f);
     }
     snprintf(label, sizeof(label), "%s.dW", name);
     gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
@@ -292,13 +298,7 @@ static void proj_fwd(builder *b, const char *name, const residual_out *r, uint32
                      uint64_t in)
 {
     linear_fwd(b, name, r->c, x, rows, out, in);
-    if (b->oom)
-        return;
-    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
-    o->flags |= r->flag;
-    o->t[4] = r->in;
-    o->t[5] = r->out;
-    o->f[2] = r->scale;
+    gemm_epilogue(b, r->flag, r->in, r->out, r->scale);
 }
 
 static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s,
