@@ -42,10 +42,10 @@ static bool same_files(const char *a, const char *b)
     return ok;
 }
 
-/* Every float of the token embedding wte.weight becomes NaN, so the loss
- * is NaN while every other weight and moment stays finite (an update that
- * was not skipped would spread the NaN gradient to them). */
-static bool poison_checkpoint(const char *from, const char *to)
+/* Floats [begin, end) of the token embedding wte.weight become NaN (end
+ * UINT64_MAX: to its end; any other range must lie inside it); the file
+ * goes to `to`. */
+static bool poison_wte(const char *from, const char *to, uint64_t begin, uint64_t end)
 {
     svk_st_file f;
     if (svk_st_read(NULL, from, &f) != SVK_OK)
@@ -53,17 +53,25 @@ static bool poison_checkpoint(const char *from, const char *to)
     bool found = false;
     for (size_t i = 0; i < f.n_tensors; i++) {
         svk_st_tensor *t = &f.tensors[i];
-        if (strcmp(t->name, "wte.weight"))
+        if (strcmp(t->name, "wte.weight") || begin >= t->elems || (end != UINT64_MAX && end > t->elems))
             continue;
         const uint32_t nan_bits = 0x7fc00000u;
         unsigned char *at = (unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob);
-        for (uint64_t k = 0; k < t->elems; k++)
+        for (uint64_t k = begin; k < end && k < t->elems; k++)
             memcpy(at + 4 * k, &nan_bits, 4);
         found = true;
     }
     bool ok = found && write_file(to, f.blob, f.blob_size);
     svk_st_free(&f);
     return ok;
+}
+
+/* Every float of wte.weight becomes NaN, so the loss is NaN while every
+ * other weight and moment stays finite (an update that was not skipped
+ * would spread the NaN gradient to them). */
+static bool poison_checkpoint(const char *from, const char *to)
+{
+    return poison_wte(from, to, 0, UINT64_MAX);
 }
 
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
@@ -143,23 +151,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
  * batch holding that token goes non-finite (its gradient is 0 elsewhere). */
 static bool poison_row(const char *from, const char *to, uint32_t row, uint32_t C)
 {
-    svk_st_file f;
-    if (svk_st_read(NULL, from, &f) != SVK_OK)
-        return false;
-    bool found = false;
-    for (size_t i = 0; i < f.n_tensors; i++) {
-        svk_st_tensor *t = &f.tensors[i];
-        if (strcmp(t->name, "wte.weight") || (uint64_t)(row + 1) * C > t->elems)
-            continue;
-        const uint32_t nan_bits = 0x7fc00000u;
-        unsigned char *at = (unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob);
-        for (uint64_t k = (uint64_t)row * C; k < (uint64_t)(row + 1) * C; k++)
-            memcpy(at + 4 * k, &nan_bits, 4);
-        found = true;
-    }
-    bool ok = found && write_file(to, f.blob, f.blob_size);
-    svk_st_free(&f);
-    return ok;
+    return poison_wte(from, to, (uint64_t)row * C, (uint64_t)(row + 1) * C);
 }
 
 /* Steps submitted while the previous one still runs (the Vulkan backend
