@@ -183,9 +183,15 @@ void kloop(const bool share)
                     brow[kk * TN4 + j / 4u][j % 4u] = t[kk];
             }
         }
-        for (uint kk = 0u; kk < 4u; kk++)
-            for (uint i = 0u; i < TM; i++)
-                for (uint j4 = 0u; j4 < TN4; j4++)
+        /* Each accumulator takes its four steps of k together. The block's
+         * accumulators outnumber the registers, so llvmpipe keeps them in
+         * memory (and they live across the fetch calls): this order loads
+         * and stores each once per iteration, not four times (10-20% at
+         * the training step's shapes). Same bits: each output still sums
+         * its k in increasing order. */
+        for (uint i = 0u; i < TM; i++)
+            for (uint j4 = 0u; j4 < TN4; j4++)
+                for (uint kk = 0u; kk < 4u; kk++)
                     acc[i * TN4 + j4] = fma(vec4(arow[i][kk]), brow[kk * TN4 + j4], acc[i * TN4 + j4]);
     }
     /* The last K % 4 steps (a constant count, unrolled), clamped. */
