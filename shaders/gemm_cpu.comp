@@ -50,6 +50,10 @@ layout(constant_id = 6) const bool TRANS_B = false; /* must match pc.flags */
  * over the subgroup and hands the values round with subgroupShuffle from a
  * compile-time lane; at any other size it loads them itself. */
 layout(constant_id = 7) const uint SG = 0;
+/* The bias and epilogue bits of pc.flags and whether beta != 0, as the
+ * host set them: compiled in, as in gemm_texel.comp. */
+layout(constant_id = 8) const uint EPI_FLAGS = 0u;
+layout(constant_id = 9) const bool READ_C = false;
 
 /* Each operand is bound once and seen both as floats and as vec4s. */
 layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
@@ -59,6 +63,7 @@ layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
 layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
 layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
 #define GEMM_AUX_BINDING 4
+#define GEMM_EPI_FLAGS EPI_FLAGS
 #include "common/gemm_epilogue.glsl"
 
 const uint WG_X = gl_WorkGroupSize.x;
@@ -209,7 +214,7 @@ void main()
     else
         kloop(false, false, base_a, base_b, m0, n0);
 
-    const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;
+    const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
     for (uint i = 0u; i < TM; i++) {
         const uint m = m0 + i;
         if (m >= pc.M)
@@ -220,7 +225,7 @@ void main()
                 break;
             const uint idx = base_c + m * pc.ldc + n;
             float v = pc.alpha * acc[i * TN4 + j / 4u][j % 4u];
-            if (pc.beta != 0.0)
+            if (READ_C)
                 v += pc.beta * c[idx];
             if (has_bias)
                 v += bias[pc.off_bias + n];

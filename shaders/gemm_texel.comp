@@ -76,6 +76,12 @@ layout(constant_id = 10) const uint SG = 0;
  * strides multiples of 4, and N too, so that four columns from a multiple
  * of 4 are all inside C or all outside. */
 layout(constant_id = 11) const bool VEC_C = false;
+/* The bias and epilogue bits of pc.flags (SVK_GEMM_FLAG_BIAS, _GELU,
+ * _GELU_BWD, _RESIDUAL, _DUAL_RESIDUAL), and whether beta != 0 (C is read),
+ * both as the host set them: compiled in, so that the output loop holds
+ * only what this call does (common/gemm_epilogue.glsl says why). */
+layout(constant_id = 12) const uint EPI_FLAGS = 0u;
+layout(constant_id = 13) const bool READ_C = false;
 
 layout(set = 0, binding = 0) uniform textureBuffer a4; /* A, RGBA32F */
 layout(set = 0, binding = 1) uniform textureBuffer a1; /* A, R32F */
@@ -86,6 +92,7 @@ layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
 #define GEMM_AUX_BINDING 6
+#define GEMM_EPI_FLAGS EPI_FLAGS
 #define GEMM_EPILOGUE_VEC4
 #include "common/gemm_epilogue.glsl"
 
@@ -237,7 +244,7 @@ void main()
      * still costs a pass of its fetches (about 6% at K = 128). */
     kloop(SG != 0u);
 
-    const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;
+    const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
     const float alpha = pc.alpha, beta = pc.beta;
     /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
      * one pass for four floats. */
@@ -252,7 +259,7 @@ void main()
                     break;
                 const uint idx = (base_c + m * pc.ldc + n) >> 2;
                 vec4 v = alpha * acc[i * TN4 + j4];
-                if (beta != 0.0)
+                if (READ_C)
                     v += beta * c4[idx];
                 if (has_bias)
                     v += bias4[(pc.off_bias + n) >> 2];
@@ -271,7 +278,7 @@ void main()
                 break;
             const uint idx = base_c + m * pc.ldc + n;
             float v = alpha * acc[i * TN4 + j / 4u][j % 4u];
-            if (beta != 0.0)
+            if (READ_C)
                 v += beta * c[idx];
             if (has_bias)
                 v += bias[pc.off_bias + n];

@@ -256,6 +256,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .alpha = g->alpha,
         .beta = g->beta,
     };
+    /* The CPU forms compile in what their output loop does (EPI_FLAGS,
+     * READ_C): lavapipe would run every epilogue's branch, loads and stores
+     * included, for every element. */
+    if (kernel_id == SVK_KERNEL_GEMM_TEXEL || kernel_id == SVK_KERNEL_GEMM_CPU) {
+        const uint32_t at = kernel_id == SVK_KERNEL_GEMM_TEXEL ? 12 : 8;
+        spec[at] = push.flags & (SVK_GEMM_FLAG_BIAS | SVK_GEMM_FLAG_GELU | SVK_GEMM_FLAG_GELU_BWD |
+                                 SVK_GEMM_FLAG_RESIDUAL | SVK_GEMM_FLAG_DUAL_RESIDUAL);
+        spec[at + 1] = g->beta != 0.0f;
+    }
     uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
     uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);

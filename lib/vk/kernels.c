@@ -91,10 +91,10 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),
         /* A row of 16 invocations, each an 8x4 block of C (TM, TN); then
-         * TRANS_A, TRANS_B and the subgroup size, set per call by
-         * lib/ops/gemm.c. */
-        .n_spec = 8,
-        .spec_defaults = {16, 1, 1, 8, 4, 0, 0, 0},
+         * TRANS_A, TRANS_B, the subgroup size, EPI_FLAGS and READ_C, set
+         * per call by lib/ops/gemm.c. */
+        .n_spec = 10,
+        .spec_defaults = {16, 1, 1, 8, 4, 0, 0, 0, 0, 0},
     },
     [SVK_KERNEL_GEMM_TEXEL] = {
         .name = "gemm_texel",
@@ -106,10 +106,10 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on
          * lavapipe at 8 lanes about 10% faster than 8x4 and 4x4 over the
          * training step's shapes (TN 8 with TM 8 or more is many times
-         * slower there). Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG
-         * and VEC_C, set per call by lib/ops/gemm.c. */
-        .n_spec = 12,
-        .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0},
+         * slower there). Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG,
+         * VEC_C, EPI_FLAGS and READ_C, set per call by lib/ops/gemm.c. */
+        .n_spec = 14,
+        .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     },
     [SVK_KERNEL_COPY] = {
         .name = "copy",

@@ -15,7 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #define SVK_MAX_BINDINGS 8
-#define SVK_MAX_SPEC 12
+#define SVK_MAX_SPEC 14
 
 typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,

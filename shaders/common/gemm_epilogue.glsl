@@ -11,6 +11,15 @@
 #include "common/sigmoid.glsl"
 #include "common/gelu.glsl"
 
+/* Which epilogue runs: pc.flags, unless the shader defines GEMM_EPI_FLAGS as
+ * a specialisation constant that matches it. A CPU driver runs every side
+ * of a branch whose lanes it cannot prove alike, the loads and stores of
+ * the epilogues not chosen included (each a loop over the SIMD lanes on
+ * lavapipe); a constant leaves only the chosen one in the shader. */
+#ifndef GEMM_EPI_FLAGS
+#define GEMM_EPI_FLAGS pc.flags
+#endif
+
 layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux { float aux[]; };
 layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux4 { vec4 aux4[]; };
 layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux2 { float aux2[]; };
@@ -19,13 +28,13 @@ layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux2
 float svk_gemm_epilogue(float v, uint e)
 {
     const uint ea = e - pc.off_c + pc.off_aux;
-    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u) {
+    if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU) != 0u) {
         aux[ea] = svk_gelu(v);
-    } else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
         v *= svk_gelu_grad(aux[ea]);
-    } else if ((pc.flags & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
         v = aux[ea] + v;
-    } else if ((pc.flags & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
         aux2[e - pc.off_c + pc.off_aux2] = aux[ea] + v;
         v = c[e] + v / pc.res_c;
     }
@@ -38,14 +47,14 @@ float svk_gemm_epilogue(float v, uint e)
 vec4 svk_gemm_epilogue4(vec4 v, uint e4)
 {
     const uint ea = e4 - pc.off_c / 4u + pc.off_aux / 4u;
-    if ((pc.flags & SVK_GEMM_FLAG_GELU) != 0u) {
+    if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU) != 0u) {
         aux4[ea] = vec4(svk_gelu(v.x), svk_gelu(v.y), svk_gelu(v.z), svk_gelu(v.w));
-    } else if ((pc.flags & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
         const vec4 u = aux4[ea];
         v *= vec4(svk_gelu_grad(u.x), svk_gelu_grad(u.y), svk_gelu_grad(u.z), svk_gelu_grad(u.w));
-    } else if ((pc.flags & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
         v = aux4[ea] + v;
-    } else if ((pc.flags & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
+    } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
         aux24[e4 - pc.off_c / 4u + pc.off_aux2 / 4u] = aux4[ea] + v;
         v = c4[e4] + v / pc.res_c;
     }
