@@ -58,8 +58,8 @@ vec4 grad_at(const uint e, const bool add_dout)
 void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 {
     const uint W = pc.width, pb = pg + pc.part_b;
-    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
-    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
+    const bool add_dout = (RC_FLAGS & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (RC_FLAGS & SVK_NORM_FLAG_ADD_DX) != 0u;
     uint e[RC_ROWS];
     float mu[RC_ROWS], rs[RC_ROWS];
     vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];

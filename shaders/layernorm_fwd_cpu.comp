@@ -83,9 +83,9 @@ void main()
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
         if (!keep[k])
             continue;
-        if ((pc.flags & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
+        if ((RC_FLAGS & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
             mean[pc.off_mean + row[k]] = K[k] + m[k];
-        if ((pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+        if ((RC_FLAGS & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
             rstd[pc.off_rstd + row[k]] = rs[k];
     }
 }

@@ -46,8 +46,8 @@ vec4 grad_at(const uint e, const bool add_dout)
 void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 {
     const uint W = pc.width;
-    const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
-    const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
+    const bool add_dout = (RC_FLAGS & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (RC_FLAGS & SVK_NORM_FLAG_ADD_DX) != 0u;
     uint e[RC_ROWS];
     float rs[RC_ROWS];
     vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];

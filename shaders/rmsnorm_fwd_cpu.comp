@@ -60,6 +60,6 @@ void main()
         }
     }
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        if (keep[k] && (pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+        if (keep[k] && (RC_FLAGS & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
             rstd[pc.off_rstd + row[k]] = rs[k];
 }

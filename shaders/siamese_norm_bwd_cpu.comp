@@ -59,7 +59,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         rsu[k] = rstd[pc.off_rstd + 2u * R + row + k];
     }
 
-    if ((pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u) {
+    if ((RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u) {
         vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < n; k++)
             sdx[k] = sdx_c[k] = vec4(0.0);

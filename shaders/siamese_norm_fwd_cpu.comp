@@ -45,7 +45,7 @@ void main()
     const uint C = pc.C, R = pc.rows;
     const uint gP = pc.off_g, gQ = pc.off_g + C, gI = pc.off_g + 2u * C;
     const uint bP = pc.off_b, bQ = pc.off_b + C, bI = pc.off_b + 2u * C;
-    const bool write_xn = (pc.flags & SVK_SIAMESE_FLAG_XN) != 0u;
+    const bool write_xn = (RC_FLAGS & SVK_SIAMESE_FLAG_XN) != 0u;
     /* This invocation's RC_ROWS rows (common/row_cpu.glsl); past the end,
      * the last row again, stored nowhere (keep). */
     uint row[RC_ROWS], e[RC_ROWS];
@@ -56,7 +56,7 @@ void main()
         keep[k] = row0 + k < R;
     }
 
-    if ((pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u) {
+    if ((RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u) {
         vec4 ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
             ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = vec4(0.0);

@@ -52,7 +52,7 @@ svk_status svk_layernorm_fwd_record(svk_cmdlist *cl, const svk_layernorm_fwd_arg
     /* An absent statistic is never written; out, which is, stands in. */
     const svk_range bind[] = {rx, rg, rb, ro, a->mean.buf ? rm : ro, a->rstd.buf ? rr : ro};
     const uint64_t offs[] = {a->x.off, a->g.off, a->b.off, a->out.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 4), 3, 1, SVK_ROW_CPU_ROWS};
+    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 4), 3, 1, SVK_ROW_CPU_ROWS, push.flags};
     return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_LAYERNORM_FWD, a->width, a->rows, form, bind, 6, &push,
                                  sizeof(push), op);
 }
@@ -114,7 +114,7 @@ svk_status svk_layernorm_bwd_record(svk_cmdlist *cl, const svk_layernorm_bwd_arg
     /* No add operand: dout stands in for it (never read). */
     const svk_range bind[] = {rdo, rdo, rx, rm, rr, rg, rdx, rs};
     const uint64_t offs[] = {a->dout.off, a->x.off, a->g.off, a->dx.off, a->scratch.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 5), 2, lanes.rows_per_part, 1};
+    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 5), 2, lanes.rows_per_part, 1, push.flags};
     if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_LAYERNORM_BWD, a->width, lanes.n_part, form, bind, 8, &push,
                                     sizeof(push), op)) != SVK_OK)
         return st;

@@ -79,7 +79,7 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     uint64_t loops = (uint64_t)form.rows_per_unit * ((uint64_t)form.passes * chunks + 1);
     /* Units per workgroup: rows of invocations (portable, spec[1]) or
      * invocations of form.group units each (CPU, spec[0]). */
-    uint32_t spec[4], per_group;
+    uint32_t spec[5], per_group;
     if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && loops <= SVK_OP_CPU_LOOP_BUDGET) {
         kernel = cpu_form(kernel);
         per_group = svk_op_cpu_group(ctx);
@@ -88,6 +88,7 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
         spec[1] = 1;
         spec[2] = 1;
         spec[3] = form.vec4 ? 1u : 0u;
+        spec[4] = form.flags;
     } else {
         svk_norm_row_spec(ctx, width, spec);
         per_group = spec[1];

@@ -67,6 +67,7 @@ typedef struct svk_norm_cpu_form {
     uint32_t rows_per_unit; /* rows a unit walks one after another: 1 forward, rows_per_part backward */
     uint32_t group;         /* units one invocation takes at once, one walk of the loops serving them
                              * all (common/row_cpu.h): SVK_ROW_CPU_ROWS rows forward, 1 lane backward */
+    uint32_t flags;         /* the push constants' flags, compiled into the CPU form (RC_FLAGS) */
 } svk_norm_cpu_form;
 
 /* Records a row kernel (layernorm_*, rmsnorm_*, siamese_norm_*; `kernel` is

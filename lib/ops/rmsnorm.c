@@ -46,7 +46,7 @@ svk_status svk_rmsnorm_fwd_record(svk_cmdlist *cl, const svk_rmsnorm_fwd_args *a
     };
     const svk_range bind[] = {rx, rg, ro, a->rstd.buf ? rr : ro};
     const uint64_t offs[] = {a->x.off, a->g.off, a->out.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 3), 2, 1, SVK_ROW_CPU_ROWS};
+    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 3), 2, 1, SVK_ROW_CPU_ROWS, push.flags};
     return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_FWD, a->width, a->rows, form, bind, 4, &push,
                                  sizeof(push), op);
 }
@@ -100,7 +100,7 @@ svk_status svk_rmsnorm_bwd_record(svk_cmdlist *cl, const svk_rmsnorm_bwd_args *a
     };
     const svk_range bind[] = {rdo, rdo, rx, rr, rg, rdx, rs};
     const uint64_t offs[] = {a->dout.off, a->x.off, a->g.off, a->dx.off, a->scratch.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 5), 2, lanes.rows_per_part, 1};
+    const svk_norm_cpu_form form = {svk_op_vec4(a->width, offs, 5), 2, lanes.rows_per_part, 1, push.flags};
     if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_RMSNORM_BWD, a->width, lanes.n_part, form, bind, 7, &push,
                                     sizeof(push), op)) != SVK_OK)
         return st;

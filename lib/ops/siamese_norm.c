@@ -85,7 +85,7 @@ static svk_status record_fwd(svk_cmdlist *cl, const char *op, const fwd_job *j)
     const svk_range bind[] = {rx, ry, rg, ln ? rb : rg, j->xn.buf ? rxn : rh, rh, ln ? rm : rr, rr};
     /* Absent operands (b, xn) contribute offset 0. */
     const uint64_t offs[] = {j->x.off, j->y.off, j->g.off, ln ? j->b.off : 0, j->xn.buf ? j->xn.off : 0, j->h.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), ln ? 5u : 3u, 1, SVK_ROW_CPU_ROWS};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), ln ? 5u : 3u, 1, SVK_ROW_CPU_ROWS, push.flags};
     return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_FWD, j->C, j->rows, form, bind, 8, &push,
                                  sizeof(push), op);
 }
@@ -143,7 +143,7 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
     /* Without add, the input stands in for it (never read). */
     svk_range ra = add.buf ? radd : rin;
     const uint64_t offs[] = {s0, add.buf ? add.off : 0, in.off, j->g.off, out.off};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 5), 2, lanes.rows_per_part, 1};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 5), 2, lanes.rows_per_part, 1, push.flags};
     if (ln) {
         const svk_range bind[] = {rdu, ra, rin, rm, rr, rg, rout, rpart};
         return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_LAYERNORM_BWD, j->C, lanes.n_part, form, bind, 8, &push,
@@ -216,7 +216,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     /* Stand-ins (never read): g for b, rstd for mean. */
     const svk_range bind[] = {rdh, rx, ry, rg, ln ? rb : rg, ln ? rm : rr, rr, rs};
     const uint64_t offs[] = {j->dh.off, j->x.off, j->y.off, j->g.off, ln ? j->b.off : 0, s0};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), ln ? 3u : 2u, lanes.rows_per_part, 1};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), ln ? 3u : 2u, lanes.rows_per_part, 1, push.flags};
     if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD, j->C, lanes.n_part, form, bind, 8, &push,
                                     sizeof(push), op)) != SVK_OK)
         return st;

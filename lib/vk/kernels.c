@@ -204,8 +204,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .spec_defaults = {256, 1, 1},
     },
     /* The norms' CPU forms (common/row_cpu.glsl): spec[0] rows (forward)
-     * or lanes (backward) per workgroup, one invocation each; spec[3] VEC4,
-     * set per call (svk_norm_cpu_dispatch). Bindings, write masks and push
+     * or lanes (backward) per workgroup, one invocation each; spec[3] VEC4
+     * and spec[4] RC_FLAGS, set per call (svk_norm_row_dispatch). Bindings, write masks and push
      * constants are those of the portable kernel of the same name. */
     [SVK_KERNEL_LAYERNORM_FWD_CPU] = {
         .name = "layernorm_fwd_cpu",
@@ -213,8 +213,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 6,      /* x, g, b, out, mean, rstd */
         .write_mask = (1u << 3) | (1u << 4) | (1u << 5),
         .push_size = sizeof(svk_push_norm_fwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     [SVK_KERNEL_LAYERNORM_BWD_CPU] = {
         .name = "layernorm_bwd_cpu",
@@ -222,8 +222,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 8,      /* dout, add, x, mean, rstd, g, dx, partials */
         .write_mask = (1u << 6) | (1u << 7),
         .push_size = sizeof(svk_push_norm_bwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     [SVK_KERNEL_RMSNORM_FWD_CPU] = {
         .name = "rmsnorm_fwd_cpu",
@@ -231,8 +231,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 4,      /* x, g, out, rstd */
         .write_mask = (1u << 2) | (1u << 3),
         .push_size = sizeof(svk_push_norm_fwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     [SVK_KERNEL_RMSNORM_BWD_CPU] = {
         .name = "rmsnorm_bwd_cpu",
@@ -240,8 +240,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 7,      /* dout, add, x, rstd, g, dx, partials */
         .write_mask = (1u << 5) | (1u << 6),
         .push_size = sizeof(svk_push_norm_bwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     [SVK_KERNEL_SIAMESE_NORM_FWD_CPU] = {
         .name = "siamese_norm_fwd_cpu",
@@ -249,8 +249,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 8,      /* x, y, g, b, xn, h, mean, rstd */
         .write_mask = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),
         .push_size = sizeof(svk_push_siamese_norm_fwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     [SVK_KERNEL_SIAMESE_NORM_BWD_CPU] = {
         .name = "siamese_norm_bwd_cpu",
@@ -258,8 +258,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 8,      /* dh, x, y, g, b, mean, rstd, scratch */
         .write_mask = 1u << 7,
         .push_size = sizeof(svk_push_siamese_norm_bwd),
-        .n_spec = 4,
-        .spec_defaults = {16, 1, 1, 0},
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
     },
     /* @norm-rows@ */
     [SVK_KERNEL_ATTENTION_SOFTMAX_FWD] = {

@@ -32,6 +32,14 @@
  */
 layout(constant_id = 3) const uint VEC4 = 0u;
 const uint RC_STEP = VEC4 != 0u ? 4u : 1u;
+/* The norms' push-constant flags as the host set them
+ * (svk_norm_cpu_form.flags; they must match pc.flags), which the norms
+ * test instead of pc.flags: lavapipe runs both sides of a branch it cannot
+ * prove alike across lanes, the loads and stores of an operand the call
+ * does not have included (a loop over the SIMD lanes each); a constant
+ * leaves only the side taken in the shader. 0 in kernels that take no
+ * flags this way. */
+layout(constant_id = 4) const uint RC_FLAGS = 0u;
 
 /* The sum of the elements a chunk holds, in a fixed order. */
 float rc_sum(vec4 s)
