@@ -215,6 +215,13 @@ void main()
         kloop(false, false, base_a, base_b, m0, n0);
 
     const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
+    /* The bias of the block's columns, loaded once rather than once per row
+     * (a CPU driver loads from a storage buffer lane by lane); columns past
+     * N read a valid element that is never used. */
+    float bias_col[TN];
+    for (uint j = 0u; j < TN; j++)
+        if (has_bias)
+            bias_col[j] = bias[pc.off_bias + min(n0 + j, pc.N - 1u)];
     for (uint i = 0u; i < TM; i++) {
         const uint m = m0 + i;
         if (m >= pc.M)
@@ -228,7 +235,7 @@ void main()
             if (READ_C)
                 v += pc.beta * c[idx];
             if (has_bias)
-                v += bias[pc.off_bias + n];
+                v += bias_col[j];
             c[idx] = svk_gemm_epilogue(v, idx);
         }
     }

@@ -247,8 +247,14 @@ void main()
     const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
     const float alpha = pc.alpha, beta = pc.beta;
     /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
-     * one pass for four floats. */
+     * one pass for four floats. The bias of the block's columns is loaded
+     * once, not once per row (each load is such a pass); columns past N
+     * read a valid element that is never used. */
     if (VEC_C) {
+        vec4 bias_col[TN4];
+        for (uint j4 = 0u; j4 < TN4; j4++)
+            if (has_bias)
+                bias_col[j4] = bias4[(pc.off_bias + min(n0 + 4u * j4, N - 4u)) >> 2];
         for (uint i = 0u; i < TM; i++) {
             const uint m = m0 + i;
             if (m >= M)
@@ -262,12 +268,16 @@ void main()
                 if (READ_C)
                     v += beta * c4[idx];
                 if (has_bias)
-                    v += bias4[(pc.off_bias + n) >> 2];
+                    v += bias_col[j4];
                 c4[idx] = svk_gemm_epilogue4(v, idx);
             }
         }
         return;
     }
+    float bias_col[TN];
+    for (uint j = 0u; j < TN; j++)
+        if (has_bias)
+            bias_col[j] = bias[pc.off_bias + min(n0 + j, N - 1u)];
     for (uint i = 0u; i < TM; i++) {
         const uint m = m0 + i;
         if (m >= M)
@@ -281,7 +291,7 @@ void main()
             if (READ_C)
                 v += beta * c[idx];
             if (has_bias)
-                v += bias[pc.off_bias + n];
+                v += bias_col[j];
             c[idx] = svk_gemm_epilogue(v, idx);
         }
     }
