@@ -189,6 +189,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     memcpy(spec, k->spec_defaults, sizeof(spec));
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
+    /* What the output loop does: the bias and the epilogue. The CPU forms
+     * compile these in, with whether C is read (EPI_FLAGS and READ_C):
+     * lavapipe would otherwise run every epilogue's branch, loads and
+     * stores included, for every element. */
+    const uint32_t out_flags = (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
+                               (g->epilogue == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
+                               (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
+                               (g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
+                               (dual ? SVK_GEMM_FLAG_DUAL_RESIDUAL : 0u);
     if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
         /* Each invocation a spec[3] x spec[4] block of C; the transposes,
          * the operands' vec4 alignment and K % 4 are compiled in (spec
@@ -218,6 +227,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
                    (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
                    (!dual || g->off_aux2 % 4 == 0);
+        spec[12] = out_flags;
+        spec[13] = g->beta != 0.0f;
     } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
@@ -225,6 +236,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = ctx->info.subgroup_size;
+        spec[8] = out_flags;
+        spec[9] = g->beta != 0.0f;
     } else {
         uint64_t shared = (uint64_t)(spec[1] * spec[3] + spec[0] * spec[4]) * spec[5] * sizeof(float);
         if (shared > ctx->info.max_shared_memory)
@@ -246,25 +259,11 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
         .batch = (uint32_t)batch,
         .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
-        .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
-                 (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
-                 (g->epilogue == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
-                 (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
-                 (g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
-                 (dual ? SVK_GEMM_FLAG_DUAL_RESIDUAL : 0u) |
+        .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) | out_flags |
                  (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
     };
-    /* The CPU forms compile in what their output loop does (EPI_FLAGS,
-     * READ_C): lavapipe would run every epilogue's branch, loads and stores
-     * included, for every element. */
-    if (kernel_id == SVK_KERNEL_GEMM_TEXEL || kernel_id == SVK_KERNEL_GEMM_CPU) {
-        const uint32_t at = kernel_id == SVK_KERNEL_GEMM_TEXEL ? 12 : 8;
-        spec[at] = push.flags & (SVK_GEMM_FLAG_BIAS | SVK_GEMM_FLAG_GELU | SVK_GEMM_FLAG_GELU_BWD |
-                                 SVK_GEMM_FLAG_RESIDUAL | SVK_GEMM_FLAG_DUAL_RESIDUAL);
-        spec[at + 1] = g->beta != 0.0f;
-    }
     uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
     uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
