@@ -233,17 +233,28 @@ static void note_error(cf_case *c, const char *what, double err, double tol, con
         cf_fail(c, "%s: rel err %.3e > tol %.1e%s", what, err, tol, detail);
 }
 
-void cf_compare(cf_case *c, const cf_out *out, const double *ref, double tol)
+static void compare(cf_case *c, const cf_out *out, const double *ref, const double *scale, double tol)
 {
     if (c->failed || !out || !ref)
         return;
-    double err = cf_rel_error(out->host, ref, out->n);
+    double err = scale ? cf_rel_error_scaled(out->host, ref, scale, out->n) : cf_rel_error(out->host, ref, out->n);
     char detail[128] = "";
     if (!(err <= tol)) {
         size_t w = cf_worst_index(out->host, ref, out->n);
         snprintf(detail, sizeof(detail), " (worst [%zu]: got %.9g, want %.9g)", w, (double)out->host[w], ref[w]);
     }
     note_error(c, out->name, err, tol, detail);
+}
+
+void cf_compare(cf_case *c, const cf_out *out, const double *ref, double tol)
+{
+    compare(c, out, ref, NULL, tol);
+}
+
+void cf_compare_scaled(cf_case *c, const cf_out *out, const double *ref, const double *scale, double tol)
+{
+    if (scale)
+        compare(c, out, ref, scale, tol);
 }
 
 void cf_compare_scalar(cf_case *c, const char *name, float got, double ref, double tol)

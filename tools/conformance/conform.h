@@ -91,6 +91,8 @@ bool cf_run(cf_case *c);
 
 /* Compares out->host with ref[0..out->n) against tol. */
 void cf_compare(cf_case *c, const cf_out *out, const double *ref, double tol);
+/* The same with the error measured against scale (cf_rel_error_scaled). */
+void cf_compare_scaled(cf_case *c, const cf_out *out, const double *ref, const double *scale, double tol);
 /* Compares a host value (e.g. a loss read back) with its reference. */
 void cf_compare_scalar(cf_case *c, const char *name, float got, double ref, double tol);
 

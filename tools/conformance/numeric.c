@@ -83,6 +83,19 @@ double cf_rel_error(const float *out, const double *ref, size_t n)
     return den == 0 ? sqrt(num) : sqrt(num / den);
 }
 
+double cf_rel_error_scaled(const float *out, const double *ref, const double *scale, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(out[i]))
+            return INFINITY;
+        double d = (double)out[i] - ref[i];
+        num += d * d;
+        den += scale[i] * scale[i];
+    }
+    return den == 0 ? sqrt(num) : sqrt(num / den);
+}
+
 size_t cf_worst_index(const float *out, const double *ref, size_t n)
 {
     size_t worst = 0;

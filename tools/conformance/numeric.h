@@ -33,6 +33,11 @@ long cf_check_guard(const float *x, size_t n);
 /* ||out - ref|| / ||ref|| over n values (ref in double); +inf if out holds a
  * non-finite value; the absolute ||out - ref|| when ref is all zero. */
 double cf_rel_error(const float *out, const double *ref, size_t n);
+/* ||out - ref|| / ||scale||, scale[i] >= |ref[i]|: for sums, scale is the
+ * sum of the terms' magnitudes, which bounds the rounding error whatever
+ * the sum cancels to (a single sum that happens to land near 0 would make
+ * cf_rel_error's quotient as large as chance allows). */
+double cf_rel_error_scaled(const float *out, const double *ref, const double *scale, size_t n);
 /* Index of the largest |out - ref| (or of the first non-finite out). */
 size_t cf_worst_index(const float *out, const double *ref, size_t n);
 
