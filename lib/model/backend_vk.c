@@ -69,26 +69,29 @@ typedef struct vk_state {
     bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
 
-static void free_shape(vk_state *s)
+/* Frees the buffers of the current shape, after one wait for the queue
+ * (svk_buffer_wait_unused): not one per buffer. */
+static void free_shape(svk_ctx *ctx, vk_state *s)
 {
     for (int i = 0; i < MAX_LISTS; i++)
         svk_cmdlist_destroy(&s->lists[i].cl);
     svk_cmdlist_destroy(&s->external);
     s->inflight[0] = s->inflight[1] = NULL;
     s->cur = 0;
+    svk_buffer_wait_unused(ctx, "freeing the model's buffers");
     for (size_t i = 0; i < s->n_act; i++)
-        svk_buffer_destroy(&s->act[i]);
+        svk_buffer_release(&s->act[i]);
     free(s->act);
     s->act = NULL;
     s->n_act = 0;
-    svk_buffer_destroy(&s->scratch);
-    svk_buffer_destroy(&s->clip_partials);
-    svk_buffer_destroy(&s->losses);
-    svk_buffer_destroy(&s->alt[0]);
-    svk_buffer_destroy(&s->alt[1]);
+    svk_buffer_release(&s->scratch);
+    svk_buffer_release(&s->clip_partials);
+    svk_buffer_release(&s->losses);
+    svk_buffer_release(&s->alt[0]);
+    svk_buffer_release(&s->alt[1]);
     s->shape_ready = false;
     for (int k = SVK_SLAB_ACT; k < SVK_SLAB_COUNT; k++) {
-        svk_buffer_destroy(&s->slab[k]);
+        svk_buffer_release(&s->slab[k]);
         s->slab_elems[k] = 0;
     }
 }
@@ -98,11 +101,11 @@ static void destroy(svk_model *m)
     vk_state *s = m->backend;
     if (!s)
         return;
-    free_shape(s);
+    free_shape(m->ctx, s); /* the queue is idle from here on */
     for (int k = 0; k < SVK_SLAB_ACT; k++)
-        svk_buffer_destroy(&s->slab[k]);
-    svk_buffer_destroy(&s->hparams[0]);
-    svk_buffer_destroy(&s->hparams[1]);
+        svk_buffer_release(&s->slab[k]);
+    svk_buffer_release(&s->hparams[0]);
+    svk_buffer_release(&s->hparams[1]);
     free(s);
     m->backend = NULL;
 }
@@ -276,10 +279,10 @@ static svk_status ensure_shape(svk_model *m)
     vk_state *s = m->backend;
     if (s->shape_ready)
         return SVK_OK;
-    free_shape(s);
+    free_shape(m->ctx, s);
     svk_status st = alloc_shape(m, &m->plan);
     if (st != SVK_OK)
-        free_shape(s);
+        free_shape(m->ctx, s);
     return st;
 }
 
@@ -299,7 +302,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
     st = check_fit(m, p);
     if (st != SVK_OK)
         return st;
-    free_shape(s);
+    free_shape(m->ctx, s);
     if ((st = alloc_shape(m, p)) == SVK_OK)
         return SVK_OK;
     /* The driver refused what the check let through (memory others use,
@@ -309,7 +312,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
      * the one reported: the creations clear the thread's message, so it is
      * put back, there and in the context's slot, without a second call to
      * the log callback (log NULL). */
-    free_shape(s);
+    free_shape(m->ctx, s);
     if (m->has_plan) {
         char first[SVK_ERROR_MAX];
         snprintf(first, sizeof(first), "%s", svk_last_error());

@@ -137,24 +137,38 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     return SVK_OK;
 }
 
-void svk_buffer_destroy(svk_buffer **pbuf)
+void svk_buffer_wait_unused(svk_ctx *ctx, const char *what)
+{
+    /* Command lists wait for their own fences; a queue-idle wait covers
+     * everything else submitted on libsvk's queue. */
+    VkResult r = ctx->lost ? VK_SUCCESS : ctx->vkd.vkQueueWaitIdle(ctx->queue);
+    /* Lost: nothing is left to wait for, and the memory is freed all the
+     * same; the loss is recorded for the next call to report. */
+    if (r == VK_ERROR_DEVICE_LOST)
+        svk_vk_fail(ctx, NULL, r, "vkQueueWaitIdle", __FILE__, __LINE__, "%s", what);
+}
+
+void svk_buffer_release(svk_buffer **pbuf)
 {
     if (!pbuf || !*pbuf)
         return;
     svk_buffer *buf = *pbuf;
-    svk_ctx *ctx = buf->ctx;
-    /* Work that may still read the buffer must finish before its memory is
-     * reused. Command lists wait for their own fences; a queue-idle wait
-     * here covers everything else submitted on libsvk's queue. */
-    VkResult r = ctx->lost ? VK_SUCCESS : ctx->vkd.vkQueueWaitIdle(ctx->queue);
-    /* Lost: nothing is left to wait for, and the range is freed all the
-     * same; the loss is recorded for the next call to report. */
-    if (r == VK_ERROR_DEVICE_LOST)
-        svk_vk_fail(ctx, NULL, r, "vkQueueWaitIdle", __FILE__, __LINE__, "destroying buffer '%s'", buf->name);
     svk_buffer_views_destroy(buf);
-    svk_mem_free_range(ctx, &buf->alloc);
+    svk_mem_free_range(buf->ctx, &buf->alloc);
     free(buf);
     *pbuf = NULL;
+}
+
+void svk_buffer_destroy(svk_buffer **pbuf)
+{
+    if (!pbuf || !*pbuf)
+        return;
+    char what[96];
+    snprintf(what, sizeof(what), "destroying buffer '%s'", (*pbuf)->name);
+    /* Work that may still read the buffer must finish before its memory is
+     * reused. */
+    svk_buffer_wait_unused((*pbuf)->ctx, what);
+    svk_buffer_release(pbuf);
 }
 
 uint64_t svk_buffer_size(const svk_buffer *buf)

@@ -20,6 +20,15 @@ static inline svk_pool_kind svk_buffer_pool(svk_memory_kind memory)
     return memory == SVK_MEMORY_DEVICE ? SVK_POOL_DEVICE : SVK_POOL_MAPPED;
 }
 
+/* Waits until libsvk's queue is idle, so that no work submitted there
+ * still uses buffers about to be freed; a device loss is recorded (what
+ * says who waited) and then nothing is waited for. */
+void svk_buffer_wait_unused(struct svk_ctx *ctx, const char *what);
+/* svk_buffer_destroy without its wait, for a caller that has just called
+ * svk_buffer_wait_unused: a model frees dozens of buffers at once, and one
+ * wait serves them all. */
+void svk_buffer_release(svk_buffer **pbuf);
+
 /* SVK_ERROR_TOO_LARGE, with a message naming the buffer, its size and the
  * device limit it exceeds (maxStorageBufferRange, maxMemoryAllocationSize
  * or maxBufferSize), when one buffer of size bytes cannot exist; SVK_OK
