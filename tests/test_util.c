@@ -9,6 +9,7 @@ void tu_parse_args(int argc, char **argv, const char *prog, tu_args *out)
 {
     memset(out, 0, sizeof(*out));
     out->seed = cf_seed_from_clock();
+    out->parts = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             out->seed = strtoull(argv[++i], NULL, 10);
@@ -16,10 +17,17 @@ void tu_parse_args(int argc, char **argv, const char *prog, tu_args *out)
             out->seed = strtoull(argv[i] + 7, NULL, 10);
         else if (!strncmp(argv[i], "--test=", 7))
             out->filter = argv[i] + 7;
-        else if (!strcmp(argv[i], "-v"))
+        else if (!strncmp(argv[i], "--part=", 7)) {
+            unsigned part, parts;
+            if (sscanf(argv[i] + 7, "%u/%u", &part, &parts) != 2 || parts == 0 || part >= parts) {
+                fprintf(stderr, "%s: --part=I/N needs 0 <= I < N, not '%s'\n", prog, argv[i] + 7);
+                exit(2);
+            }
+            out->part = part, out->parts = parts;
+        } else if (!strcmp(argv[i], "-v"))
             out->verbose = true;
         else {
-            fprintf(stderr, "%s: unknown argument '%s' (accepted: --seed N, --test=NAME, -v)\n", prog, argv[i]);
+            fprintf(stderr, "%s: unknown argument '%s' (accepted: --seed N, --test=NAME, --part=I/N, -v)\n", prog, argv[i]);
             exit(2);
         }
     }

@@ -18,9 +18,10 @@ typedef struct tu_args {
     uint64_t seed;        /* --seed N; default: from the clock */
     const char *filter;   /* --test=SUBSTRING; NULL: all */
     bool verbose;         /* -v */
+    uint32_t part, parts; /* --part=I/N: this process runs share I of N (tests that split say how); 0/1 */
 } tu_args;
 
-/* Parses --seed, --test=, -v; prints "seed: N" so a failure can be repeated.
+/* Parses --seed, --test=, --part=I/N, -v; prints "seed: N" so a failure can be repeated.
  * Exits with 2 on an unknown argument (test programs may exit; the library
  * never does). */
 void tu_parse_args(int argc, char **argv, const char *prog, tu_args *out);
