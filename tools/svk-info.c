@@ -46,6 +46,7 @@ static void print_device(const svk_device_info *d, int chosen)
     mib(b2, sizeof(b2), d->max_allocation_size);
     mib(b3, sizeof(b3), d->device_local_bytes);
     printf("  max storage range    %s\n", b1);
+    printf("  storage buffers      %u per shader stage\n", d->max_storage_buffers);
     printf("  max allocation       %s\n", b2);
     printf("  device-local memory  %s\n", b3);
     printf("  push constants       %u bytes\n", d->max_push_constants);

@@ -44,6 +44,7 @@ typedef struct svk_device_info {
     uint32_t max_workgroup_count[3];
     uint32_t max_push_constants;  /* bytes */
     uint64_t max_storage_buffer_range; /* bytes one storage binding may span */
+    uint32_t max_storage_buffers; /* storage buffers one compute shader may bind (per stage and per set) */
     uint64_t max_allocation_size; /* bytes of one VkDeviceMemory */
     uint64_t device_local_bytes;  /* sum of device-local heaps */
     uint32_t min_storage_offset_alignment;

@@ -66,33 +66,20 @@ static svk_kernel_id cpu_form(svk_kernel_id k)
     }
 }
 
-svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
-                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
-                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label)
+bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form)
 {
-    svk_kernel_variant var;
-    svk_status st = svk_op_variant(ctx, label, &var);
-    if (st != SVK_OK)
-        return st;
-    /* The CPU form's loop iterations per invocation (SVK_OP_CPU_LOOP_BUDGET). */
     uint64_t chunks = svk_div_up(width, form.vec4 ? 4 : 1);
     uint64_t loops = (uint64_t)form.rows_per_unit * ((uint64_t)form.passes * chunks + 1);
-    /* Units per workgroup: rows of invocations (portable, spec[1]) or
-     * invocations of form.group units each (CPU, spec[0]). */
-    uint32_t spec[5], per_group;
-    if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && loops <= SVK_OP_CPU_LOOP_BUDGET) {
-        kernel = cpu_form(kernel);
-        per_group = svk_op_cpu_group(ctx);
-        units = (uint32_t)svk_div_up(units, form.group);
-        spec[0] = per_group;
-        spec[1] = 1;
-        spec[2] = 1;
-        spec[3] = form.vec4 ? 1u : 0u;
-        spec[4] = form.flags;
-    } else {
-        svk_norm_row_spec(ctx, width, spec);
-        per_group = spec[1];
-    }
+    return loops <= SVK_OP_CPU_LOOP_BUDGET;
+}
+
+/* Records `kernel` over `units` units, shaped as spec; per_group units per
+ * workgroup. */
+static svk_status row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, const uint32_t *spec,
+                               uint32_t per_group, uint32_t units, const svk_range *bindings, uint32_t n_bindings,
+                               const void *push, uint32_t push_size, const char *label)
+{
+    svk_status st;
     svk_dispatch d = {
         .kernel = kernel,
         .spec = spec,
@@ -106,6 +93,35 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     if ((st = svk_op_grid(ctx, label, svk_div_up(units, per_group), d.groups)) != SVK_OK)
         return st;
     return svk_cmdlist_dispatch(cl, &d);
+}
+
+svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,
+                                 svk_norm_cpu_form form, const svk_range *bindings, uint32_t n_bindings,
+                                 const void *push, uint32_t push_size, const char *label)
+{
+    /* One invocation per form.group units, svk_op_cpu_group() invocations
+     * per workgroup. */
+    const uint32_t per_group = svk_op_cpu_group(ctx);
+    const uint32_t spec[5] = {per_group, 1, 1, form.vec4 ? 1u : 0u, form.flags};
+    return row_dispatch(cl, ctx, cpu_kernel, spec, per_group, (uint32_t)svk_div_up(units, form.group), bindings,
+                        n_bindings, push, push_size, label);
+}
+
+svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,
+                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
+                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label)
+{
+    svk_kernel_variant var;
+    svk_status st = svk_op_variant(ctx, label, &var);
+    if (st != SVK_OK)
+        return st;
+    if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && svk_norm_cpu_fits(width, form))
+        return svk_norm_cpu_dispatch(cl, ctx, cpu_form(kernel), units, form, bindings, n_bindings, push, push_size,
+                                     label);
+    /* The portable form: rows of invocations, spec[1] units per workgroup. */
+    uint32_t spec[3];
+    svk_norm_row_spec(ctx, width, spec);
+    return row_dispatch(cl, ctx, kernel, spec, spec[1], units, bindings, n_bindings, push, push_size, label);
 }
 
 svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_reduce_args *a)

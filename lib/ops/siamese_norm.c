@@ -1,9 +1,12 @@
 #include "siamese_norm.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/push_norm_bwd.h"
 #include "common/push_siamese_norm_bwd.h"
+#include "common/push_siamese_norm_bwd_fused.h"
 #include "common/push_siamese_norm_fwd.h"
 #include "norm_param_reduce.h"
 #include "vk/buffer.h"
@@ -154,6 +157,65 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
                                  sizeof(push), op);
 }
 
+/* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused_cpu.comp). */
+#define FUSED_BINDINGS 12u
+
+/* The fused CPU form, one dispatch, where svk_op_variant() picks the CPU
+ * forms, the device allows its 12 storage buffers, its loops fit the budget
+ * and $SVK_FUSED_SIAMESE_BWD is not "0" (which records the staged form, for
+ * comparisons and tests); returns SVK_ERROR_UNSUPPORTED, having recorded
+ * nothing, otherwise. Operands as record_bwd has bound and checked them. */
+static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
+                               svk_norm_lanes lanes, const svk_range r[12])
+{
+    enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH };
+    svk_kernel_variant var;
+    svk_status st = svk_op_variant(ctx, op, &var);
+    if (st != SVK_OK)
+        return st;
+    const char *env = getenv("SVK_FUSED_SIAMESE_BWD");
+    if (var != SVK_KERNEL_VARIANT_CPU || ctx->info.max_storage_buffers < FUSED_BINDINGS || (env && !strcmp(env, "0")))
+        return SVK_ERROR_UNSUPPORTED;
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
+    const uint32_t flags = (ln ? 0u : SVK_SIAMESE_FLAG_RMS) | (j->dxn.buf ? SVK_SIAMESE_FLAG_ADD_DXN : 0u) |
+                           (j->dy_in.buf ? SVK_SIAMESE_FLAG_ADD_DY : 0u);
+    const uint64_t offs[] = {j->dh.off, j->dxn.buf ? j->dxn.off : 0, j->dy_in.buf ? j->dy_in.off : 0, j->x.off,
+                             j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 10), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
+    if (!svk_norm_cpu_fits(j->C, form))
+        return SVK_ERROR_UNSUPPORTED;
+    svk_push_siamese_norm_bwd_fused push = {
+        .rows = j->rows,
+        .C = j->C,
+        .rows_per_part = lanes.rows_per_part,
+        .n_part = lanes.n_part,
+        .off_dh = (uint32_t)j->dh.off,
+        .off_dxn = j->dxn.buf ? (uint32_t)j->dxn.off : 0u,
+        .off_dy_in = j->dy_in.buf ? (uint32_t)j->dy_in.off : 0u,
+        .off_x = (uint32_t)j->x.off,
+        .off_y = (uint32_t)j->y.off,
+        .off_g = (uint32_t)j->g.off,
+        .off_b = ln ? (uint32_t)j->b.off : 0u,
+        .off_mean = ln ? (uint32_t)j->mean.off : 0u,
+        .off_rstd = (uint32_t)j->rstd.off,
+        .off_dx = (uint32_t)j->dx.off,
+        .off_dy = (uint32_t)j->dy.off,
+        .off_part = (uint32_t)(j->scratch.off + n),
+        .part_b = (uint32_t)blk,
+        .part_norm = (uint32_t)(bpn * blk),
+        .flags = flags,
+    };
+    /* Stand-ins for what the kernel does not read: dh for dxn and dy_in,
+     * g for b, rstd for mean. */
+    const svk_range bind[FUSED_BINDINGS] = {
+        r[DH], j->dxn.buf ? r[DXN] : r[DH], j->dy_in.buf ? r[DYI] : r[DH], r[X], r[Y], r[G], ln ? r[B] : r[G],
+        ln ? r[MEAN] : r[RSTD], r[RSTD], r[DX], r[DY], r[SCRATCH],
+    };
+    return svk_norm_cpu_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, lanes.n_part, form, bind,
+                                 FUSED_BINDINGS, &push, sizeof(push), op);
+}
+
 static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
 {
     svk_ctx *ctx = j->x.buf->ctx;
@@ -193,9 +255,21 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     if ((st = svk_norm_check_operands(ctx, op, ops, 14)) != SVK_OK)
         return st;
 
-    /* Stage 1: du and I's partials. */
     uint64_t blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
     uint64_t s0 = j->scratch.off, part_i = s0 + n + 2 * bpn * blk;
+    svk_norm_param_reduce_args ra = {
+        .C = j->C, .n_norms = 3, .n_part = lanes.n_part, .blocks_per_norm = (uint32_t)bpn,
+        .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
+    };
+    /* One dispatch and the reduction where the device allows it. */
+    const svk_range fused[12] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs};
+    st = record_fused(cl, ctx, op, j, lanes, fused);
+    if (st == SVK_OK)
+        return svk_norm_param_reduce_record(cl, &ra);
+    if (st != SVK_ERROR_UNSUPPORTED)
+        return st;
+
+    /* Staged: stage 1, du and I's partials. */
     svk_push_siamese_norm_bwd push = {
         .rows = j->rows,
         .C = j->C,
@@ -225,10 +299,6 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         (st = record_branch(cl, ctx, op, j, lanes, 0, j->dxn, rdxn, j->x, rx, j->dx, rdx)) != SVK_OK)
         return st;
     /* Stage 4: the partials of P, Q, I into dg, db. */
-    svk_norm_param_reduce_args ra = {
-        .C = j->C, .n_norms = 3, .n_part = lanes.n_part, .blocks_per_norm = (uint32_t)bpn,
-        .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
-    };
     return svk_norm_param_reduce_record(cl, &ra);
 }
 

@@ -51,6 +51,9 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->max_workgroup_invocations = lim->maxComputeWorkGroupInvocations;
     info->max_push_constants = lim->maxPushConstantsSize;
     info->max_storage_buffer_range = lim->maxStorageBufferRange;
+    info->max_storage_buffers = lim->maxPerStageDescriptorStorageBuffers < lim->maxDescriptorSetStorageBuffers
+                                    ? lim->maxPerStageDescriptorStorageBuffers
+                                    : lim->maxDescriptorSetStorageBuffers;
     info->min_storage_offset_alignment = (uint32_t)lim->minStorageBufferOffsetAlignment;
     info->timestamp_period_ns = lim->timestampPeriod;
 

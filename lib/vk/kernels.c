@@ -29,6 +29,8 @@
 #include "rmsnorm_bwd_cpu.spv.h"
 #include "rmsnorm_fwd_cpu.spv.h"
 #include "siamese_norm_bwd_cpu.spv.h"
+#include "common/push_siamese_norm_bwd_fused.h"
+#include "siamese_norm_bwd_fused_cpu.spv.h"
 #include "siamese_norm_fwd_cpu.spv.h"
 /* @norm-includes@ */
 #include "common/push_attention_flash.h"
@@ -258,6 +260,15 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 8,      /* dh, x, y, g, b, mean, rstd, scratch */
         .write_mask = 1u << 7,
         .push_size = sizeof(svk_push_siamese_norm_bwd),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU] = {
+        .name = "siamese_norm_bwd_fused_cpu",
+        SPV(svk_spv_siamese_norm_bwd_fused_cpu),
+        .n_buffers = 12,     /* dh, dxn, dy_in, x, y, g, b, mean, rstd, dx, dy, scratch (partials) */
+        .write_mask = (1u << 9) | (1u << 10) | (1u << 11),
+        .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
     },

@@ -14,7 +14,10 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#define SVK_MAX_BINDINGS 8
+/* Most kernels bind at most 8 buffers; SiameseNorm's fused backward binds
+ * 12 and is recorded only where the device allows that many
+ * (svk_device_info.max_storage_buffers). */
+#define SVK_MAX_BINDINGS 12
 #define SVK_MAX_SPEC 14
 
 typedef enum svk_kernel_id {
@@ -39,6 +42,9 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_RMSNORM_BWD_CPU,
     SVK_KERNEL_SIAMESE_NORM_FWD_CPU,
     SVK_KERNEL_SIAMESE_NORM_BWD_CPU,
+    /* SiameseNorm's whole backward in one dispatch, a CPU form with no
+     * portable counterpart (12 bindings; lib/ops/siamese_norm.c) */
+    SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

@@ -40,6 +40,12 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
     svk_status st = SVK_OK;
     if (ks->layout)
         return SVK_OK;
+    /* The ops record a kernel with more bindings than Vulkan's guaranteed 4
+     * only where the device allows them; this is the backstop. */
+    if (k->n_buffers > ctx->info.max_storage_buffers)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "kernel '%s' binds %u storage buffers; device '%s' allows %u per shader stage", k->name,
+                         k->n_buffers, ctx->info.name, ctx->info.max_storage_buffers);
 
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,

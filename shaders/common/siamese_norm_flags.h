@@ -1,5 +1,5 @@
 /* Flags of the SiameseNorm push constants (push_siamese_norm_fwd.h,
- * push_siamese_norm_bwd.h), shared by C and GLSL. */
+ * push_siamese_norm_bwd.h, push_siamese_norm_bwd_fused.h), shared by C and GLSL. */
 #ifndef SVK_SIAMESE_NORM_FLAGS_H
 #define SVK_SIAMESE_NORM_FLAGS_H
 
@@ -7,5 +7,10 @@
 #define SVK_SIAMESE_FLAG_RMS 1u
 /* Forward: write xn = P(x) (the model output N_out(N_x(x) + N_y(y)) does not). */
 #define SVK_SIAMESE_FLAG_XN 2u
+/* Fused backward (push_siamese_norm_bwd_fused.h): dxn, the gradient reaching
+ * xn from its later use, joins P's output gradient. */
+#define SVK_SIAMESE_FLAG_ADD_DXN 4u
+/* Fused backward: dy = dy_in + the gradient through Q. */
+#define SVK_SIAMESE_FLAG_ADD_DY 8u
 
 #endif

@@ -11,7 +11,8 @@
  * forms' RC_ROWS = 4 (shaders/common/row_cpu.glsl); 7 of 1790, a group and
  * 3 single rows, the last lane 5; 4 of 769, the last lane 1: at widths
  * 6143 (LayerNorm, RMSNorm) and 4095 (SiameseNorm) that puts the backward
- * CPU forms within 8 iterations of SVK_OP_CPU_LOOP_BUDGET, lib/ops/ops.h).
+ * CPU forms within 8 iterations of SVK_OP_CPU_LOOP_BUDGET, lib/ops/ops.h,
+ * and at 3071 SiameseNorm's fused LayerNorm backward within 12).
  * Inputs:
  *   random  uniform in [-1, 1)
  *   offset  1e4 + uniform in [-0.1, 0.1): a float mean would already be off
@@ -290,13 +291,20 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * at element CF_GUARD (61). So the CPU rows give every output `pad` more
  * elements in front and start its operand at element 64: widths that are
  * multiples of 4 take the vec4 path, the others the scalar one. The pad
- * must come back untouched, as the guards do. */
+ * must come back untouched, as the guards do.
+ * SiameseNorm's backward has two CPU forms: "bwd-cpu" is the fused one
+ * (one dispatch, shaders/siamese_norm_bwd_fused_cpu.comp) where the device
+ * allows its 12 bindings and its loops fit the budget, else the staged one;
+ * "bwd-cpu-staged" forces the staged form (SVK_FUSED_SIAMESE_BWD=0), and
+ * runs only the SiameseNorm backward cases. */
 typedef struct cf_variant {
     const char *env;    /* the value of SVK_KERNEL_VARIANT */
     const char *suffix; /* appended to the direction */
     size_t pad;
+    bool staged_only;   /* SVK_FUSED_SIAMESE_BWD=0, SiameseNorm's backward only */
 } cf_variant;
-static const cf_variant variants[] = {{"portable", "", 0}, {"cpu", "-cpu", 3}};
+static const cf_variant variants[] = {
+    {"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-staged", 3, true}};
 
 static const char *v_dir(char *buf, const cf_variant *v, const char *dir)
 {
@@ -588,6 +596,9 @@ static const siamese_shape siamese_shapes[] = {
      * sits at an odd one. */
     {769, 4095, FILL_RANDOM, FILL_RANDOM, GRADS_NONE, 0, 0},
     {1024, 128, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 1},
+    /* The fused backward's budget for LayerNorm (4 passes; RMSNorm's 3
+     * passes reach it at 4095 above): within 12 iterations. */
+    {769, 3071, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
 };
 
@@ -881,12 +892,17 @@ void cf_run_norm(cf_state *cf)
 {
     static const svk_norm_kind kinds[] = {SVK_NORM_LAYERNORM, SVK_NORM_RMSNORM};
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    const char *env = getenv("SVK_KERNEL_VARIANT"), *fused_env = getenv("SVK_FUSED_SIAMESE_BWD");
+    char *saved = env ? strdup(env) : NULL, *saved_fused = fused_env ? strdup(fused_env) : NULL;
     for (size_t vi = 0; vi < COUNT(variants); vi++) {
         const cf_variant *v = &variants[vi];
+        const bool all = !v->staged_only;
         setenv("SVK_KERNEL_VARIANT", v->env, 1);
-        for (size_t k = 0; k < COUNT(kinds); k++)
+        if (v->staged_only)
+            setenv("SVK_FUSED_SIAMESE_BWD", "0", 1);
+        else
+            unsetenv("SVK_FUSED_SIAMESE_BWD");
+        for (size_t k = 0; k < COUNT(kinds) && all; k++)
             for (size_t i = 0; i < COUNT(norm_shapes); i++)
                 if (!cf->quick || norm_shapes[i].quick) {
                     norm_fwd_case(cf, kinds[k], &norm_shapes[i], v);
@@ -895,7 +911,8 @@ void cf_run_norm(cf_state *cf)
         for (size_t k = 0; k < COUNT(kinds); k++)
             for (size_t i = 0; i < COUNT(siamese_shapes); i++)
                 if (!cf->quick || siamese_shapes[i].quick) {
-                    siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], false, v);
+                    if (all)
+                        siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], false, v);
                     if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
                         siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], false, v);
                 }
@@ -903,7 +920,8 @@ void cf_run_norm(cf_state *cf)
         for (size_t k = 0; k < COUNT(kinds); k++)
             for (size_t i = 0; i < COUNT(siamese_shapes); i += 2)
                 if (!cf->quick || siamese_shapes[i].quick) {
-                    siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
+                    if (all)
+                        siamese_fwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
                     if (siamese_bwd_meaningful(&siamese_shapes[i], kinds[k]))
                         siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
                 }
@@ -913,6 +931,12 @@ void cf_run_norm(cf_state *cf)
         free(saved);
     } else {
         unsetenv("SVK_KERNEL_VARIANT");
+    }
+    if (saved_fused) {
+        setenv("SVK_FUSED_SIAMESE_BWD", saved_fused, 1);
+        free(saved_fused);
+    } else {
+        unsetenv("SVK_FUSED_SIAMESE_BWD");
     }
     /* The residual update is elementwise: one form. */
     for (size_t i = 0; i < COUNT(residual_shapes); i++)
