@@ -1,7 +1,7 @@
 #version 450
 /*
  * SiameseNorm backward in one dispatch, a CPU form (common/row_cpu.glsl)
- * for devices that allow 12 storage buffers per shader stage. It computes
+ * for devices that allow 13 storage buffers per shader stage. It computes
  * what the staged CPU form (siamese_norm_bwd_cpu, then layernorm_bwd_cpu /
  * rmsnorm_bwd_cpu for Q and P; lib/ops/siamese_norm.c) computes, with the
  * same formulas and the same partials layout:
@@ -9,7 +9,9 @@
  *   du = I's backward of dh
  *   dx = P's backward of du (+ dxn),  dy = Q's backward of du (+ dy_in)
  * and the lanes' gain and bias partials of P, Q and I, which
- * norm_param_reduce.comp then adds to dg and db in lane order.
+ * norm_param_reduce.comp then adds to dg and db in lane order; with
+ * SVK_SIAMESE_FLAG_DZ also dz = dx / dz_c + dy, the residual gradient of
+ * the sublayer below (residual_bwd.comp's formula, from the same floats).
  *
  * Why: on lavapipe these kernels pay per row stream (one vec4 access per
  * four elements of a row, a loop over the SIMD lanes each), not per byte.
@@ -20,9 +22,10 @@
  *   LayerNorm: 1. the sums for P's and Q's means (x, y)
  *              2. I's sums and partials (x, y, dh)
  *              3. P's and Q's sums and partials (x, y, dh, dxn)
- *              4. dx and dy (x, y, dh, dxn, dy_in; dx, dy written)
+ *              4. dx and dy (x, y, dh, dxn, dy_in; dx, dy and dz written)
  *   RMSNorm:   2 to 4.
- * 16 streams (RMSNorm 14), and one dispatch instead of three.
+ * 16 streams (RMSNorm 14), and one dispatch instead of three; dz is one
+ * more, against three and a dispatch for residual_bwd.
  *
  * Lanes as in layernorm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
  * in order, RC_ROWS at a time; the partials take the rows' contributions in
@@ -62,6 +65,8 @@ layout(set = 0, binding = 10, std430) writeonly buffer BufDy { float dy[]; };
 layout(set = 0, binding = 10, std430) writeonly buffer BufDy4 { vec4 dy4[]; };
 layout(set = 0, binding = 11, std430) buffer BufPart { float part[]; };
 layout(set = 0, binding = 11, std430) buffer BufPart4 { vec4 part4[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer BufDz { float dz[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer BufDz4 { vec4 dz4[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
@@ -69,6 +74,7 @@ layout(set = 0, binding = 11, std430) buffer BufPart4 { vec4 part4[]; };
 const bool RMS = (RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u;
 const bool ADD_DXN = (RC_FLAGS & SVK_SIAMESE_FLAG_ADD_DXN) != 0u;
 const bool ADD_DY = (RC_FLAGS & SVK_SIAMESE_FLAG_ADD_DY) != 0u;
+const bool DZ = (RC_FLAGS & SVK_SIAMESE_FLAG_DZ) != 0u;
 
 #define P_LD(e) RC_LD(part, part4, e)
 #define P_ST(e, v) RC_ST(part, part4, e, v)
@@ -278,6 +284,8 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
                 vy += RC_LD(dyi, dyi4, pc.off_dy_in + ek);
             RC_ST(dx, dx4, pc.off_dx + ek, vx);
             RC_ST(dy, dy4, pc.off_dy + ek, vy);
+            if (DZ)
+                RC_ST(dz, dz4, pc.off_dz + ek, vx / pc.dz_c + vy);
         }
     }
 }

@@ -36,7 +36,6 @@
 #include "ops/embedding.h"
 #include "ops/gemm.h"
 #include "ops/layernorm.h"
-#include "ops/residual.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "ops/siamese_norm.h"
@@ -429,7 +428,8 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
                                        .dh = T(r, t[4]), .dxn = T(r, t[5]), .dy_in = T(r, t[6]), .x = T(r, t[7]),
                                        .y = T(r, t[8]), .mean = T(r, t[9]), .rstd = T(r, t[10]), .g = T(r, t[11]),
                                        .b = T(r, t[12]), .dx = T(r, t[0]), .dy = T(r, t[1]), .dg = T(r, t[2]),
-                                       .db = T(r, t[3]), .scratch = scratch(r), .label = label};
+                                       .db = T(r, t[3]), .scratch = scratch(r), .dz = T(r, t[14]),
+                                       .dz_c = o->f[0], .label = label};
         return svk_siamese_norm_bwd_record(cl, &a);
     }
     case SVK_OP_SOUT_FWD: {
@@ -443,13 +443,9 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
                                       .dout = T(r, t[4]), .x = T(r, t[5]), .y = T(r, t[6]), .mean = T(r, t[7]),
                                       .rstd = T(r, t[8]), .g = T(r, t[9]), .b = T(r, t[10]), .dx = T(r, t[0]),
                                       .dy = T(r, t[1]), .dg = T(r, t[2]), .db = T(r, t[3]),
-                                      .scratch = scratch(r), .label = label};
+                                      .scratch = scratch(r), .dz = T(r, t[12]), .dz_c = o->f[0],
+                                      .label = label};
         return svk_siamese_out_bwd_record(cl, &a);
-    }
-    case SVK_OP_RESIDUAL_BWD: {
-        svk_residual_bwd_args a = {.n = d[0], .c = o->f[0], .dx = T(r, t[1]), .dy = T(r, t[2]), .dz = T(r, t[0]),
-                                   .label = label};
-        return svk_residual_bwd_record(cl, &a);
     }
     case SVK_OP_GEMM: {
         svk_tref c = T(r, t[0]), a = T(r, t[1]), b = T(r, t[2]), bias = T(r, t[3]);

@@ -339,6 +339,16 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
     }
 }
 
+/* SiameseNorm's backward passes the streams' gradients down and, with them,
+ * dz = dx / c + dy for the residual update that produced x_k and y_k, the
+ * k-th sublayer inputs (k of 2 L): that of sublayer k - 1 (layer (k - 1) / 2,
+ * c = sqrt(2 (layer + 1)), the spec's c_l), or for k = 0 the embedding's
+ * gradient (x_0 = y_0 = e: c = 1). */
+static float dz_scale(uint32_t k)
+{
+    return k > 0 ? sqrtf(2.0f * (float)((k - 1) / 2 + 1)) : 1.0f;
+}
+
 /* dz [N, C] -> dh [N, C] (written), parameter gradients accumulated.
  * scratch: dqkv/da [N, max(3C, F)], datt_out [N, C], dgate/dup. */
 static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s, uint32_t dz,
@@ -582,6 +592,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         o->t[4] = s_c, o->t[5] = x[S], o->t[6] = y[S], o->t[7] = final_mean, o->t[8] = final_rstd;
         o->t[9] = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), o->t[10] = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias");
         o->t[11] = work;
+        o->t[12] = dz, o->f[0] = dz_scale(S);
         o->dims[0] = d.N, o->dims[1] = d.C;
         o->flags = ln ? 0 : SVK_FLAG_RMS;
     } else if (pre) {
@@ -596,18 +607,17 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         snprintf(name, sizeof(name), "blocks.%u.%s", l, attn ? "attn_norm" : "mlp_norm");
         /* dx, dy: gradients of x_{kk+1}, y_{kk+1}; produce those of x_kk, y_kk in dx2, dy2, then swap. */
         if (siamese) {
-            svk_plan_op *o = op(&b, SVK_OP_RESIDUAL_BWD, "blocks.%u.residual.bwd", l);
-            o->t[0] = dz, o->t[1] = dx, o->t[2] = dy;
-            o->dims[0] = NC;
-            o->f[0] = sqrtf(2.0f * (float)(l + 1));
+            /* dz, the gradient of this sublayer's output z, came with dx and dy
+             * (x = x + z / c, y = y + z: dz = dx / c + dy). */
             sublayer_bwd(&b, &d, l, attn, s, dz, dh, s_big, s_big2, s_c);
-            o = op(&b, SVK_OP_SIAMESE_BWD, "%s.bwd", name);
+            svk_plan_op *o = op(&b, SVK_OP_SIAMESE_BWD, "%s.bwd", name);
             o->t[0] = dx2, o->t[1] = dy2;
             o->t[2] = W(&b, SVK_SLAB_GRAD, "%s.post.weight", name), o->t[3] = W(&b, SVK_SLAB_GRAD, "%s.post.bias", name);
             o->t[4] = dh, o->t[5] = dx, o->t[6] = dy, o->t[7] = x[kk], o->t[8] = y[kk], o->t[9] = s->mean;
             o->t[10] = s->rstd;
             o->t[11] = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name), o->t[12] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
             o->t[13] = work;
+            o->t[14] = dz, o->f[0] = dz_scale(kk);
             o->dims[0] = d.N, o->dims[1] = d.C;
             o->flags = ln ? 0 : SVK_FLAG_RMS;
             uint32_t t0 = dy;
@@ -628,12 +638,11 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         dx = dx2;
         dx2 = t0;
     }
-    if (siamese)
-        elementwise(&b, SVK_OP_ADD, "de = dx + dy", dx, dy, NC);
     {
+        /* SiameseNorm: de = dx + dy, which the last backward norm wrote to dz. */
         svk_plan_op *o = op(&b, SVK_OP_EMBED_BWD, "embedding.bwd");
         o->t[0] = W(&b, SVK_SLAB_GRAD, "wte.weight"), o->t[1] = W(&b, SVK_SLAB_GRAD, "wpe.weight");
-        o->t[2] = p->tokens, o->t[3] = dx;
+        o->t[2] = p->tokens, o->t[3] = siamese ? dz : dx;
         o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
     }
 
@@ -700,7 +709,7 @@ const char *svk_plan_opcode_name(svk_plan_opcode code)
 {
     static const char *const names[SVK_OP_COUNT_] = {
         "zero", "copy", "add", "embed_fwd", "embed_bwd", "norm_fwd", "norm_bwd", "siamese_fwd", "siamese_bwd",
-        "sout_fwd", "sout_bwd", "residual_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd", "attn_bwd",
+        "sout_fwd", "sout_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd", "attn_bwd",
         "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw",
     };
     return (unsigned)code < SVK_OP_COUNT_ ? names[code] : "?";

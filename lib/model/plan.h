@@ -80,10 +80,11 @@ typedef enum svk_plan_opcode {
     SVK_OP_NORM_BWD,      /* dx t0, dg t1 +=, db t2 +=, dout t3, x t4, mean t5, rstd t6, g t7 */
     SVK_OP_SIAMESE_FWD,   /* xn t0, h t1, mean t2, rstd t3, x t4, y t5, g t6 [3,C], b t7 */
     SVK_OP_SIAMESE_BWD,   /* dx t0, dy t1, dg t2, db t3, dh t4, dxn t5, dy_in t6, x t7, y t8, mean t9, rstd t10,
-                             g t11, b t12, work t13 */
+                             g t11, b t12, work t13, then dz t14 = dx / f[0] + dy: the residual gradient of the
+                             sublayer below (c = f[0]), or with f[0] = 1 the embedding's */
     SVK_OP_SOUT_FWD,      /* out t0, mean t1, rstd t2, x t3, y t4, g t5, b t6, work t7 */
-    SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11 */
-    SVK_OP_RESIDUAL_BWD,  /* dz t0 = dx t1 / c + dy t2; f[0] = c */
+    SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11,
+                             then dz t12 = dx / f[0] + dy as SIAMESE_BWD's */
     SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB;
                              then with flag GELU t4 = gelu(C), with GELU_BWD C *= gelu'(t4) (the MLP's
                              activation folded into its GEMMs: lib/ops/gemm.h, svk_gemm_epilogue);
@@ -106,7 +107,7 @@ typedef enum svk_plan_opcode {
     SVK_OP_COUNT_
 } svk_plan_opcode;
 
-#define SVK_PLAN_MAX_T 14
+#define SVK_PLAN_MAX_T 15
 enum {
     SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8, SVK_FLAG_FLASH = 16,
     SVK_FLAG_GELU = 32, SVK_FLAG_GELU_BWD = 64, SVK_FLAG_RESIDUAL = 128, SVK_FLAG_DUAL_RESIDUAL = 256,

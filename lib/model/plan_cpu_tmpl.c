@@ -113,6 +113,8 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
                                          F(&c, t[7]), F(&c, t[8]), F(&c, t[9]), F(&c, t[10]), F(&c, t[11]),
                                          F(&c, t[12]), F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[3]),
                                          F(&c, t[13]));
+            if (t[14] != SVK_NONE)
+                SVK_REF(residual_bwd)(d[0] * d[1], o->f[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[14]));
             break;
         case SVK_OP_SOUT_FWD:
             SVK_REF(siamese_out_fwd)(kind_of(o), d[0], d[1], eps, F(&c, t[3]), F(&c, t[4]), F(&c, t[5]),
@@ -122,9 +124,8 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
             SVK_REF(siamese_out_bwd)(kind_of(o), d[0], d[1], eps, F(&c, t[4]), F(&c, t[5]), F(&c, t[6]),
                                         F(&c, t[7]), F(&c, t[8]), F(&c, t[9]), F(&c, t[10]), F(&c, t[0]),
                                         F(&c, t[1]), F(&c, t[2]), F(&c, t[3]), F(&c, t[11]));
-            break;
-        case SVK_OP_RESIDUAL_BWD:
-            SVK_REF(residual_bwd)(d[0], o->f[0], F(&c, t[1]), F(&c, t[2]), F(&c, t[0]));
+            if (t[12] != SVK_NONE)
+                SVK_REF(residual_bwd)(d[0] * d[1], o->f[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[12]));
             break;
         case SVK_OP_GEMM: {
             bool ta = o->flags & SVK_FLAG_TA, tb = o->flags & SVK_FLAG_TB;

@@ -9,6 +9,7 @@
 #include "common/push_siamese_norm_bwd_fused.h"
 #include "common/push_siamese_norm_fwd.h"
 #include "norm_param_reduce.h"
+#include "residual.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
 
@@ -27,6 +28,8 @@ typedef struct bwd_job {
     svk_norm_kind kind;
     uint32_t rows, C;
     svk_tref dh, dxn, dy_in, x, y, mean, rstd, g, b, dx, dy, dg, db, scratch; /* dxn, dy_in may be absent */
+    svk_tref dz;  /* may be absent */
+    float dz_c;
     const char *dh_name;
 } bwd_job;
 
@@ -158,17 +161,17 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 }
 
 /* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused_cpu.comp). */
-#define FUSED_BINDINGS 12u
+#define FUSED_BINDINGS 13u
 
 /* The fused CPU form, one dispatch, where svk_op_variant() picks the CPU
- * forms, the device allows its 12 storage buffers, its loops fit the budget
+ * forms, the device allows its 13 storage buffers, its loops fit the budget
  * and $SVK_FUSED_SIAMESE_BWD is not "0" (which records the staged form, for
  * comparisons and tests); returns SVK_ERROR_UNSUPPORTED, having recorded
  * nothing, otherwise. Operands as record_bwd has bound and checked them. */
 static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
-                               svk_norm_lanes lanes, const svk_range r[12])
+                               svk_norm_lanes lanes, const svk_range r[FUSED_BINDINGS])
 {
-    enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH };
+    enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH, DZ };
     svk_kernel_variant var;
     svk_status st = svk_op_variant(ctx, op, &var);
     if (st != SVK_OK)
@@ -179,10 +182,11 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, co
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
     const uint32_t flags = (ln ? 0u : SVK_SIAMESE_FLAG_RMS) | (j->dxn.buf ? SVK_SIAMESE_FLAG_ADD_DXN : 0u) |
-                           (j->dy_in.buf ? SVK_SIAMESE_FLAG_ADD_DY : 0u);
+                           (j->dy_in.buf ? SVK_SIAMESE_FLAG_ADD_DY : 0u) | (j->dz.buf ? SVK_SIAMESE_FLAG_DZ : 0u);
     const uint64_t offs[] = {j->dh.off, j->dxn.buf ? j->dxn.off : 0, j->dy_in.buf ? j->dy_in.off : 0, j->x.off,
-                             j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 10), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
+                             j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n,
+                             j->dz.buf ? j->dz.off : 0};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 11), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
     if (!svk_norm_cpu_fits(j->C, form))
         return SVK_ERROR_UNSUPPORTED;
     svk_push_siamese_norm_bwd_fused push = {
@@ -205,12 +209,14 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, co
         .part_b = (uint32_t)blk,
         .part_norm = (uint32_t)(bpn * blk),
         .flags = flags,
+        .off_dz = j->dz.buf ? (uint32_t)j->dz.off : 0u,
+        .dz_c = j->dz.buf ? j->dz_c : 1.0f,
     };
-    /* Stand-ins for what the kernel does not read: dh for dxn and dy_in,
-     * g for b, rstd for mean. */
+    /* Stand-ins for what the kernel does not touch: dh for dxn and dy_in,
+     * g for b, rstd for mean, dx for dz (written anyway). */
     const svk_range bind[FUSED_BINDINGS] = {
         r[DH], j->dxn.buf ? r[DXN] : r[DH], j->dy_in.buf ? r[DYI] : r[DH], r[X], r[Y], r[G], ln ? r[B] : r[G],
-        ln ? r[MEAN] : r[RSTD], r[RSTD], r[DX], r[DY], r[SCRATCH],
+        ln ? r[MEAN] : r[RSTD], r[RSTD], r[DX], r[DY], r[SCRATCH], j->dz.buf ? r[DZ] : r[DX],
     };
     return svk_norm_cpu_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, lanes.n_part, form, bind,
                                  FUSED_BINDINGS, &push, sizeof(push), op);
@@ -226,7 +232,9 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     uint64_t n = (uint64_t)j->rows * j->C, C3 = 3 * (uint64_t)j->C, R3 = 3 * (uint64_t)j->rows;
     svk_norm_lanes lanes = svk_norm_lanes_for(j->rows);
     uint64_t scratch_n = svk_siamese_norm_bwd_scratch_elems(j->kind, j->rows, j->C);
-    svk_range rdh, rdxn = {0}, rdyi = {0}, rx, ry, rm = {0}, rr, rg, rb = {0}, rdx, rdy, rdg, rdb = {0}, rs;
+    svk_range rdh, rdxn = {0}, rdyi = {0}, rx, ry, rm = {0}, rr, rg, rb = {0}, rdx, rdy, rdg, rdb = {0}, rs, rdz = {0};
+    if (j->dz.buf && (!(j->dz_c > 0) || !isfinite(j->dz_c)))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: dz_c=%g must be finite and > 0", op, (double)j->dz_c);
     if ((st = svk_op_bind(ctx, op, j->dh_name, j->dh, n, &rdh)) != SVK_OK ||
         (j->dxn.buf && (st = svk_op_bind(ctx, op, "dxn", j->dxn, n, &rdxn)) != SVK_OK) ||
         (j->dy_in.buf && (st = svk_op_bind(ctx, op, "dy_in", j->dy_in, n, &rdyi)) != SVK_OK) ||
@@ -240,7 +248,8 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         (st = svk_op_bind(ctx, op, "dy", j->dy, n, &rdy)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "dg", j->dg, C3, &rdg)) != SVK_OK ||
         (ln && (st = svk_op_bind(ctx, op, "db", j->db, C3, &rdb)) != SVK_OK) ||
-        (st = svk_op_bind(ctx, op, "scratch", j->scratch, scratch_n, &rs)) != SVK_OK)
+        (st = svk_op_bind(ctx, op, "scratch", j->scratch, scratch_n, &rs)) != SVK_OK ||
+        (j->dz.buf && (st = svk_op_bind(ctx, op, "dz", j->dz, n, &rdz)) != SVK_OK))
         return st;
     /* dh is last read by the first stage, dxn and dy_in element for element
      * by the stage that writes dx or dy. */
@@ -250,9 +259,9 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         {"x", rx, false, 0}, {"y", ry, false, 0}, {"mean", rm, false, 0}, {"rstd", rr, false, 0},
         {"g", rg, false, 0}, {"b", rb, false, 0},
         {"dx", rdx, true, (1u << DH) | (1u << DXN)}, {"dy", rdy, true, (1u << DH) | (1u << DYI)},
-        {"dg", rdg, true, 0}, {"db", rdb, true, 0}, {"scratch", rs, true, 0},
+        {"dg", rdg, true, 0}, {"db", rdb, true, 0}, {"scratch", rs, true, 0}, {"dz", rdz, true, 0},
     };
-    if ((st = svk_norm_check_operands(ctx, op, ops, 14)) != SVK_OK)
+    if ((st = svk_norm_check_operands(ctx, op, ops, 15)) != SVK_OK)
         return st;
 
     uint64_t blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
@@ -262,7 +271,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
     };
     /* One dispatch and the reduction where the device allows it. */
-    const svk_range fused[12] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs};
+    const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
     st = record_fused(cl, ctx, op, j, lanes, fused);
     if (st == SVK_OK)
         return svk_norm_param_reduce_record(cl, &ra);
@@ -298,7 +307,12 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     if ((st = record_branch(cl, ctx, op, j, lanes, 1, j->dy_in, rdyi, j->y, ry, j->dy, rdy)) != SVK_OK ||
         (st = record_branch(cl, ctx, op, j, lanes, 0, j->dxn, rdxn, j->x, rx, j->dx, rdx)) != SVK_OK)
         return st;
-    /* Stage 4: the partials of P, Q, I into dg, db. */
+    /* dz from dx and dy, then stage 4: the partials of P, Q, I into dg, db. */
+    if (j->dz.buf) {
+        svk_residual_bwd_args rz = {.n = n, .c = j->dz_c, .dx = j->dx, .dy = j->dy, .dz = j->dz, .label = op};
+        if ((st = svk_residual_bwd_record(cl, &rz)) != SVK_OK)
+            return st;
+    }
     return svk_norm_param_reduce_record(cl, &ra);
 }
 
@@ -329,7 +343,7 @@ svk_status svk_siamese_norm_bwd_record(svk_cmdlist *cl, const svk_siamese_norm_b
     if (!a->x.buf)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
     bwd_job j = {a->kind, a->rows, a->C, a->dh, a->dxn, a->dy_in, a->x, a->y, a->mean, a->rstd,
-                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, "dh"};
+                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, a->dz, a->dz_c, "dh"};
     return record_bwd(cl, op, &j);
 }
 
@@ -340,6 +354,6 @@ svk_status svk_siamese_out_bwd_record(svk_cmdlist *cl, const svk_siamese_out_bwd
     if (!a->x.buf)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
     bwd_job j = {a->kind, a->rows, a->C, a->dout, {0}, {0}, a->x, a->y, a->mean, a->rstd,
-                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, "dout"};
+                 a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, a->dz, a->dz_c, "dout"};
     return record_bwd(cl, op, &j);
 }

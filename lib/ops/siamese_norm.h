@@ -19,7 +19,7 @@
  * than 8 buffers. On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see
  * svk_op_variant) the row kernels are their CPU forms,
  * shaders/<name>_cpu.comp: the same results and partials layout, one
- * invocation per row or lane, no barriers; and where the device allows 12
+ * invocation per row or lane, no barriers; and where the device allows 13
  * storage buffers per shader the first three stages are one dispatch,
  * shaders/siamese_norm_bwd_fused_cpu.comp, which recomputes du instead of
  * storing it (fewer passes over memory; $SVK_FUSED_SIAMESE_BWD=0 keeps the
@@ -61,8 +61,19 @@ typedef struct svk_siamese_norm_bwd_args {
     svk_tref dy;            /* [rows, C], written: dy_in + the gradient through Q; may be dy_in or dh exactly */
     svk_tref dg, db;        /* [3, C] each, accumulated (+=) (db: layernorm only) */
     svk_tref scratch;       /* svk_siamese_norm_bwd_scratch_elems(kind, rows, C) floats, clobbered */
+    svk_tref dz;            /* [rows, C] or {NULL}: also written, dz = dx / dz_c + dy (see "dz of a backward pass") */
+    float dz_c;             /* finite, > 0, with dz */
     const char *label;      /* NULL: "siamese_norm_bwd" */
 } svk_siamese_norm_bwd_args;
+
+/* dz of a backward pass: it may also write dz = dx / dz_c + dy, from the dx
+ * and dy it computes, as svk_residual_bwd_record() would (the same formula,
+ * the same floats): the gradient of the residual branch z of the sublayer
+ * below (x = x + z / c, y = y + z), or with dz_c = 1 the gradient of the
+ * embedding (x = y = e). The fused CPU form writes it in its last pass,
+ * one row stream instead of a dispatch that reads dx and dy again; the
+ * others record svk_residual_bwd_record(). dz must be disjoint from every
+ * other operand. */
 
 /* Floats of scratch the backward passes (block input and model output)
  * need: du [rows, C], then the gain (and bias) partials of the three norms. */
@@ -92,6 +103,8 @@ typedef struct svk_siamese_out_bwd_args {
     svk_tref dx, dy;        /* [rows, C], written; either may be dout exactly */
     svk_tref dg, db;        /* [3, C], accumulated (db: layernorm only) */
     svk_tref scratch;       /* svk_siamese_norm_bwd_scratch_elems(kind, rows, C) floats, clobbered */
+    svk_tref dz;            /* [rows, C] or {NULL}: also written, dz = dx / dz_c + dy (see "dz of a backward pass") */
+    float dz_c;             /* finite, > 0, with dz */
     const char *label;      /* NULL: "siamese_out_bwd" */
 } svk_siamese_out_bwd_args;
 svk_status svk_siamese_out_bwd_record(svk_cmdlist *cl, const svk_siamese_out_bwd_args *a);

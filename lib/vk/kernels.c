@@ -266,8 +266,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU] = {
         .name = "siamese_norm_bwd_fused_cpu",
         SPV(svk_spv_siamese_norm_bwd_fused_cpu),
-        .n_buffers = 12,     /* dh, dxn, dy_in, x, y, g, b, mean, rstd, dx, dy, scratch (partials) */
-        .write_mask = (1u << 9) | (1u << 10) | (1u << 11),
+        .n_buffers = 13,     /* dh, dxn, dy_in, x, y, g, b, mean, rstd, dx, dy, scratch (partials), dz */
+        .write_mask = (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12),
         .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},

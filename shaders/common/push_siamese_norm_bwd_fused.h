@@ -33,6 +33,8 @@ SVK_PUSH_BEGIN(svk_push_siamese_norm_bwd_fused)
     SVK_PUSH_U32(part_b)    /* elements from a gain block to its bias block */
     SVK_PUSH_U32(part_norm) /* elements from one norm's gain block to the next's */
     SVK_PUSH_U32(flags)     /* SVK_SIAMESE_FLAG_* */
+    SVK_PUSH_U32(off_dz)    /* [rows, C], with SVK_SIAMESE_FLAG_DZ */
+    SVK_PUSH_F32(dz_c)      /* dz = dx / dz_c + dy */
 SVK_PUSH_END(svk_push_siamese_norm_bwd_fused)
 
 #endif

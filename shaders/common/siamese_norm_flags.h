@@ -12,5 +12,7 @@
 #define SVK_SIAMESE_FLAG_ADD_DXN 4u
 /* Fused backward: dy = dy_in + the gradient through Q. */
 #define SVK_SIAMESE_FLAG_ADD_DY 8u
+/* Fused backward: also write dz = dx / dz_c + dy (lib/ops/siamese_norm.h). */
+#define SVK_SIAMESE_FLAG_DZ 16u
 
 #endif

@@ -294,7 +294,7 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * must come back untouched, as the guards do.
  * SiameseNorm's backward has two CPU forms: "bwd-cpu" is the fused one
  * (one dispatch, shaders/siamese_norm_bwd_fused_cpu.comp) where the device
- * allows its 12 bindings and its loops fit the budget, else the staged one;
+ * allows its 13 bindings and its loops fit the budget, else the staged one;
  * "bwd-cpu-staged" forces the staged form (SVK_FUSED_SIAMESE_BWD=0), and
  * runs only the SiameseNorm backward cases. */
 typedef struct cf_variant {
@@ -699,8 +699,14 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
 {
     const bool ln = kind == SVK_NORM_LAYERNORM;
     const grads gr = out_mode ? GRADS_NONE : s->gr;
-    char shape[96], dir[24];
-    siamese_name(shape, sizeof(shape), s, kind, !out_mode);
+    /* dz = dx / c + dy as well (lib/ops/siamese_norm.h) in the shapes that
+     * pass gradients in, with a c of layers 0 to 3. */
+    const bool with_dz = s->gr != GRADS_NONE;
+    const float cz = sqrtf(2.0f * (float)(1 + s->rows % 4));
+    char shape[112], dir[24];
+    siamese_name(shape, sizeof(shape) - 4, s, kind, !out_mode);
+    if (with_dz)
+        strcat(shape, " dz");
     cf_case *c = cf_begin(cf, out_mode ? "siamese_out" : "siamese_norm", v_dir(dir, v, "bwd"), shape);
     if (!c)
         return;
@@ -741,14 +747,16 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     }
     cf_out *dg = v_output(c, v, "dg", C3, dg0), *db = ln ? v_output(c, v, "db", C3, db0) : NULL;
     cf_out *scratch = v_output(c, v, "scratch", svk_siamese_norm_bwd_scratch_elems(kind, s->rows, s->C), NULL);
-    if (!dx || !dy || !dg || (ln && !db) || !scratch)
+    cf_out *dz = with_dz ? v_output(c, v, "dz", n, NULL) : NULL;
+    if (!dx || !dy || !dg || (ln && !db) || !scratch || (with_dz && !dz))
         goto end;
     svk_status st;
     if (out_mode) {
         svk_siamese_out_bwd_args a = {
             .kind = kind, .rows = s->rows, .C = s->C, .dout = tdh, .x = tx, .y = ty, .mean = tmean,
             .rstd = trstd, .g = tg, .b = tb, .dx = v_tref(v, dx), .dy = v_tref(v, dy), .dg = v_tref(v, dg),
-            .db = v_tref(v, db), .scratch = v_tref(v, scratch),
+            .db = v_tref(v, db), .scratch = v_tref(v, scratch), .dz = with_dz ? v_tref(v, dz) : (svk_tref){0},
+            .dz_c = cz,
         };
         st = svk_siamese_out_bwd_record(cf_list(c), &a);
     } else {
@@ -756,16 +764,18 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
             .kind = kind, .rows = s->rows, .C = s->C, .dh = tdh, .dxn = tdxn, .dy_in = tdyi, .x = tx, .y = ty,
             .mean = tmean, .rstd = trstd, .g = tg, .b = tb, .dx = v_tref(v, dx), .dy = v_tref(v, dy),
             .dg = v_tref(v, dg), .db = v_tref(v, db), .scratch = v_tref(v, scratch),
+            .dz = with_dz ? v_tref(v, dz) : (svk_tref){0}, .dz_c = cz,
         };
         st = svk_siamese_norm_bwd_record(cf_list(c), &a);
     }
     if (!cf_ok(c, st) || !cf_run(c))
         goto end;
-    cf_out v_dx, v_dy, v_dg, v_db;
+    cf_out v_dx, v_dy, v_dg, v_db, v_dz;
     dx = v_view(c, v, dx, &v_dx);
     dy = v_view(c, v, dy, &v_dy);
     dg = v_view(c, v, dg, &v_dg);
     db = v_view(c, v, db, &v_db);
+    dz = v_view(c, v, dz, &v_dz);
 
     double *ddh = cf_to_double(c, dh, n), *ddxn = cf_to_double(c, dxn, n), *ddyi = cf_to_double(c, dyi, n);
     double *dmean = cf_to_double(c, mean, R3), *drstd = cf_to_double(c, rstd, R3);
@@ -786,6 +796,11 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     cf_compare(c, dg, ddg, TOL_PARAM);
     if (ln)
         cf_compare(c, db, ddb, TOL_PARAM);
+    if (with_dz) {
+        /* The reference's dz from its own dx and dy (t0 is free again). */
+        svk_ref_residual_bwd_f64(n, cz, ddx, ddy, t0);
+        compare_rows(c, dz, t0, rows, C, TOL_DX);
+    }
 end:
     cf_end(c);
 }
