@@ -108,6 +108,11 @@ typedef struct bench {
     size_t n_rows, cap_rows;
     bench_step_row *steps;
     size_t n_steps, cap_steps;
+    /* SiameseNorm's overhead measured in pairs (bench_step.c): the siamese
+     * and the pre-norm step of the first two configurations timed
+     * alternately, the median of the pairs' ratios; pairs 0 when not. */
+    uint32_t overhead_pairs;
+    double overhead_ratio, overhead_siamese_ms, overhead_pre_ms;
     int errors;             /* rows that failed (not skipped for a stated limit) */
     int validation_messages;
 } bench;

@@ -227,6 +227,14 @@ static size_t judge(const bench *b, target *t)
         if (!a || !c) {
             x->status = -1;
             snprintf(x->measured, sizeof(x->measured), "not measured");
+        } else if (b->overhead_pairs) {
+            /* Alternated pairs (bench_step.c) rather than the two rows' medians. */
+            x->value = b->overhead_ratio;
+            set_status(x, false);
+            snprintf(x->measured, sizeof(x->measured),
+                     "%.3fx (median of %u alternated pairs; %.2f / %.2f ms; the rows: %.3fx, tokens/s %.3fx)",
+                     x->value, b->overhead_pairs, b->overhead_siamese_ms, b->overhead_pre_ms, a->gpu_ms / c->gpu_ms,
+                     c->tokens_per_s / a->tokens_per_s);
         } else {
             x->value = a->gpu_ms / c->gpu_ms;
             set_status(x, false);
@@ -397,6 +405,15 @@ bool bench_print_json(bench *b)
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < b->n_steps; i++)
         cJSON_AddItemToArray(steps, step_json(&b->steps[i]));
+    if (b->overhead_pairs) {
+        cJSON *o = cJSON_AddObjectToObject(root, "siamese_overhead");
+        num(o, "pairs", b->overhead_pairs);
+        num(o, "ratio", b->overhead_ratio);
+        num(o, "siamese_gpu_ms", b->overhead_siamese_ms);
+        num(o, "pre_gpu_ms", b->overhead_pre_ms);
+    } else {
+        cJSON_AddNullToObject(root, "siamese_overhead");
+    }
     target t[MAX_TARGETS];
     size_t n = judge(b, t);
     cJSON *ts = cJSON_AddArrayToObject(root, "targets");

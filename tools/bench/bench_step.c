@@ -16,6 +16,11 @@
  *  - device memory: what the context allocated for the model (its pools'
  *    bytes in use, before and after creation and the first step), next to
  *    svk_model_memory() and to a lower bound, min_bytes() below.
+ * Then SiameseNorm's overhead, the siamese step's GPU time over the
+ * pre-norm step's, from the two kept alive and timed alternately, pair by
+ * pair: on a shared machine whose speed drifts by tens of percent within a
+ * minute, the ratio of two medians taken a minute apart is mostly the
+ * drift; within a pair, both steps see the same machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +129,28 @@ static void add_step(bench *b, const bench_step_row *s)
     bench_print_step(b, s);
 }
 
-static void run_config(bench *b, const step_cfg *cfg)
+/* A configuration's model and its timed step, kept for the paired
+ * overhead measurement. */
+typedef struct kept_step {
+    svk_model *m;
+    bench_vkcmd tc;
+    int32_t *tokens, *targets;
+    uint32_t B, T;
+    bool ok;
+} kept_step;
+
+static void kept_destroy(kept_step *k)
+{
+    bench_vkcmd_destroy(&k->tc);
+    svk_model_destroy(&k->m);
+    free(k->tokens);
+    free(k->targets);
+    memset(k, 0, sizeof(*k));
+}
+
+/* keep: NULL, or where to keep the model and its timed step (instead of
+ * destroying them) when the GPU timing worked. */
+static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
 {
     bench_step_row s;
     memset(&s, 0, sizeof(s));
@@ -240,8 +266,14 @@ static void run_config(bench *b, const step_cfg *cfg)
             s.gpu_ms = bench_median(gpu, reps) * 1e-6;
             s.host_over_gpu = s.gpu_ms > 0 ? s.host_cpu_ms / s.gpu_ms : 0;
             /* The last prepared step is read, so the model is settled before
-             * it is destroyed. */
+             * it is destroyed or kept. */
             svk_model_last_step(m, &info);
+            if (keep) {
+                *keep = (kept_step){m, tc, tokens, targets, s.B, s.T, true};
+                m = NULL;
+                memset(&tc, 0, sizeof(tc));
+                tokens = targets = NULL;
+            }
         }
     }
 done:
@@ -253,10 +285,67 @@ done:
     add_step(b, &s);
 }
 
+/* One timed run of a kept step: its GPU ns in *ns. */
+static bool kept_run(bench *b, kept_step *k, double *ns)
+{
+    if (svk_model_prepare_train_step(k->m, k->tokens, k->targets, 1e-3f) != SVK_OK) {
+        fprintf(stderr, "svk-bench: paired steps: svk_model_prepare_train_step: %s\n", svk_last_error());
+        b->errors++;
+        return false;
+    }
+    if (!bench_vkcmd_run(&k->tc, ns)) {
+        fprintf(stderr, "svk-bench: paired steps: %s\n", k->tc.why);
+        b->errors++;
+        return false;
+    }
+    return true;
+}
+
+/* SiameseNorm's overhead from alternated pairs of steps (see the top): the
+ * median of the pairs' ratios, and each side's median. */
+static void run_pairs(bench *b, kept_step *sia, kept_step *pre)
+{
+    const uint32_t pairs = b->opt.steps ? b->opt.steps : 1;
+    double *r = calloc(3 * (size_t)pairs, sizeof(*r));
+    if (!r) {
+        b->errors++;
+        return;
+    }
+    double *ts = r + pairs, *tp = r + 2 * (size_t)pairs;
+    uint32_t i = 0;
+    for (; i < pairs; i++) {
+        if (!kept_run(b, sia, &ts[i]) || !kept_run(b, pre, &tp[i]))
+            break;
+        r[i] = ts[i] / tp[i];
+    }
+    svk_step_info info; /* settle both before they are destroyed */
+    svk_model_last_step(sia->m, &info);
+    svk_model_last_step(pre->m, &info);
+    if (i == pairs) {
+        b->overhead_pairs = pairs;
+        b->overhead_ratio = bench_median(r, pairs);
+        b->overhead_siamese_ms = bench_median(ts, pairs) * 1e-6;
+        b->overhead_pre_ms = bench_median(tp, pairs) * 1e-6;
+    }
+    free(r);
+}
+
 void bench_run_steps(bench *b)
 {
     const step_cfg *cfgs = b->opt.quick ? quick_cfgs : full_cfgs;
     size_t n = b->opt.quick ? sizeof(quick_cfgs) / sizeof(quick_cfgs[0]) : sizeof(full_cfgs) / sizeof(full_cfgs[0]);
-    for (size_t i = 0; i < n; i++)
-        run_config(b, &cfgs[i]);
+    /* The first two configurations are the siamese and pre-norm pair. */
+    kept_step kept[2];
+    memset(kept, 0, sizeof(kept));
+    for (size_t i = 0; i < n; i++) {
+        run_config(b, &cfgs[i], i < 2 ? &kept[i] : NULL);
+        if (i == 1) {
+            if (kept[0].ok && kept[1].ok)
+                run_pairs(b, &kept[0], &kept[1]);
+            kept_destroy(&kept[0]);
+            kept_destroy(&kept[1]);
+        }
+    }
+    kept_destroy(&kept[0]);
+    kept_destroy(&kept[1]);
 }
