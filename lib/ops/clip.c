@@ -44,8 +44,20 @@ static svk_status sumsq(svk_cmdlist *cl, svk_ctx *ctx, const svk_clip_sumsq_args
         .off_x = svk_elem_off(a->x),
         .off_partials = svk_elem_off(a->partials),
     };
-    return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CLIP_SUMSQ, svk_clip_slots(a->n), 1, r, 2, &push,
-                             sizeof(push), a->label);
+    svk_kernel_variant var;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
+        return st;
+    if (var != SVK_KERNEL_VARIANT_CPU)
+        return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CLIP_SUMSQ, svk_clip_slots(a->n), 1, r, 2, &push,
+                                 sizeof(push), a->label);
+    /* The CPU form (shaders/clip_sumsq.comp): one invocation per slot. */
+    const uint32_t group = svk_op_cpu_group(ctx);
+    const uint32_t spec[SVK_MAX_SPEC] = {
+        group, 1, 1, svk_kernel_info_get(SVK_KERNEL_CLIP_SUMSQ)->spec_defaults[3], (uint32_t)chunk_elems(),
+        svk_op_vec4_allowed() && a->x.off % 4 == 0,
+    };
+    return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_CLIP_SUMSQ, spec, svk_div_up(svk_clip_slots(a->n), group),
+                                  1, r, 2, &push, sizeof(push), a->label);
 }
 
 svk_status svk_clip_sumsq_record(svk_cmdlist *cl, const svk_clip_sumsq_args *a)

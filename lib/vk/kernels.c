@@ -470,9 +470,10 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 2,      /* x, partials */
         .write_mask = 1u << 1,
         .push_size = sizeof(svk_push_clip),
-        /* 256 invocations x 16 elements: 4096 elements per partial slot. */
-        .n_spec = 4,
-        .spec_defaults = {256, 1, 1, 16},
+        /* 256 invocations x 16 elements: 4096 elements per partial slot;
+         * 4: the CPU form's elements per slot (0: the portable form); 5: VEC4. */
+        .n_spec = 6,
+        .spec_defaults = {256, 1, 1, 16, 0, 0},
     },
     [SVK_KERNEL_CLIP_SCALE] = {
         .name = "clip_scale",

@@ -5,10 +5,17 @@
  * million), in separate buffers or as views into one slab, and the clip
  * scale with clipping active, inactive (norm below max_norm) and off
  * (max_norm 0), with tiny and large gradients, and a NaN gradient (the norm
- * and the scale must come out NaN, as the reference's do).
+ * and the scale must come out NaN, as the reference's do), and one that
+ * overflows float (the norm must come out +inf, and the scale 0).
+ * Every case runs in both forms of clip_sumsq (SVK_KERNEL_VARIANT): "norm"
+ * is the portable form, "norm-cpu" the CPU form (one invocation per slot,
+ * vec4 loads where a tensor starts on a multiple of 4 elements: the slab
+ * cases put every tensor at an odd offset, the others at 0).
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "conform.h"
 #include "ops/clip.h"
@@ -18,7 +25,8 @@
  * slots (the reference sums in double). Each level adds about 2^-24 times
  * its depth in relative error, all terms being positive: ~20 levels, 1.2e-6
  * worst case for the sum, half of it for its square root. The scale is one
- * division further (2.5 ULP). */
+ * division further (2.5 ULP). The CPU form's sums are compensated, a few
+ * ULP over any length. */
 static const double TOL_CLIP_NORM = 2e-6;
 static const double TOL_CLIP_SCALE = 2e-6;
 
@@ -30,7 +38,7 @@ typedef struct clip_case {
     float mag;        /* gradients uniform in [-mag, mag] */
     float max_norm;
     int slab;         /* all tensors are views into one buffer */
-    int nan;          /* one gradient element is NaN */
+    int nan;          /* one gradient element is NaN (or, with 2, 3e19: its square overflows) */
     int quick;
 } clip_case;
 
@@ -46,9 +54,10 @@ static const clip_case cases[] = {
     {1, {1000003}, 1.0f, 1.0f, 0, 0, 0},
     {2, {5000, 77}, 1.0f, 1.0f, 0, 1, 1},
     {2, {5000, 77}, 1.0f, 0.0f, 0, 1, 0},
+    {2, {5000, 77}, 1.0f, 1.0f, 0, 2, 1},
 };
 
-static void run_case(cf_state *cf, const clip_case *e)
+static void run_case(cf_state *cf, const clip_case *e, const char *dir)
 {
     char shape[96];
     int len = snprintf(shape, sizeof(shape), "%u grad%s", e->count, e->count > 1 ? "s" : "");
@@ -56,8 +65,9 @@ static void run_case(cf_state *cf, const clip_case *e)
     for (uint32_t i = 0; i < e->count; i++)
         total += e->sizes[i];
     snprintf(shape + len, sizeof(shape) - (size_t)len, " %llu |g|<%g max %g%s%s", (unsigned long long)total,
-             (double)e->mag, (double)e->max_norm, e->slab ? " slab" : "", e->nan ? " NaN" : "");
-    cf_case *c = cf_begin(cf, "clip", "norm", shape);
+             (double)e->mag, (double)e->max_norm, e->slab ? " slab" : "",
+             e->nan == 1 ? " NaN" : e->nan == 2 ? " overflow" : "");
+    cf_case *c = cf_begin(cf, "clip", dir, shape);
     if (!c)
         return;
     uint64_t sizes[MAX_TENSORS];
@@ -77,7 +87,7 @@ static void run_case(cf_state *cf, const clip_case *e)
         if (!host[i])
             goto end;
         if (e->nan && i == e->count - 1)
-            host[i][e->sizes[i] / 2] = NAN;
+            host[i][e->sizes[i] / 2] = e->nan == 1 ? NAN : 3e19f;
         off += e->sizes[i];
     }
     /* Uploaded once the data is final (NaN included). */
@@ -99,7 +109,14 @@ static void run_case(cf_state *cf, const clip_case *e)
             goto end;
     double norm = svk_ref_global_norm_f64(e->count, (const double *const *)dhost, dsizes);
     double scale = svk_ref_clip_scale_f64(norm, e->max_norm);
-    if (e->nan) {
+    if (e->nan == 2) {
+        /* Overflow: +inf, not NaN (the reference sums in double: finite). */
+        int ok = isinf(out->host[0]) && out->host[0] > 0 && out->host[1] == 0;
+        if (!ok)
+            cf_fail(c, "overflowing gradient: norm %g scale %g, want +inf and 0", (double)out->host[0],
+                    (double)out->host[1]);
+        cf_compare_scalar(c, "overflow to +inf", ok ? 0.0f : 1.0f, 0.0, 0.5);
+    } else if (e->nan) {
         /* NaN in, NaN out: a non-finite gradient must poison the update,
          * never pass as "no clipping". (With max_norm 0 the scale is 1.) */
         int ok = isnan(out->host[0]) && isnan(norm) &&
@@ -118,7 +135,20 @@ end:
 
 void cf_run_clip(cf_state *cf)
 {
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (!cf->quick || cases[i].quick)
-            run_case(cf, &cases[i]);
+    static const char *const variants[][2] = {{"portable", "norm"}, {"cpu", "norm-cpu"}};
+    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
+    for (size_t v = 0; v < 2; v++) {
+        setenv("SVK_KERNEL_VARIANT", variants[v][0], 1);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+            if (!cf->quick || cases[i].quick)
+                run_case(cf, &cases[i], variants[v][1]);
+    }
+    if (saved) {
+        setenv("SVK_KERNEL_VARIANT", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("SVK_KERNEL_VARIANT");
+    }
 }
