@@ -96,6 +96,7 @@ typedef struct bench {
     cf_rng rng;
     /* The machine's limits, measured first. */
     double copy_gbps;       /* the copy kernel at a large size; 0 when unknown */
+    double copy_gbps_end;   /* the same after the kernel rows; 0 when not measured */
     /* OpenBLAS (bench_blas.c). */
     bool blas;              /* built with OpenBLAS */
     char blas_core[64];     /* openblas_get_corename() */
@@ -200,6 +201,9 @@ double bench_thread_cpu(void);
 
 /* ---- the sections ---- */
 void bench_run_copy_limit(bench *b);
+/* The copy shader again after the kernel rows (b->copy_gbps_end), so a
+ * drift of the machine's speed during the run shows. */
+void bench_recheck_copy_limit(bench *b);
 void bench_run_gemm(bench *b);
 void bench_run_kernels(bench *b);
 void bench_run_steps(bench *b);

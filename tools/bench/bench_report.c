@@ -268,6 +268,15 @@ void bench_print_summary(bench *b)
     for (size_t i = 0; i < n; i++)
         fprintf(f, "  %-9s %-62s %s\n", t[i].status < 0 ? "n/a" : t[i].status ? "met" : "MISSED", t[i].what,
                 t[i].measured);
+    /* The memory-bound verdicts are against the copy measured before the
+     * kernel rows; say so when the machine's speed moved under them. */
+    if (b->copy_gbps > 0 && b->copy_gbps_end > 0) {
+        const double drift = b->copy_gbps_end / b->copy_gbps;
+        if (drift < 0.8 || drift > 1.25)
+            fprintf(f, "note: the copy shader ran at %.2f GB/s before the kernel rows and %.2f after them: the "
+                       "machine's speed drifted by %+.0f%%, and the ratios to copy are uncertain by as much\n",
+                    b->copy_gbps, b->copy_gbps_end, 100 * (drift - 1));
+    }
     if (b->errors)
         fprintf(f, "%d row(s) failed (not skipped for a stated limit): see 'skipped:' above\n", b->errors);
     if (b->validation_messages)
@@ -399,6 +408,10 @@ bool bench_print_json(bench *b)
         cJSON_AddNullToObject(blas, "OPENBLAS_CORETYPE");
     cJSON *lim = cJSON_AddObjectToObject(root, "limits");
     num(lim, "copy_gbps", b->copy_gbps);
+    if (b->copy_gbps_end > 0)
+        num(lim, "copy_gbps_end", b->copy_gbps_end);
+    else
+        cJSON_AddNullToObject(lim, "copy_gbps_end");
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");
     for (size_t i = 0; i < b->n_rows; i++)
         cJSON_AddItemToArray(rows, row_json(&b->rows[i]));

@@ -169,6 +169,7 @@ int main(int argc, char **argv)
         bench_run_copy_limit(&b);
         bench_run_gemm(&b);
         bench_run_kernels(&b);
+        bench_recheck_copy_limit(&b);
     }
     if (!b.opt.no_step)
         bench_run_steps(&b);
