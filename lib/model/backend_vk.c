@@ -557,8 +557,9 @@ static bool profiling(void)
 }
 
 /* Prints the GPU time of the last submission of cl, summed by label
- * (SVK_PROFILE=1: the plan's ops, those over 1% of the time) or by kernel
- * (SVK_PROFILE=kernel: every shader and transfer command). */
+ * (SVK_PROFILE=1: the plan's ops, those over 1% of the time; SVK_PROFILE=op:
+ * every op) or by kernel (SVK_PROFILE=kernel: every shader and transfer
+ * command). */
 static void print_profile(svk_cmdlist *cl)
 {
     enum { MAX = 8192 };
@@ -567,7 +568,7 @@ static void print_profile(svk_cmdlist *cl)
     uint32_t n = MAX;
     if (svk_cmdlist_timings(cl, ns, labels, kernels, &n) != SVK_OK)
         return;
-    const bool by_kernel = !strcmp(getenv("SVK_PROFILE"), "kernel");
+    const bool by_kernel = !strcmp(getenv("SVK_PROFILE"), "kernel"), every_op = !strcmp(getenv("SVK_PROFILE"), "op");
     const char **key = by_kernel ? kernels : labels;
     double total = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -586,7 +587,7 @@ static void print_profile(svk_cmdlist *cl)
                 if (j != i)
                     key[j] = NULL;
             }
-        if (by_kernel || sum > 0.01 * total)
+        if (by_kernel || every_op || sum > 0.01 * total)
             fprintf(stderr, "  %6.2f ms %5.1f%%  x%-4u %s\n", sum * 1e-6, 100 * sum / total, count, li);
     }
 }
