@@ -163,32 +163,36 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 /* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused_cpu.comp). */
 #define FUSED_BINDINGS 13u
 
-/* The fused CPU form, one dispatch, where svk_op_variant() picks the CPU
- * forms, the device allows its 13 storage buffers, its loops fit the budget
- * and $SVK_FUSED_SIAMESE_BWD is not "0" (which records the staged form, for
- * comparisons and tests); returns SVK_ERROR_UNSUPPORTED, having recorded
- * nothing, otherwise. Operands as record_bwd has bound and checked them. */
-static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
-                               svk_norm_lanes lanes, const svk_range r[FUSED_BINDINGS])
+/* Whether the backward records the fused CPU form, one dispatch: where
+ * the variant is the CPU forms, the device allows its 13 storage buffers,
+ * its loops fit the budget and $SVK_FUSED_SIAMESE_BWD is not "0" (which
+ * records the staged form, for comparisons and tests). *form: its CPU form
+ * when it does. */
+static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_job *j, svk_norm_lanes lanes,
+                         svk_norm_cpu_form *form)
 {
-    enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH, DZ };
-    svk_kernel_variant var;
-    svk_status st = svk_op_variant(ctx, op, &var);
-    if (st != SVK_OK)
-        return st;
     const char *env = getenv("SVK_FUSED_SIAMESE_BWD");
     if (var != SVK_KERNEL_VARIANT_CPU || ctx->info.max_storage_buffers < FUSED_BINDINGS || (env && !strcmp(env, "0")))
-        return SVK_ERROR_UNSUPPORTED;
+        return false;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
-    uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
+    const uint64_t n = (uint64_t)j->rows * j->C;
     const uint32_t flags = (ln ? 0u : SVK_SIAMESE_FLAG_RMS) | (j->dxn.buf ? SVK_SIAMESE_FLAG_ADD_DXN : 0u) |
                            (j->dy_in.buf ? SVK_SIAMESE_FLAG_ADD_DY : 0u) | (j->dz.buf ? SVK_SIAMESE_FLAG_DZ : 0u);
     const uint64_t offs[] = {j->dh.off, j->dxn.buf ? j->dxn.off : 0, j->dy_in.buf ? j->dy_in.off : 0, j->x.off,
                              j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n,
                              j->dz.buf ? j->dz.off : 0};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 11), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
-    if (!svk_norm_cpu_fits(j->C, form))
-        return SVK_ERROR_UNSUPPORTED;
+    *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
+    return svk_norm_cpu_fits(j->C, *form);
+}
+
+/* The fused CPU form fused_chosen() picked. Operands as record_bwd has
+ * bound and checked them. */
+static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
+                               svk_norm_lanes lanes, svk_norm_cpu_form form, const svk_range r[FUSED_BINDINGS])
+{
+    enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH, DZ };
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
     svk_push_siamese_norm_bwd_fused push = {
         .rows = j->rows,
         .C = j->C,
@@ -208,7 +212,7 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, co
         .off_part = (uint32_t)(j->scratch.off + n),
         .part_b = (uint32_t)blk,
         .part_norm = (uint32_t)(bpn * blk),
-        .flags = flags,
+        .flags = form.flags,
         .off_dz = j->dz.buf ? (uint32_t)j->dz.off : 0u,
         .dz_c = j->dz.buf ? j->dz_c : 1.0f,
     };
@@ -271,12 +275,16 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
     };
     /* One dispatch and the reduction where the device allows it. */
-    const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
-    st = record_fused(cl, ctx, op, j, lanes, fused);
-    if (st == SVK_OK)
-        return svk_norm_param_reduce_record(cl, &ra);
-    if (st != SVK_ERROR_UNSUPPORTED)
+    svk_kernel_variant var;
+    svk_norm_cpu_form fused_form;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
         return st;
+    if (fused_chosen(ctx, var, j, lanes, &fused_form)) {
+        const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
+        if ((st = record_fused(cl, ctx, op, j, lanes, fused_form, fused)) != SVK_OK)
+            return st;
+        return svk_norm_param_reduce_record(cl, &ra);
+    }
 
     /* Staged: stage 1, du and I's partials. */
     svk_push_siamese_norm_bwd push = {
