@@ -122,6 +122,13 @@ void SVK_REF_NAME(residual_fwd)(size_t n, SVK_REF_TYPE c, SVK_REF_TYPE *x,
 void SVK_REF_NAME(residual_bwd)(size_t n, SVK_REF_TYPE c, const SVK_REF_TYPE *dx,
                                 const SVK_REF_TYPE *dy, SVK_REF_TYPE *dz);
 
+/* The benchmark's multiply-add kernel (shaders/fma_peak.comp): invocation
+ * i runs `chains` recurrences acc = acc * a + b, chain c from
+ * (i % 64) + c, `steps` times each, and out[i] is their sum, added as the
+ * shader does (by vec4 lane c % 4, then the lanes pairwise). out: [n]. */
+void SVK_REF_NAME(fma_peak)(size_t n, size_t chains, size_t steps, SVK_REF_TYPE a,
+                            SVK_REF_TYPE b, SVK_REF_TYPE *out);
+
 /* Causal multi-head self-attention, without RoPE (apply rope_fwd to qkv first).
  * qkv: [B, T, 3C], q = cols 0..C, k = C..2C, v = 2C..3C, head j uses cols
  * j*D..(j+1)*D of each, D = C / H; out: [B, T, C], heads concatenated;

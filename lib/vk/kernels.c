@@ -9,6 +9,8 @@
 #include "gemm_texel.spv.h"
 #include "common/push_copy.h"
 #include "copy.spv.h"
+#include "common/push_fma_peak.h"
+#include "fma_peak.spv.h"
 #include "common/push_norm_bwd.h"
 #include "common/push_norm_fwd.h"
 #include "common/push_norm_param_reduce.h"
@@ -120,6 +122,15 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .write_mask = 1u << 0,
         .push_size = sizeof(svk_push_copy),
         .n_spec = 4,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_FMA_PEAK] = {
+        .name = "fma_peak",
+        SPV(svk_spv_fma_peak),
+        .n_buffers = 1,      /* out */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_fma_peak),
+        .n_spec = 3,
         .spec_defaults = {256, 1, 1},
     },
     /* Row kernels of the norms: spec[0] invocations per row, spec[1] rows

@@ -97,6 +97,7 @@ typedef struct bench {
     /* The machine's limits, measured first. */
     double copy_gbps;       /* the copy kernel at a large size; 0 when unknown */
     double copy_gbps_end;   /* the same after the kernel rows; 0 when not measured */
+    double fma_gflops;      /* the fma_peak kernel: multiply-adds in registers; 0 when unknown */
     /* OpenBLAS (bench_blas.c). */
     bool blas;              /* built with OpenBLAS */
     char blas_core[64];     /* openblas_get_corename() */
@@ -204,6 +205,9 @@ void bench_run_copy_limit(bench *b);
 /* The copy shader again after the kernel rows (b->copy_gbps_end), so a
  * drift of the machine's speed during the run shows. */
 void bench_recheck_copy_limit(bench *b);
+/* The fma_peak kernel (b->fma_gflops): the device's multiply-add rate with
+ * nothing loaded, what a GEMM's inner loop could reach at best. */
+void bench_run_fma_limit(bench *b);
 void bench_run_gemm(bench *b);
 void bench_run_kernels(bench *b);
 void bench_run_steps(bench *b);

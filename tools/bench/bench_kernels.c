@@ -6,7 +6,8 @@
  * its column-sum gradient), RoPE, attention (materialised forward and
  * backward, and the fused flash forward), the embedding, the fused
  * cross-entropy, gradient clipping and AdamW; and first the machine's own
- * limit, a plain copy kernel.
+ * limits, a plain copy kernel (memory) and the fma_peak kernel (arithmetic:
+ * multiply-adds in registers, nothing read).
  *
  * Memory-bound rows report GB/s of the bytes the operation must move at
  * least: each input read once and each output written once, an accumulated
@@ -29,6 +30,8 @@
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
 #include "ops/embedding.h"
+#include "common/push_fma_peak.h"
+#include "ops/fma_peak.h"
 #include "ops/gelu.h"
 #include "ops/layernorm.h"
 #include "ops/residual.h"
@@ -38,7 +41,7 @@
 #include "ops/swiglu.h"
 
 typedef enum kop {
-    K_COPY,
+    K_COPY, K_FMA,
     K_LN_FWD, K_LN_BWD, K_RMS_FWD, K_RMS_BWD, K_SN_FWD, K_SN_BWD, K_SO_FWD, K_SO_BWD,
     K_RES_FWD, K_RES_BWD,
     K_GELU_FWD, K_GELU_BWD, K_SWIGLU_FWD, K_SWIGLU_BWD, K_BIAS_FWD, K_BIAS_BWD,
@@ -58,6 +61,7 @@ static const struct {
     bool row;
 } kinfo[K_COUNT_] = {
     [K_COPY] = {"limit", "copy", "-", false},
+    [K_FMA] = {"limit", "fma_peak", "-", false},
     [K_LN_FWD] = {"norm", "layernorm", "fwd", true},
     [K_LN_BWD] = {"norm", "layernorm", "bwd", true},
     [K_RMS_FWD] = {"norm", "rmsnorm", "fwd", true},
@@ -104,6 +108,7 @@ typedef struct job {
     kop op;
     uint32_t N, C, F, V, B, T, H;
     uint64_t n;
+    uint32_t iters;         /* K_FMA: loop iterations (n: invocations) */
     svk_norm_kind kind;
     uint32_t n_operands;
     operand spec[MAX_OPERANDS];
@@ -142,6 +147,10 @@ static void layout(job *j)
         ACT(j, "src", n), ACT(j, "dst", n);
         bytes = 2.0 * n;
         break;
+    case K_FMA:
+        ACT(j, "out", n);
+        j->work = 2.0 * (double)svk_fma_peak_fmas((uint32_t)n, j->iters); /* FLOPs: 2 per multiply-add */
+        return;
     case K_LN_FWD:
         ACT(j, "x", NC), POS(j, "g", C), ACT(j, "b", C), ACT(j, "out", NC), ACT(j, "mean", N), POS(j, "rstd", N);
         bytes = 2.0 * NC + 2 * C + 2 * N;
@@ -290,6 +299,12 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t s)
     switch (j->op) {
     case K_COPY:
         return svk_copy_kernel_record(cl, T(j, 1, s), T(j, 0, s), j->n, "copy");
+    case K_FMA: {
+        /* acc = acc * 0.5 + 0.25 from starts 0 .. 79: no overflow, no
+         * subnormals, whatever the count */
+        svk_fma_peak_args a = {.n = (uint32_t)j->n, .iters = j->iters, .a = 0.5f, .b = 0.25f, .out = T(j, 0, s)};
+        return svk_fma_peak_record(cl, &a);
+    }
     case K_LN_FWD: {
         svk_layernorm_fwd_args a = {.rows = N, .width = C, .eps = 1e-5f, .x = T(j, 0, s), .g = T(j, 1, s),
                                     .b = T(j, 2, s), .out = T(j, 3, s), .mean = T(j, 4, s), .rstd = T(j, 5, s)};
@@ -484,7 +499,7 @@ static double run_job(bench *b, job *j)
         forms[1] = "cpu";
         n_forms = 2;
     }
-    const char *metric = (j->op >= K_ATT_FWD && j->op <= K_FLASH_BWD) ? "GFLOP/s" : "GB/s";
+    const char *metric = (j->op >= K_ATT_FWD && j->op <= K_FLASH_BWD) || j->op == K_FMA ? "GFLOP/s" : "GB/s";
     bench_row rows[2];
     bool want[2] = {false, false}, any = false;
     for (uint32_t f = 0; f < n_forms; f++) {
@@ -607,6 +622,20 @@ void bench_run_copy_limit(bench *b)
         run_copy_buffer(b, j.n, j.shape);
     }
     b->copy_gbps = shader;
+}
+
+void bench_run_fma_limit(bench *b)
+{
+    /* Enough work for milliseconds on the device class: about 1 GFLOP on a
+     * CPU device, 69 on a GPU (about 1 ms at an H200's FP32 peak). */
+    const bool cpu = b->dev->type == SVK_DEVICE_CPU;
+    job j = {.op = K_FMA};
+    j.n = b->opt.quick ? 4096 : cpu ? 1u << 16 : 1u << 20;
+    j.iters = b->opt.quick ? 4 : cpu ? 128 : 512;
+    snprintf(j.shape, sizeof(j.shape), "%llu invocations x %u x %u", (unsigned long long)j.n, j.iters,
+             (unsigned)SVK_FMA_PEAK_PER_ITER);
+    const double v = run_job(b, &j);
+    b->fma_gflops = v > 0 ? v : 0;
 }
 
 void bench_recheck_copy_limit(bench *b)

@@ -19,6 +19,8 @@ assert d["rows"], "no kernel rows"
 assert d["steps"], "no training-step rows"
 measured = [r for r in d["rows"] if "value" in r]
 assert measured, "every row was skipped"
+for limit in ("copy_gbps", "fma_gflops"):
+    assert (d["limits"].get(limit) or 0) > 0, "limit %s not measured" % limit
 print("bench_smoke: %d rows (%d measured), %d steps, %d targets"
       % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"])))
 PY

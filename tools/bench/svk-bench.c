@@ -167,6 +167,7 @@ int main(int argc, char **argv)
     double t0 = bench_now();
     if (!b.opt.no_kernels) {
         bench_run_copy_limit(&b);
+        bench_run_fma_limit(&b);
         bench_run_gemm(&b);
         bench_run_kernels(&b);
         bench_recheck_copy_limit(&b);

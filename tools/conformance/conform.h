@@ -108,6 +108,7 @@ float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end *
 /* The families. */
 void cf_run_gemm(cf_state *cf);
 void cf_run_copy(cf_state *cf);
+void cf_run_fma_peak(cf_state *cf);
 void cf_run_norm(cf_state *cf);
 /* @norm-families@ */
 void cf_run_attention(cf_state *cf);

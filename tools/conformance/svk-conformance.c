@@ -19,6 +19,7 @@ typedef struct cf_family {
 static const cf_family cf_families[] = {
     {"gemm", cf_run_gemm},
     {"copy", cf_run_copy},
+    {"fma_peak", cf_run_fma_peak},
     {"norm", cf_run_norm},
     /* @norm-families@ */
     {"attention", cf_run_attention},
