@@ -65,6 +65,7 @@ layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
 #define GEMM_AUX_BINDING 4
 #define GEMM_EPI_FLAGS EPI_FLAGS
 #include "common/gemm_epilogue.glsl"
+#include "common/gemm_causal.glsl"
 
 const uint WG_X = gl_WorkGroupSize.x;
 const uint TN4 = TN / 4u;
@@ -101,7 +102,15 @@ void kloop(const bool vec, const bool share, uint base_a, uint base_b, uint m0, 
     const uint TM4 = TM / 4u;
     const uint lane = share ? gl_SubgroupInvocationID : 0u;
     const uint K4 = pc.K & ~3u;
-    for (uint k = 0u; k < K4; k += 4u) {
+    /* The steps the call's structure leaves (common/gemm_causal.glsl); a
+     * subgroup sharing op(A) runs them as one, from its first columns. */
+    uint n_first = n0;
+    if (share)
+        for (uint l = 0u; l < SG; l++)
+            n_first = min(n_first, subgroupShuffle(n0, l));
+    uint k_lo, k_hi;
+    svk_gemm_k_range(pc.flags, pc.K, m0, TM, n_first, k_lo, k_hi);
+    for (uint k = k_lo; k < k_hi; k += 4u) {
         /* op(A)[m0 .. m0+TM-1, k .. k+3] as TM vec4s, the p-th being row p
          * (A [M, K]) or, for A [K, M], step k + p / TM4 of rows
          * m0 + 4 (p % TM4) .. +3. */

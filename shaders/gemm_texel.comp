@@ -95,6 +95,7 @@ layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
 #define GEMM_EPI_FLAGS EPI_FLAGS
 #define GEMM_EPILOGUE_VEC4
 #include "common/gemm_epilogue.glsl"
+#include "common/gemm_causal.glsl"
 
 const uint TM4 = TM / 4u;
 const uint TN4 = TN / 4u;
@@ -108,6 +109,9 @@ vec4 acc[TM * TN4];
  * set once in main(): llvmpipe re-reads a push constant at every use, as a
  * per-lane gather under a loop's lane mask. */
 uint M, N, K, lda, ldb, base_a, base_b, m0, n0;
+/* The k loop's steps (common/gemm_causal.glsl): all of K & ~3 unless the
+ * call promises zeros. */
+uint k_lo, k_hi;
 
 float fa(uint e) { return texelFetch(a1, int(e)).x; }
 float fb(uint e) { return texelFetch(b1, int(e)).x; }
@@ -147,7 +151,7 @@ void kloop(const bool share)
 {
     const uint lane = share ? gl_SubgroupInvocationID : 0u;
     const uint K4 = K & ~3u;
-    for (uint k = 0u; k < K4; k += 4u) {
+    for (uint k = k_lo; k < k_hi; k += 4u) {
         /* arow[i][kk] = op(A)[m0 + i, k + kk] */
         vec4 item[TM];
         if (share) {
@@ -236,6 +240,12 @@ void main()
 
     for (uint i = 0u; i < TM * TN4; i++)
         acc[i] = vec4(0.0);
+    /* Sharing op(A), the subgroup must run the loop as one: the same steps
+     * for all of it, from its first invocation's columns. */
+    uint n_first = n0;
+    for (uint l = 0u; l < SG; l++)
+        n_first = min(n_first, subgroupShuffle(n0, l));
+    svk_gemm_k_range(pc.flags, K, m0, TM, n_first, k_lo, k_hi);
 
     /* Every invocation runs the k loop, also those whose block lies past M
      * or N (the grid rounds up), so that the subgroup is whole. No runtime

@@ -111,10 +111,10 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
         return st;
     const float scale = (float)(1.0 / sqrt((double)D));
 
-    /* S[b, h] = scale * Q_h K_h^T for every key, a [T, T] block of att per
-     * head: the heads of batch b are a strided batch of D columns apart in
-     * qkv (lda = 3C), T*T apart in att. The upper triangle is computed and
-     * then overwritten by the softmax; see the report on a causal GEMM. */
+    /* S[b, h] = scale * Q_h K_h^T, a [T, T] block of att per head: the
+     * heads of batch b are a strided batch of D columns apart in qkv
+     * (lda = 3C), T*T apart in att. Only keys up to the query are wanted
+     * (CAUSAL_OUT): the softmax reads no more and overwrites the rest. */
     {
         svk_gemm_args g = {
             .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
@@ -123,6 +123,7 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
             .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
             .c = a->att.buf, .off_c = a->att.off, .ldc = a->T, .stride_c = T * T, .stride2_c = H * T * T,
             .label = a->label ? a->label : "attention: s = q k^T",
+            .structure = SVK_GEMM_CAUSAL_OUT,
         };
         if ((st = svk_gemm_record(cl, &g)) != SVK_OK)
             return st;
@@ -130,8 +131,8 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
     if ((st = record_softmax(cl, ctx, SVK_KERNEL_ATTENTION_SOFTMAX_FWD, a->label ? a->label : "attention: softmax",
                              (uint32_t)(B * H * T), a->T, r_att, r_att, 1)) != SVK_OK)
         return st;
-    /* out[b, :, h] = P[b, h] V_h; P is 0 above the diagonal, so the sum over
-     * all T keys is the causal one. */
+    /* out[b, :, h] = P[b, h] V_h; P is 0 above the diagonal (A_LOWER), so
+     * the sum over keys up to the query is the causal one. */
     {
         svk_gemm_args g = {
             .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
@@ -140,6 +141,7 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
             .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
             .c = a->out.buf, .off_c = a->out.off, .ldc = a->C, .stride_c = D, .stride2_c = T * C,
             .label = a->label ? a->label : "attention: out = P v",
+            .structure = SVK_GEMM_A_LOWER,
         };
         if ((st = svk_gemm_record(cl, &g)) != SVK_OK)
             return st;
@@ -180,7 +182,8 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
      * columns apart, sequences T rows apart. */
     const uint64_t s_qkv = T * 3 * C, s_c = T * C, s_tt = H * T * T;
     {
-        /* dv = P^T dout: op(A) = P^T is [keys, queries]. */
+        /* dv = P^T dout: op(A) = P^T is [keys, queries], 0 for queries
+         * before the key (A_UPPER). */
         svk_gemm_args dv = {
             .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = 1.0f, .beta = 0.0f,
@@ -188,9 +191,10 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
             .b = a->dout.buf, .off_b = a->dout.off, .ldb = a->C, .stride_b = D, .stride2_b = s_c,
             .c = a->dqkv.buf, .off_c = a->dqkv.off + 2 * C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dv = P^T dout",
+            .structure = SVK_GEMM_A_UPPER,
         };
-        /* dP = dout v^T for every key (the softmax backward zeroes the
-         * upper triangle). */
+        /* dP = dout v^T for keys up to the query (CAUSAL_OUT: the softmax
+         * backward reads no more, and zeroes the rest). */
         svk_gemm_args dp = {
             .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
             .alpha = 1.0f, .beta = 0.0f,
@@ -198,6 +202,7 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
             .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
             .c = a->scratch.buf, .off_c = a->scratch.off, .ldc = a->T, .stride_c = T * T, .stride2_c = s_tt,
             .label = a->label ? a->label : "attention: dP = dout v^T",
+            .structure = SVK_GEMM_CAUSAL_OUT,
         };
         if ((st = svk_gemm_record(cl, &dv)) != SVK_OK || (st = svk_gemm_record(cl, &dp)) != SVK_OK)
             return st;
@@ -207,7 +212,8 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
                              r_s, 2)) != SVK_OK)
         return st;
     {
-        /* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T). */
+        /* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T);
+         * dS is 0 above the diagonal, as P. */
         svk_gemm_args dq = {
             .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
             .alpha = scale, .beta = 0.0f,
@@ -215,6 +221,7 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
             .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
             .c = a->dqkv.buf, .off_c = a->dqkv.off, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dq = dS k",
+            .structure = SVK_GEMM_A_LOWER,
         };
         svk_gemm_args dk = {
             .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
@@ -223,6 +230,7 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
             .b = a->qkv.buf, .off_b = a->qkv.off, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
             .c = a->dqkv.buf, .off_c = a->dqkv.off + C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
             .label = a->label ? a->label : "attention: dk = dS^T q",
+            .structure = SVK_GEMM_A_UPPER,
         };
         if ((st = svk_gemm_record(cl, &dq)) != SVK_OK || (st = svk_gemm_record(cl, &dk)) != SVK_OK)
             return st;

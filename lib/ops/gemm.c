@@ -164,6 +164,9 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const bool residual = dual || g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL;
     if (g->epilogue > SVK_GEMM_EPILOGUE_DUAL_RESIDUAL)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown epilogue %d", label, (int)g->epilogue);
+    if ((unsigned)g->structure > SVK_GEMM_A_UPPER)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown structure %d", label,
+                         (int)g->structure);
     if (epi && !g->aux)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the epilogue's operand aux has no buffer", label);
     if (dual && !g->aux2)
@@ -260,7 +263,10 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .batch = (uint32_t)batch,
         .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
         .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) | out_flags |
-                 (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u),
+                 (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u) |
+                 (g->structure == SVK_GEMM_CAUSAL_OUT ? SVK_GEMM_FLAG_CAUSAL_OUT : 0u) |
+                 (g->structure == SVK_GEMM_A_LOWER ? SVK_GEMM_FLAG_A_LOWER : 0u) |
+                 (g->structure == SVK_GEMM_A_UPPER ? SVK_GEMM_FLAG_A_UPPER : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
     };

@@ -54,6 +54,25 @@ typedef enum svk_gemm_epilogue {
     SVK_GEMM_EPILOGUE_DUAL_RESIDUAL,
 } svk_gemm_epilogue;
 
+/* What the caller promises of every matrix's structure (row m and column
+ * n of C, step k), so that a kernel may leave out work; the CPU forms do
+ * (common/gemm_causal.glsl), the portable one computes everything. C is
+ * the same either way wherever it is defined, the terms left out being
+ * exact zeros, provided op(B) is finite.
+ *  CAUSAL_OUT  only C[m, n] with n <= m is wanted: the rest of C is left
+ *              finite but unspecified (attention's scores, whose softmax
+ *              reads only keys up to the query);
+ *  A_LOWER     op(A)[m, k] == 0 for k > m (causal probabilities P, and
+ *              their gradient dS, times V or K);
+ *  A_UPPER     op(A)[m, k] == 0 for k < m (their transposes, P^T and
+ *              dS^T, in the key and value gradients). */
+typedef enum svk_gemm_structure {
+    SVK_GEMM_DENSE = 0,
+    SVK_GEMM_CAUSAL_OUT,
+    SVK_GEMM_A_LOWER,
+    SVK_GEMM_A_UPPER,
+} svk_gemm_structure;
+
 typedef struct svk_gemm_args {
     bool trans_a, trans_b;
     uint32_t M, N, K;              /* each >= 1 */
@@ -77,6 +96,7 @@ typedef struct svk_gemm_args {
     svk_buffer *aux2;              /* DUAL_RESIDUAL's second output */
     uint64_t off_aux2;
     float res_c;                   /* DUAL_RESIDUAL's divisor, finite and nonzero */
+    svk_gemm_structure structure;  /* default DENSE */
 } svk_gemm_args;
 
 /* Checks shapes against the buffers and records the dispatch. */

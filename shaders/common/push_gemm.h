@@ -50,6 +50,17 @@ SVK_PUSH_END(svk_push_gemm)
  * new one). */
 #define SVK_GEMM_FLAG_RESIDUAL 128u
 #define SVK_GEMM_FLAG_DUAL_RESIDUAL 256u
+/* What the caller promises of the structure (svk_gemm_args.causal), per
+ * matrix of the batch, row m and column n of C and step k: CAUSAL_OUT:
+ * only C[m, n] with n <= m is needed (attention's scores: the rest of C
+ * may be left as anything finite); A_LOWER: op(A)[m, k] = 0 for k > m;
+ * A_UPPER: op(A)[m, k] = 0 for k < m (causal probabilities and their
+ * transposes). The CPU forms skip the steps and blocks these make zero
+ * (common/gemm_causal.glsl); the portable form computes them, which gives
+ * the same C (the terms skipped are exact zeros). */
+#define SVK_GEMM_FLAG_CAUSAL_OUT 512u
+#define SVK_GEMM_FLAG_A_LOWER 1024u
+#define SVK_GEMM_FLAG_A_UPPER 2048u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */

@@ -12,7 +12,9 @@
  * Padding columns and the slack between batches lie inside the output buffer
  * and must come back untouched, bit for bit; in the inputs they, and the
  * elements before and after each operand, are NaN, so a kernel that reads
- * outside op(A) or op(B) and lets it reach a result fails.
+ * outside op(A) or op(B) and lets it reach a result fails. The causal
+ * structures (svk_gemm_structure) run with op(A) zero where promised, and
+ * CAUSAL_OUT compares C on and below the diagonal.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,82 +44,102 @@ typedef struct gemm_case {
     int epi;           /* svk_gemm_epilogue: 1 GELU (aux written), 2 GELU_BWD (aux read),
                         * 3 RESIDUAL (aux read), 4 DUAL_RESIDUAL (C in and out, aux read, aux2 written) */
     int out4;          /* C (and aux) at element 64: the kernels' vec4 stores where ldc allows */
+    int structure;     /* svk_gemm_structure: A_LOWER, A_UPPER: op(A) zero where promised;
+                        * CAUSAL_OUT: only C's lower triangle compared (the rest must be finite) */
 } gemm_case;
 
 static const gemm_case cases[] = {
-    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0},
-    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 0, 0},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 0, 0},
-    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0, 0, 0},
-    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0, 0, 0},
-    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0, 0, 0},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0},
+    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 0, 0, 0},
+    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0, 0, 0, 0},
+    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0, 0, 0, 0},
+    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0, 0, 0, 0},
     /* Long k loops: lavapipe silently ends a shader's loops after 65535
      * iterations in all, so a kernel that loops per element of k (or
      * does not unroll its inner loops) comes back short here. */
-    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
+    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
-    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0},
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
     /* Two batch levels, groups of `batch` matrices a further pad apart. */
-    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0},
-    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0},
+    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0, 0},
+    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0, 0},
     /* One operand vec4-aligned and the other not, each way round, and
      * blocks cut by M, N and K % 4 at once. */
-    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0},
-    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 0},
-    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
-    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0},
+    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
     /* Operands at element offsets: a multiple of 4 (vec4 fetches) and not. */
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0},
-    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 0},
-    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8, 0, 0},
-    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2, 0, 0},
-    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0, 0},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 0, 0},
+    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8, 0, 0, 0},
+    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2, 0, 0, 0},
+    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 0, 0, 0},
     /* The training step's shapes (tokens x features), aligned. */
-    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0},
-    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0},
+    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0},
     /* C at element 64: vec4 stores (ldc, N and the offsets multiples of 4)
      * and, cut by N or padded, the scalar ones from there. */
-    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 1},
-    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 1},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 4, 1, 1, 0, 0, 1},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 1, 0},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 1, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 4, 1, 1, 0, 0, 1, 0},
     /* Epilogues: GELU (the MLP's fc: C the pre-activation, aux gelu of it)
      * and GELU_BWD (the MLP's proj backward: C times gelu' of aux), at the
      * training shapes with vec4 stores and at awkward ones. */
-    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 1, 0},
-    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 1, 4, 1, 2, 4, 1, 1},
-    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 1, 0, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 1, 4, 1, 2, 4, 1, 1, 0},
+    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1, 0},
     /* Residual epilogues: the attention and MLP projections' C = x + z
      * (pre, post) and SiameseNorm's x += z / c, y' = y + z. */
-    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 3, 1},
-    {0, 1, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 3, 0},
-    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1},
-    {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0},
-    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1},
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 3, 1, 0},
+    {0, 1, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 3, 0, 0},
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0},
+    {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1, 0},
+    /* Causal structure (attention's products): scores wanted on and below
+     * the diagonal only (q k^T, dout v^T), op(A) lower (P v, dS k) and
+     * upper (P^T dout, dS^T q) triangular; one matrix, a prime side and
+     * the step's T = 128, batches of heads and sequences, rectangles. */
+    {0, 1, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
+    {0, 1, 37, 37, 32, 3, 0.5f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
+    {0, 1, 128, 128, 64, 2, 0.125f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_CAUSAL_OUT},
+    {0, 1, 131, 129, 13, 1, 1.0f, 0.5f, 0, 3, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
+    {0, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_LOWER},
+    {0, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_LOWER},
+    {0, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
+    {0, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
+    {1, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
+    {1, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_UPPER},
+    {1, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_UPPER},
+    {1, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
+    {1, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride
@@ -144,10 +166,25 @@ static bool inside(const layout *l, size_t i, uint32_t batch)
     return in_group < (size_t)batch * l->stride && in_batch < (size_t)l->rows * l->ld && col < l->cols;
 }
 
+/* Zeroes op(A)[m, k] where the case promises zeros (A_LOWER: k > m;
+ * A_UPPER: k < m) in every matrix of A's layout. */
+static void zero_structure(const gemm_case *g, const layout *A, uint32_t outer, float *a)
+{
+    if (g->structure != SVK_GEMM_A_LOWER && g->structure != SVK_GEMM_A_UPPER)
+        return;
+    for (uint32_t o = 0; o < outer; o++)
+        for (uint32_t b = 0; b < g->batch; b++)
+            for (uint32_t m = 0; m < g->M; m++)
+                for (uint32_t k = 0; k < g->K; k++)
+                    if (g->structure == SVK_GEMM_A_LOWER ? k > m : k < m)
+                        a[(size_t)o * A->stride2 + (size_t)b * A->stride +
+                          (g->ta ? (size_t)k * A->ld + m : (size_t)m * A->ld + k)] = 0.0f;
+}
+
 /* An input operand: random inside its matrices, NaN in their padding and
  * slack and in the off elements before it and a few after, uploaded. */
 static svk_tref poisoned_input(cf_case *c, const char *name, const layout *l, uint32_t batch, uint32_t off,
-                               float **host)
+                               float **host, const gemm_case *structure_of)
 {
     const size_t after = 7, n = off + l->total + after;
     float *x = cf_random(c, n, -1, 1);
@@ -159,6 +196,8 @@ static svk_tref poisoned_input(cf_case *c, const char *name, const layout *l, ui
     for (size_t i = 0; i < l->total; i++)
         if (!inside(l, i, batch))
             x[off + i] = NAN;
+    if (structure_of)
+        zero_structure(structure_of, l, l->total / l->stride2, x + off);
     svk_tref t = cf_input(c, name, x, n);
     t.off = off;
     return t;
@@ -176,9 +215,10 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
 {
     char shape[96];
     static const char *const epi_names[] = {"", " gelu", " gelu-bwd", " residual", " dual-residual"};
-    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N,
+    static const char *const structure_names[] = {"", " causal-out", " A-lower", " A-upper"};
+    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N,
              g->K, g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
-             g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "");
+             g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "", structure_names[g->structure]);
     const uint32_t outer = g->outer ? g->outer : 1;
     if (g->batch > 1 || outer > 1) {
         size_t len = strlen(shape);
@@ -195,8 +235,8 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
     layout B = make_layout(g->tb ? g->N : g->K, g->tb ? g->K : g->N, g->pad, g->batch, outer);
     layout C = make_layout(g->M, g->N, g->pad, g->batch, outer);
     float *ha, *hb, *hbias = cf_random(c, g->N, -1, 1);
-    svk_tref ta = poisoned_input(c, "A", &A, g->batch, g->in_off, &ha);
-    svk_tref tb = poisoned_input(c, "B", &B, g->batch, g->in_off, &hb);
+    svk_tref ta = poisoned_input(c, "A", &A, g->batch, g->in_off, &ha, g);
+    svk_tref tb = poisoned_input(c, "B", &B, g->batch, g->in_off, &hb, NULL);
     /* C's initial contents: random where beta reads them; NaN elsewhere
      * (inside the padding too), so reading C when beta == 0 shows. */
     float *hc = cf_alloc(c, C.total * sizeof(float));
@@ -251,6 +291,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .variant = row->variant,
         .epilogue = (svk_gemm_epilogue)g->epi, .aux = taux.buf, .off_aux = taux.off,
         .aux2 = taux2.buf, .off_aux2 = taux2.off, .res_c = RES_C,
+        .structure = (svk_gemm_structure)g->structure,
     };
     svk_texel_caps saved = cf->ctx->texel;
     if (row->force_fallback)
@@ -323,6 +364,15 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         dc[i] = out->host[i] = 0;
         if (w)
             w->host[i] = 0;
+    }
+    /* CAUSAL_OUT: above the diagonal C is unspecified but must be finite;
+     * it leaves the comparison. */
+    for (size_t i = 0; g->structure == SVK_GEMM_CAUSAL_OUT && i < C.total; i++) {
+        if (!inside(&C, i, g->batch) || (i % C.stride2) % C.stride % C.ld <= (i % C.stride2) % C.stride / C.ld)
+            continue;
+        if (!isfinite(out->host[i]))
+            cf_fail(c, "C: element %zu above the diagonal is not finite", i);
+        dc[i] = out->host[i] = 0;
     }
     cf_compare(c, out, dc, TOL_GEMM);
     if (aux_out || aux2_out)
