@@ -26,11 +26,12 @@
  *
  * Bindings: A and B twice each, as RGBA32F views (vec4 fetches along the
  * operand's contiguous dimension: k for A [M, K] and B [N, K], m for A
- * [K, M], n for B [K, N]) and as R32F views (one float per fetch); C and the
- * bias are storage buffers, touched once per output (as vec4s where
- * aligned). Views start at the buffer's first byte: element offsets as in
- * the other forms; an index fits an int, as a buffer is at most
- * maxStorageBufferRange (< 2^32) bytes.
+ * [K, M], n for B [K, N]) and as R32F views (one float per fetch); C, the
+ * bias and the epilogue's aux and aux2 are storage buffers, touched once per
+ * output (as vec4s where aligned), and aux and C are also RGBA32F views for
+ * the output loop's reads (TEXEL_EPI, below). Views start at the buffer's
+ * first byte: element offsets as in the other forms; an index fits an int,
+ * as a buffer is at most maxStorageBufferRange (< 2^32) bytes.
  *
  * One path: every invocation runs the same loop, with rows and columns past
  * M and N clamped to valid ones (every fetch in bounds; those results are
@@ -91,6 +92,17 @@ layout(set = 0, binding = 4, std430) buffer BufC { float c[]; };
 layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
+/* aux and C again, as RGBA32F views (read only): with TEXEL_EPI the output
+ * loop's vec4 reads of them (GELU_BWD, RESIDUAL, DUAL_RESIDUAL and beta)
+ * are texel fetches, not storage loads, which lavapipe runs lane by lane
+ * (2.4 ms of the default step's 13 in the MLP's GELU_BWD GEMMs). Each
+ * element of C is read by the invocation that then writes it, before it
+ * does, and by no other. Without TEXEL_EPI, A stands in for both. */
+layout(set = 0, binding = 8) uniform textureBuffer aux_t4;
+layout(set = 0, binding = 9) uniform textureBuffer c_t4;
+const bool TEXEL_EPI = (EPI_FLAGS & SVK_GEMM_SPEC_TEXEL_EPI) != 0u;
+#define GEMM_LOAD_AUX4(i) (TEXEL_EPI ? texelFetch(aux_t4, int(i)) : aux4[i])
+#define GEMM_LOAD_C4(i) (TEXEL_EPI ? texelFetch(c_t4, int(i)) : c4[i])
 #define GEMM_AUX_BINDING 6
 #define GEMM_EPI_FLAGS EPI_FLAGS
 #define GEMM_EPILOGUE_VEC4
@@ -276,7 +288,7 @@ void main()
                 const uint idx = (base_c + m * pc.ldc + n) >> 2;
                 vec4 v = alpha * acc[i * TN4 + j4];
                 if (READ_C)
-                    v += beta * c4[idx];
+                    v += beta * GEMM_LOAD_C4(idx);
                 if (has_bias)
                     v += bias_col[j4];
                 c4[idx] = svk_gemm_epilogue4(v, idx);

@@ -190,6 +190,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
+    bool texel_epi = false, texel_aux = false, texel_c = false;
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
     /* What the output loop does: the bias and the epilogue. The CPU forms
@@ -232,6 +233,18 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                    (!dual || g->off_aux2 % 4 == 0);
         spec[12] = out_flags;
         spec[13] = g->beta != 0.0f;
+        /* The output loop's vec4 reads of aux and C through texel views,
+         * where it has any and their buffers can be viewed. */
+        const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
+                               g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL || dual;
+        const bool reads_c = g->beta != 0.0f || dual;
+        texel_epi = spec[11] && (reads_aux || reads_c) && svk_op_texel_allowed() &&
+                    (!reads_aux || svk_texel_usable(g->aux, SVK_TEXEL_RGBA32F, NULL, 0)) &&
+                    (!reads_c || svk_texel_usable(g->c, SVK_TEXEL_RGBA32F, NULL, 0));
+        if (texel_epi)
+            spec[12] |= SVK_GEMM_SPEC_TEXEL_EPI;
+        texel_aux = texel_epi && reads_aux;
+        texel_c = texel_epi && reads_c;
     } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
@@ -302,10 +315,12 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .label = label,
     };
     if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
-        /* A and B each as an RGBA32F and an R32F view (kernels.c). */
-        const svk_range b[8] = {ra, ra, rb, rb, rc, rbias, raux, raux2};
+        /* A and B each as an RGBA32F and an R32F view, then aux and C as
+         * RGBA32F views where the output loop reads them so (A stands in
+         * where it does not: kernels.c). */
+        const svk_range b[10] = {ra, ra, rb, rb, rc, rbias, raux, raux2, texel_aux ? raux : ra, texel_c ? rc : ra};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 8;
+        d.n_bindings = 10;
     } else {
         const svk_range b[6] = {ra, rb, rc, rbias, raux, raux2};
         memcpy(d.bindings, b, sizeof(b));

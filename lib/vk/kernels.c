@@ -103,9 +103,12 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_TEXEL] = {
         .name = "gemm_texel",
         SPV(svk_spv_gemm_texel),
-        .n_buffers = 8,      /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2 */
+        /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, and aux
+         * and C again as RGBA32F views for the output loop's reads */
+        .n_buffers = 10,
         .write_mask = 1u << 4 | 1u << 6 | 1u << 7,
-        .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F},
+        .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F,
+                         [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_gemm),
         /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on
          * lavapipe at 8 lanes about 10% faster than 8x4 and 4x4 over the

@@ -42,6 +42,15 @@ float svk_gemm_epilogue(float v, uint e)
 }
 
 #ifdef GEMM_EPILOGUE_VEC4
+/* How the vec4 form reads aux and C: a shader may define these to read
+ * through texel views instead (gemm_texel.comp). */
+#ifndef GEMM_LOAD_AUX4
+#define GEMM_LOAD_AUX4(i) aux4[i]
+#endif
+#ifndef GEMM_LOAD_C4
+#define GEMM_LOAD_C4(i) c4[i]
+#endif
+
 /* The same for four columns at vec4 index e4 of c4[] (pc.off_c, pc.off_aux
  * and pc.off_aux2 then multiples of 4). */
 vec4 svk_gemm_epilogue4(vec4 v, uint e4)
@@ -50,13 +59,13 @@ vec4 svk_gemm_epilogue4(vec4 v, uint e4)
     if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU) != 0u) {
         aux4[ea] = vec4(svk_gelu(v.x), svk_gelu(v.y), svk_gelu(v.z), svk_gelu(v.w));
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
-        const vec4 u = aux4[ea];
+        const vec4 u = GEMM_LOAD_AUX4(ea);
         v *= vec4(svk_gelu_grad(u.x), svk_gelu_grad(u.y), svk_gelu_grad(u.z), svk_gelu_grad(u.w));
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
-        v = aux4[ea] + v;
+        v = GEMM_LOAD_AUX4(ea) + v;
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
-        aux24[e4 - pc.off_c / 4u + pc.off_aux2 / 4u] = aux4[ea] + v;
-        v = c4[e4] + v / pc.res_c;
+        aux24[e4 - pc.off_c / 4u + pc.off_aux2 / 4u] = GEMM_LOAD_AUX4(ea) + v;
+        v = GEMM_LOAD_C4(e4) + v / pc.res_c;
     }
     return v;
 }

@@ -61,6 +61,10 @@ SVK_PUSH_END(svk_push_gemm)
 #define SVK_GEMM_FLAG_CAUSAL_OUT 512u
 #define SVK_GEMM_FLAG_A_LOWER 1024u
 #define SVK_GEMM_FLAG_A_UPPER 2048u
+/* Not a push-constant flag: a bit of gemm_texel.comp's EPI_FLAGS
+ * specialisation, set where the output loop may read aux and C through
+ * their RGBA32F texel views (bindings 8 and 9) instead of storage loads. */
+#define SVK_GEMM_SPEC_TEXEL_EPI 4096u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */
