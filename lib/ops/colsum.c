@@ -2,6 +2,7 @@
 
 #include "common/push_colsum.h"
 #include "elem_util.h"
+#include "vk/texel.h"
 
 /* 32 rows per block keeps each first-stage sum short (its rounding error
  * grows with its length) while giving the device rows / 32 blocks of
@@ -32,9 +33,18 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
     const uint64_t offs[3] = {push->ld, push->off_src, push->off_dst};
     uint32_t spec[SVK_MAX_SPEC];
     const bool vec4 = svk_elem_vec4_spec(SVK_KERNEL_COLSUM, push->N, offs, 3, spec);
+    /* On CPU devices src through a texel view where it can be viewed
+     * (colsum_texel.comp): same sums, same order. */
+    svk_kernel_variant var;
+    svk_status st = svk_op_variant(ctx, op, &var);
+    if (st != SVK_OK)
+        return st;
+    const svk_kernel_id k = vec4 && var == SVK_KERNEL_VARIANT_CPU && svk_op_texel_allowed() &&
+                                    svk_texel_usable(src.buf, SVK_TEXEL_RGBA32F, NULL, 0)
+                                ? SVK_KERNEL_COLSUM_TEXEL
+                                : SVK_KERNEL_COLSUM;
     uint64_t groups = svk_div_up(vec4 ? push->N / 4 : push->N, spec[0]);
-    return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_COLSUM, spec, groups, (uint32_t)blocks, r, 2, push,
-                                  sizeof(*push), label);
+    return svk_elem_dispatch_spec(cl, ctx, op, k, spec, groups, (uint32_t)blocks, r, 2, push, sizeof(*push), label);
 }
 
 svk_status svk_colsum_record(svk_cmdlist *cl, const svk_colsum_args *a)

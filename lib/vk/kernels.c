@@ -63,6 +63,7 @@
 #include "swiglu_bwd.spv.h"
 #include "bias_fwd.spv.h"
 #include "colsum.spv.h"
+#include "colsum_texel.spv.h"
 #include "embedding_fwd.spv.h"
 #include "embedding_bwd.spv.h"
 #include "index_check.spv.h"
@@ -425,6 +426,18 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         SPV(svk_spv_colsum),
         .n_buffers = 2,      /* src, dst (partials, or accumulated) */
         .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_colsum),
+        /* 64 columns (or vec4s of columns, VEC4) per workgroup; row
+         * blocks in z. Then VEC4, set per call by lib/ops/colsum.c. */
+        .n_spec = 4,
+        .spec_defaults = {64, 1, 1, 0},
+    },
+    [SVK_KERNEL_COLSUM_TEXEL] = {
+        .name = "colsum_texel",
+        SPV(svk_spv_colsum_texel),
+        .n_buffers = 2,      /* src, dst (partials, or accumulated) */
+        .write_mask = 1u << 1,
+        .binding_kind = {SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_colsum),
         /* 64 columns (or vec4s of columns, VEC4) per workgroup; row
          * blocks in z. Then VEC4, set per call by lib/ops/colsum.c. */

@@ -1,6 +1,7 @@
 /*
  * Bias add and its gradient, the column sums of lib/ops/colsum.c
- * (shaders/bias_fwd.comp, colsum.comp; lib/ref/bias.c): rows of width 1 and
+ * (shaders/bias_fwd.comp, colsum.comp, colsum_texel.comp; lib/ref/bias.c),
+ * the gradient in both forms (portable, cpu): rows of width 1 and
  * >= 8192, rows around the 32-row block and the 1024-block cap (where the
  * block grows), padded leading dimensions through svk_colsum_record, values
  * offset by 1e4 (the sums' relative error grows with the offset over the
@@ -8,6 +9,8 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "conform.h"
 #include "ops/bias.h"
@@ -93,13 +96,14 @@ end:
 
 /* bias_bwd, or with use_colsum svk_colsum_record over a padded [rows, ld]
  * source (the reference then runs on the packed copy). */
-static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum)
+static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum, bool cpu)
 {
     char shape[96];
     uint32_t ld = b->N + (use_colsum ? b->pad : 0);
     snprintf(shape, sizeof(shape), "%ux%u%s%s%s", b->rows, b->N, ld > b->N ? " padded" : "",
              b->offset != 0 ? " +1e4" : "", b->vec4 ? " vec4" : "");
-    cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", use_colsum ? "-" : "bwd", shape);
+    cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", use_colsum ? (cpu ? "cpu" : "-") : (cpu ? "bwd-cpu" : "bwd"),
+                          shape);
     if (!c)
         return;
     size_t n = (size_t)b->rows * ld, packed = (size_t)b->rows * b->N;
@@ -146,13 +150,27 @@ end:
 
 void cf_run_bias(cf_state *cf)
 {
+    /* The gradient in both forms (SVK_KERNEL_VARIANT): "bwd" and "-" the
+     * portable colsum.comp, "bwd-cpu" and "cpu" the CPU devices' choice
+     * (colsum_texel.comp where the vec4 path applies and src can be viewed
+     * as a texel buffer). The caller's SVK_KERNEL_VARIANT is restored. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const bias_case *b = &cases[i];
         if (cf->quick && !b->quick)
             continue;
         bias_fwd(cf, b);
-        bias_bwd(cf, b, 0);
-        if (b->pad)
-            bias_bwd(cf, b, 1);
+        for (int cpu = 0; cpu < 2; cpu++) {
+            setenv("SVK_KERNEL_VARIANT", cpu ? "cpu" : "portable", 1);
+            bias_bwd(cf, b, 0, cpu);
+            if (b->pad)
+                bias_bwd(cf, b, 1, cpu);
+        }
+        if (saved)
+            setenv("SVK_KERNEL_VARIANT", saved, 1);
+        else
+            unsetenv("SVK_KERNEL_VARIANT");
     }
+    free(saved);
 }
