@@ -1,5 +1,7 @@
 #include "norm_param_reduce.h"
 
+#include "vk/texel.h"
+
 #include "common/push_norm_param_reduce.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
@@ -95,6 +97,18 @@ static svk_status row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kern
     return svk_cmdlist_dispatch(cl, &d);
 }
 
+/* The CPU forms that have a texel form (shaders/<name>_texel.comp): the
+ * same kernel, which also binds the storage bindings `of` as RGBA32F views,
+ * after its own, and reads those rows through them. */
+static const struct texel_form {
+    svk_kernel_id cpu, texel;
+    uint32_t n;
+    uint8_t of[5];
+} texel_forms[] = {
+    {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, 2, {0, 1}},
+    {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL, 5, {0, 1, 2, 3, 4}},
+};
+
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,
                                  svk_norm_cpu_form form, const svk_range *bindings, uint32_t n_bindings,
                                  const void *push, uint32_t push_size, const char *label)
@@ -103,6 +117,27 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
      * per workgroup. */
     const uint32_t per_group = svk_op_cpu_group(ctx);
     const uint32_t spec[5] = {per_group, 1, 1, form.vec4 ? 1u : 0u, form.flags};
+    /* The texel form where there is one, the rows are read as vec4s and
+     * every buffer it views can be viewed: lavapipe fetches through a view
+     * in one call where it loads from a storage buffer lane by lane. */
+    for (size_t t = 0; t < sizeof(texel_forms) / sizeof(texel_forms[0]); t++) {
+        const struct texel_form *f = &texel_forms[t];
+        if (f->cpu != cpu_kernel)
+            continue;
+        if (!form.vec4 || !svk_op_texel_allowed() || n_bindings + f->n > SVK_MAX_BINDINGS)
+            break;
+        svk_range all[SVK_MAX_BINDINGS];
+        bool usable = true;
+        for (uint32_t i = 0; i < n_bindings; i++)
+            all[i] = bindings[i];
+        for (uint32_t i = 0; i < f->n && usable; i++) {
+            all[n_bindings + i] = bindings[f->of[i]];
+            usable = svk_texel_usable(bindings[f->of[i]].buf, SVK_TEXEL_RGBA32F, NULL, 0);
+        }
+        if (usable)
+            return row_dispatch(cl, ctx, f->texel, spec, per_group, (uint32_t)svk_div_up(units, form.group), all,
+                                n_bindings + f->n, push, push_size, label);
+    }
     return row_dispatch(cl, ctx, cpu_kernel, spec, per_group, (uint32_t)svk_div_up(units, form.group), bindings,
                         n_bindings, push, push_size, label);
 }

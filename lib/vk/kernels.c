@@ -33,6 +33,8 @@
 #include "siamese_norm_bwd_cpu.spv.h"
 #include "common/push_siamese_norm_bwd_fused.h"
 #include "siamese_norm_bwd_fused_cpu.spv.h"
+#include "siamese_norm_bwd_fused_texel.spv.h"
+#include "siamese_norm_fwd_texel.spv.h"
 #include "siamese_norm_fwd_cpu.spv.h"
 /* @norm-includes@ */
 #include "common/push_attention_flash.h"
@@ -283,6 +285,27 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         SPV(svk_spv_siamese_norm_bwd_fused_cpu),
         .n_buffers = 13,     /* dh, dxn, dy_in, x, y, g, b, mean, rstd, dx, dy, scratch (partials), dz */
         .write_mask = (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12),
+        .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL] = {
+        .name = "siamese_norm_fwd_texel",
+        SPV(svk_spv_siamese_norm_fwd_texel),
+        .n_buffers = 10,     /* as siamese_norm_fwd_cpu, then x and y as views */
+        .write_mask = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),
+        .binding_kind = {[8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_siamese_norm_fwd),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL] = {
+        .name = "siamese_norm_bwd_fused_texel",
+        SPV(svk_spv_siamese_norm_bwd_fused_texel),
+        .n_buffers = 18,     /* as siamese_norm_bwd_fused_cpu, then dh, dxn, dy_in, x and y as views */
+        .write_mask = (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12),
+        .binding_kind = {[13] = SVK_BIND_TEXEL_RGBA32F, [14] = SVK_BIND_TEXEL_RGBA32F, [15] = SVK_BIND_TEXEL_RGBA32F,
+                         [16] = SVK_BIND_TEXEL_RGBA32F, [17] = SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},

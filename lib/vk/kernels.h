@@ -15,9 +15,9 @@
 #include <vulkan/vulkan.h>
 
 /* Most kernels bind at most 8 buffers; SiameseNorm's fused backward binds
- * 13 and is recorded only where the device allows that many
- * (svk_device_info.max_storage_buffers). */
-#define SVK_MAX_BINDINGS 13
+ * 13 storage buffers and is recorded only where the device allows that many
+ * (svk_device_info.max_storage_buffers), and its texel form 5 views more. */
+#define SVK_MAX_BINDINGS 18
 #define SVK_MAX_SPEC 14
 
 typedef enum svk_kernel_id {
@@ -46,6 +46,11 @@ typedef enum svk_kernel_id {
     /* SiameseNorm's whole backward in one dispatch, a CPU form with no
      * portable counterpart (13 bindings; lib/ops/siamese_norm.c) */
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU,
+    /* Texel forms of CPU forms: the same kernel with its row operands also
+     * bound as RGBA32F views, after its storage bindings, and read through
+     * them (lib/ops/norm_param_reduce.c picks them where it can) */
+    SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL,
+    SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

@@ -42,10 +42,13 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         return SVK_OK;
     /* The ops record a kernel with more bindings than Vulkan's guaranteed 4
      * only where the device allows them; this is the backstop. */
-    if (k->n_buffers > ctx->info.max_storage_buffers)
+    uint32_t storage = 0;
+    for (uint32_t i = 0; i < k->n_buffers; i++)
+        storage += k->binding_kind[i] == SVK_BIND_STORAGE;
+    if (storage > ctx->info.max_storage_buffers)
         return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                          "kernel '%s' binds %u storage buffers; device '%s' allows %u per shader stage", k->name,
-                         k->n_buffers, ctx->info.name, ctx->info.max_storage_buffers);
+                         storage, ctx->info.name, ctx->info.max_storage_buffers);
 
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,

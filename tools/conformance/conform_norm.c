@@ -296,15 +296,23 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * (one dispatch, shaders/siamese_norm_bwd_fused_cpu.comp) where the device
  * allows its 13 bindings and its loops fit the budget, else the staged one;
  * "bwd-cpu-staged" forces the staged form (SVK_FUSED_SIAMESE_BWD=0), and
- * runs only the SiameseNorm backward cases. */
+ * runs only the SiameseNorm backward cases.
+ * SiameseNorm's CPU forward and fused backward read their rows through
+ * texel views where the vec4 path applies (siamese_norm_fwd_texel.comp,
+ * siamese_norm_bwd_fused_texel.comp): "-cpu" tests those at the widths that
+ * are multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
+ * (SVK_TEXEL_BUFFERS=0; SiameseNorm's cases only). */
 typedef struct cf_variant {
     const char *env;    /* the value of SVK_KERNEL_VARIANT */
     const char *suffix; /* appended to the direction */
     size_t pad;
     bool staged_only;   /* SVK_FUSED_SIAMESE_BWD=0, SiameseNorm's backward only */
+    bool ssbo_only;     /* SVK_TEXEL_BUFFERS=0, SiameseNorm's cases only */
 } cf_variant;
-static const cf_variant variants[] = {
-    {"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-staged", 3, true}};
+static const cf_variant variants[] = {{"portable", "", 0, false, false},
+                                      {"cpu", "-cpu", 3, false, false},
+                                      {"cpu", "-cpu-staged", 3, true, false},
+                                      {"cpu", "-cpu-ssbo", 3, false, true}};
 
 static const char *v_dir(char *buf, const cf_variant *v, const char *dir)
 {
@@ -908,7 +916,9 @@ void cf_run_norm(cf_state *cf)
     static const svk_norm_kind kinds[] = {SVK_NORM_LAYERNORM, SVK_NORM_RMSNORM};
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
     const char *env = getenv("SVK_KERNEL_VARIANT"), *fused_env = getenv("SVK_FUSED_SIAMESE_BWD");
+    const char *texel_env = getenv("SVK_TEXEL_BUFFERS");
     char *saved = env ? strdup(env) : NULL, *saved_fused = fused_env ? strdup(fused_env) : NULL;
+    char *saved_texel = texel_env ? strdup(texel_env) : NULL;
     for (size_t vi = 0; vi < COUNT(variants); vi++) {
         const cf_variant *v = &variants[vi];
         const bool all = !v->staged_only;
@@ -917,7 +927,13 @@ void cf_run_norm(cf_state *cf)
             setenv("SVK_FUSED_SIAMESE_BWD", "0", 1);
         else
             unsetenv("SVK_FUSED_SIAMESE_BWD");
-        for (size_t k = 0; k < COUNT(kinds) && all; k++)
+        if (v->ssbo_only)
+            setenv("SVK_TEXEL_BUFFERS", "0", 1);
+        else if (saved_texel)
+            setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
+        else
+            unsetenv("SVK_TEXEL_BUFFERS");
+        for (size_t k = 0; k < COUNT(kinds) && all && !v->ssbo_only; k++)
             for (size_t i = 0; i < COUNT(norm_shapes); i++)
                 if (!cf->quick || norm_shapes[i].quick) {
                     norm_fwd_case(cf, kinds[k], &norm_shapes[i], v);
@@ -952,6 +968,12 @@ void cf_run_norm(cf_state *cf)
         free(saved_fused);
     } else {
         unsetenv("SVK_FUSED_SIAMESE_BWD");
+    }
+    if (saved_texel) {
+        setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
+        free(saved_texel);
+    } else {
+        unsetenv("SVK_TEXEL_BUFFERS");
     }
     /* The residual update is elementwise: one form. */
     for (size_t i = 0; i < COUNT(residual_shapes); i++)

@@ -1,0 +1,268 @@
+/* The body of shaders/siamese_norm_bwd_fused_cpu.comp and
+ * siamese_norm_bwd_fused_texel.comp; the including shader defines how the
+ * rows of dh, dxn, dy_in, x and y are read (SN_LD_DH, SN_LD_DXN, SN_LD_DYI,
+ * SN_LD_X, SN_LD_Y). */
+#include "common/push_siamese_norm_bwd_fused.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
+layout(set = 0, binding = 0, std430) readonly buffer BufDh4 { vec4 dh4[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufDxn { float dxn[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufDxn4 { vec4 dxn4[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufDyIn { float dyi[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufDyIn4 { vec4 dyi4[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufX { float x[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufX4 { vec4 x4[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufY { float y[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufY4 { vec4 y4[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BufG4 { vec4 g4[]; };
+layout(set = 0, binding = 6, std430) readonly buffer BufB { float b[]; };
+layout(set = 0, binding = 6, std430) readonly buffer BufB4 { vec4 b4[]; };
+layout(set = 0, binding = 7, std430) readonly buffer BufMean { float mean[]; };
+layout(set = 0, binding = 8, std430) readonly buffer BufRstd { float rstd[]; };
+layout(set = 0, binding = 9, std430) writeonly buffer BufDx { float dx[]; };
+layout(set = 0, binding = 9, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
+layout(set = 0, binding = 10, std430) writeonly buffer BufDy { float dy[]; };
+layout(set = 0, binding = 10, std430) writeonly buffer BufDy4 { vec4 dy4[]; };
+layout(set = 0, binding = 11, std430) buffer BufPart { float part[]; };
+layout(set = 0, binding = 11, std430) buffer BufPart4 { vec4 part4[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer BufDz { float dz[]; };
+layout(set = 0, binding = 12, std430) writeonly buffer BufDz4 { vec4 dz4[]; };
+
+#include "common/grid.glsl"
+#include "common/row_cpu.glsl"
+
+const bool RMS = (RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u;
+const bool ADD_DXN = (RC_FLAGS & SVK_SIAMESE_FLAG_ADD_DXN) != 0u;
+const bool ADD_DY = (RC_FLAGS & SVK_SIAMESE_FLAG_ADD_DY) != 0u;
+const bool DZ = (RC_FLAGS & SVK_SIAMESE_FLAG_DZ) != 0u;
+
+#define P_LD(e) RC_LD(part, part4, e)
+#define P_ST(e, v) RC_ST(part, part4, e, v)
+
+/* The rows of the group being walked (row + k, k < n). */
+uint e_[RC_ROWS];                           /* first element of the row */
+float rsP[RC_ROWS], rsQ[RC_ROWS], rsI[RC_ROWS];
+float muP[RC_ROWS], muQ[RC_ROWS], muI[RC_ROWS]; /* the saved means (LayerNorm) */
+float Kx[RC_ROWS], mx[RC_ROWS], Ky[RC_ROWS], my[RC_ROWS]; /* P's, Q's means as K + m */
+float mdI[RC_ROWS], mdxI[RC_ROWS];          /* I's mean(dxhat), mean(dxhat xhat) */
+
+/* The parameters of the chunk at element i of a row. */
+struct params {
+    vec4 gp, bp, gq, bq, gi;
+};
+
+params params_at(const uint i)
+{
+    const uint C = pc.C;
+    params q;
+    q.gp = RC_LD(g, g4, pc.off_g + i);
+    q.gq = RC_LD(g, g4, pc.off_g + C + i);
+    q.gi = RC_LD(g, g4, pc.off_g + 2u * C + i);
+    if (!RMS) {
+        q.bp = RC_LD(b, b4, pc.off_b + i);
+        q.bq = RC_LD(b, b4, pc.off_b + C + i);
+    } else {
+        q.bp = q.bq = vec4(0.0);
+    }
+    return q;
+}
+
+/* I's normalised input at a chunk of row k, u = P(x) + Q(y) recomputed as
+ * siamese_norm_bwd_cpu.comp does (the forward's formulas). */
+vec4 xhat_i(const uint k, const vec4 xv, const vec4 yv, const params q)
+{
+    if (RMS)
+        return (xv * rsP[k] * q.gp + yv * rsQ[k] * q.gq) * rsI[k];
+    const vec4 p = ((xv - Kx[k]) - mx[k]) * rsP[k] * q.gp + q.bp;
+    const vec4 u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * q.gq + q.bq);
+    return (u - muI[k]) * rsI[k];
+}
+
+/* du, the gradient of u, at a chunk of row k (after pass 2). */
+vec4 du_at(const uint k, const vec4 xv, const vec4 yv, const vec4 d, const params q)
+{
+    const vec4 xh = xhat_i(k, xv, yv, q);
+    if (RMS)
+        return rsI[k] * (d * q.gi - xh * mdxI[k]);
+    return rsI[k] * (d * q.gi - mdI[k] - xh * mdxI[k]);
+}
+
+/* Rows row .. row + n - 1 of a lane (n is RC_ROWS or 1, a constant once
+ * inlined); pg: the lane's row of P's gain block; first: row is the lane's
+ * first row (the partials start from its contribution). */
+void lane_rows(const uint row, const uint n, const uint pg, const bool first)
+{
+    const uint C = pc.C, R = pc.rows;
+    const uint pgQ = pg + pc.part_norm, pgI = pg + 2u * pc.part_norm, pb = pc.part_b;
+    [[unroll]] for (uint k = 0u; k < n; k++) {
+        e_[k] = (row + k) * C;
+        rsP[k] = rstd[pc.off_rstd + row + k];
+        rsQ[k] = rstd[pc.off_rstd + R + row + k];
+        rsI[k] = rstd[pc.off_rstd + 2u * R + row + k];
+        if (!RMS) {
+            muP[k] = mean[pc.off_mean + row + k];
+            muQ[k] = mean[pc.off_mean + R + row + k];
+            muI[k] = mean[pc.off_mean + 2u * R + row + k];
+        }
+    }
+
+    /* 1. LayerNorm: P's and Q's means again, as K + m (as the forward). */
+    if (!RMS) {
+        vec4 sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            Kx[k] = x[pc.off_x + e_[k]];
+            Ky[k] = y[pc.off_y + e_[k]];
+            sx[k] = sx_c[k] = sy[k] = sy_c[k] = vec4(0.0);
+        }
+        for (uint i = 0u; i < C; i += RC_STEP) {
+            [[unroll]] for (uint k = 0u; k < n; k++) {
+                rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e_[k] + i) - Kx[k]);
+                rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e_[k] + i) - Ky[k]);
+            }
+        }
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            mx[k] = rc_sum(sx[k]) / float(C);
+            my[k] = rc_sum(sy[k]) / float(C);
+        }
+    }
+
+    /* 2. I's sums and partials. */
+    {
+        vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < n; k++)
+            sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+        for (uint i = 0u; i < C; i += RC_STEP) {
+            const params q = params_at(i);
+            vec4 pgi, pbi; /* the partials with rows row .. row + k added */
+            [[unroll]] for (uint k = 0u; k < n; k++) {
+                const uint ek = e_[k] + i;
+                const vec4 xh = xhat_i(k, SN_LD_X(pc.off_x + ek), SN_LD_Y(pc.off_y + ek), q);
+                const vec4 d = SN_LD_DH(pc.off_dh + ek), dxhat = d * q.gi;
+                if (!RMS)
+                    rc_add(sd[k], sd_c[k], dxhat);
+                rc_add(sdx[k], sdx_c[k], dxhat * xh);
+                const vec4 cg = d * xh;
+                if (k == 0u) {
+                    pgi = first ? cg : P_LD(pgI + i) + cg;
+                    if (!RMS)
+                        pbi = first ? d : P_LD(pgI + pb + i) + d;
+                } else {
+                    pgi += cg;
+                    if (!RMS)
+                        pbi += d;
+                }
+            }
+            P_ST(pgI + i, pgi);
+            if (!RMS)
+                P_ST(pgI + pb + i, pbi);
+        }
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            mdI[k] = RMS ? 0.0 : rc_sum(sd[k]) / float(C);
+            mdxI[k] = rc_sum(sdx[k]) / float(C);
+        }
+    }
+
+    /* 3. P's and Q's sums and partials. */
+    float mdP[RC_ROWS], mdxP[RC_ROWS], mdQ[RC_ROWS], mdxQ[RC_ROWS];
+    {
+        vec4 sdp[RC_ROWS], sdp_c[RC_ROWS], sdxp[RC_ROWS], sdxp_c[RC_ROWS];
+        vec4 sdq[RC_ROWS], sdq_c[RC_ROWS], sdxq[RC_ROWS], sdxq_c[RC_ROWS];
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            sdp[k] = sdp_c[k] = sdxp[k] = sdxp_c[k] = vec4(0.0);
+            sdq[k] = sdq_c[k] = sdxq[k] = sdxq_c[k] = vec4(0.0);
+        }
+        for (uint i = 0u; i < C; i += RC_STEP) {
+            const params q = params_at(i);
+            vec4 pgp, pbp, pgq, pbq;
+            [[unroll]] for (uint k = 0u; k < n; k++) {
+                const uint ek = e_[k] + i;
+                const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
+                const vec4 du = du_at(k, xv, yv, SN_LD_DH(pc.off_dh + ek), q);
+                vec4 dvp = du;
+                if (ADD_DXN)
+                    dvp += SN_LD_DXN(pc.off_dxn + ek);
+                const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
+                const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
+                const vec4 dxhp = dvp * q.gp, dxhq = du * q.gq;
+                if (!RMS) {
+                    rc_add(sdp[k], sdp_c[k], dxhp);
+                    rc_add(sdq[k], sdq_c[k], dxhq);
+                }
+                rc_add(sdxp[k], sdxp_c[k], dxhp * xhp);
+                rc_add(sdxq[k], sdxq_c[k], dxhq * xhq);
+                const vec4 cgp = dvp * xhp, cgq = du * xhq;
+                if (k == 0u) {
+                    pgp = first ? cgp : P_LD(pg + i) + cgp;
+                    pgq = first ? cgq : P_LD(pgQ + i) + cgq;
+                    if (!RMS) {
+                        pbp = first ? dvp : P_LD(pg + pb + i) + dvp;
+                        pbq = first ? du : P_LD(pgQ + pb + i) + du;
+                    }
+                } else {
+                    pgp += cgp;
+                    pgq += cgq;
+                    if (!RMS) {
+                        pbp += dvp;
+                        pbq += du;
+                    }
+                }
+            }
+            P_ST(pg + i, pgp);
+            P_ST(pgQ + i, pgq);
+            if (!RMS) {
+                P_ST(pg + pb + i, pbp);
+                P_ST(pgQ + pb + i, pbq);
+            }
+        }
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            mdP[k] = RMS ? 0.0 : rc_sum(sdp[k]) / float(C);
+            mdQ[k] = RMS ? 0.0 : rc_sum(sdq[k]) / float(C);
+            mdxP[k] = rc_sum(sdxp[k]) / float(C);
+            mdxQ[k] = rc_sum(sdxq[k]) / float(C);
+        }
+    }
+
+    /* 4. dx and dy. */
+    for (uint i = 0u; i < C; i += RC_STEP) {
+        const params q = params_at(i);
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const uint ek = e_[k] + i;
+            const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
+            const vec4 du = du_at(k, xv, yv, SN_LD_DH(pc.off_dh + ek), q);
+            vec4 dvp = du;
+            if (ADD_DXN)
+                dvp += SN_LD_DXN(pc.off_dxn + ek);
+            vec4 vx, vy;
+            if (RMS) {
+                vx = rsP[k] * (dvp * q.gp - (xv * rsP[k]) * mdxP[k]);
+                vy = rsQ[k] * (du * q.gq - (yv * rsQ[k]) * mdxQ[k]);
+            } else {
+                vx = rsP[k] * (dvp * q.gp - mdP[k] - ((xv - muP[k]) * rsP[k]) * mdxP[k]);
+                vy = rsQ[k] * (du * q.gq - mdQ[k] - ((yv - muQ[k]) * rsQ[k]) * mdxQ[k]);
+            }
+            if (ADD_DY)
+                vy += SN_LD_DYI(pc.off_dy_in + ek);
+            RC_ST(dx, dx4, pc.off_dx + ek, vx);
+            RC_ST(dy, dy4, pc.off_dy + ek, vy);
+            if (DZ)
+                RC_ST(dz, dz4, pc.off_dz + ek, vx / pc.dz_c + vy);
+        }
+    }
+}
+
+void main()
+{
+    const uint lane = rc_unit();
+    if (lane >= pc.n_part)
+        return;
+    const uint pg = pc.off_part + lane * pc.C;
+    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
+    uint row = r0;
+    for (; row + RC_ROWS <= r1; row += RC_ROWS)
+        lane_rows(row, RC_ROWS, pg, row == r0);
+    for (; row < r1; row++)
+        lane_rows(row, 1u, pg, row == r0);
+}
