@@ -9,6 +9,7 @@
 #include "gemm.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
+#include "vk/texel.h"
 
 uint64_t svk_attention_scratch_elems(uint32_t B, uint32_t T, uint32_t H)
 {
@@ -71,9 +72,16 @@ static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     const uint64_t offs[] = {push.off_p, push.off_d};
     const bool vec4 = svk_op_vec4(T, offs, 2);
     const uint64_t loops = 3 * svk_div_up(T, vec4 ? 4 : 1) + 1;
+    bool texel = false;
     if (var == SVK_KERNEL_VARIANT_CPU && loops <= SVK_OP_CPU_LOOP_BUDGET) {
-        kernel = kernel == SVK_KERNEL_ATTENTION_SOFTMAX_FWD ? SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU
-                                                             : SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU;
+        const bool fwd = kernel == SVK_KERNEL_ATTENTION_SOFTMAX_FWD;
+        /* The texel forms where the rows are vec4s and can be viewed:
+         * lavapipe fetches through a view in one call where it loads from a
+         * storage buffer lane by lane. */
+        texel = vec4 && svk_op_texel_allowed() && svk_texel_usable(p.buf, SVK_TEXEL_RGBA32F, NULL, 0) &&
+                (fwd || svk_texel_usable(d.buf, SVK_TEXEL_RGBA32F, NULL, 0));
+        kernel = fwd ? (texel ? SVK_KERNEL_ATTENTION_SOFTMAX_FWD_TEXEL : SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU)
+                     : (texel ? SVK_KERNEL_ATTENTION_SOFTMAX_BWD_TEXEL : SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU);
         spec[0] = svk_op_cpu_group(ctx);
         spec[3] = vec4 ? 1u : 0u;
         groups = svk_div_up(rows, spec[0]);
@@ -81,8 +89,9 @@ static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     svk_dispatch disp = {
         .kernel = kernel,
         .spec = spec,
-        .bindings = {p, d},
-        .n_bindings = n_bindings,
+        /* forward: p; backward: p, d; the texel forms view them after */
+        .bindings = {p, n_bindings == 1 ? p : d, p, d},
+        .n_bindings = texel ? 2 * n_bindings : n_bindings,
         .push = &push,
         .push_size = sizeof(push),
         .label = label,

@@ -48,6 +48,8 @@
 #include "rope_bwd.spv.h"
 #include "rope_fwd.spv.h"
 #include "attention_softmax_bwd_cpu.spv.h"
+#include "attention_softmax_bwd_texel.spv.h"
+#include "attention_softmax_fwd_texel.spv.h"
 #include "attention_softmax_fwd_cpu.spv.h"
 /* @attention-includes@ */
 #include "common/push_gelu.h"
@@ -394,6 +396,26 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         SPV(svk_spv_attention_softmax_bwd_cpu),
         .n_buffers = 2,      /* as SVK_KERNEL_ATTENTION_SOFTMAX_BWD */
         .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_attention_softmax),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_ATTENTION_SOFTMAX_FWD_TEXEL] = {
+        .name = "attention_softmax_fwd_texel",
+        SPV(svk_spv_attention_softmax_fwd_texel),
+        .n_buffers = 2,      /* p, then p as a view */
+        .write_mask = 1u << 0,
+        .binding_kind = {[1] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_attention_softmax),
+        .n_spec = 4,
+        .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_ATTENTION_SOFTMAX_BWD_TEXEL] = {
+        .name = "attention_softmax_bwd_texel",
+        SPV(svk_spv_attention_softmax_bwd_texel),
+        .n_buffers = 4,      /* p, d, then both as views */
+        .write_mask = 1u << 1,
+        .binding_kind = {[2] = SVK_BIND_TEXEL_RGBA32F, [3] = SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_attention_softmax),
         .n_spec = 4,
         .spec_defaults = {16, 1, 1, 0},

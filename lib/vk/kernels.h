@@ -61,6 +61,10 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_ROPE_BWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU, /* the CPU forms (common/row_cpu.glsl) */
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU,
+    /* Their texel forms: the rows also bound as RGBA32F views, after the
+     * storage bindings (lib/ops/attention.c picks them where it can). */
+    SVK_KERNEL_ATTENTION_SOFTMAX_FWD_TEXEL,
+    SVK_KERNEL_ATTENTION_SOFTMAX_BWD_TEXEL,
     /* @attention-kernels@ */
     SVK_KERNEL_GELU_FWD,
     SVK_KERNEL_GELU_BWD,

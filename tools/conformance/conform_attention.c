@@ -83,13 +83,32 @@ static const att_case cases[] = {
  * each output `pad` more elements in front and start its operand at element
  * 64 (T = 40, 64, 100, 200, 1024 then take the vec4 path, the others the
  * scalar one).
- * The pad must come back untouched. The flash kernel has one form. */
+ * The pad must come back untouched. The flash kernel has one form.
+ * Where the vec4 path applies the CPU form reads through texel views
+ * (attention_softmax_*_texel.comp, and gemm_texel.comp for the products);
+ * "-cpu-ssbo" runs it with SVK_TEXEL_BUFFERS=0, the storage-buffer forms. */
 typedef struct cf_variant {
     const char *env;    /* the value of SVK_KERNEL_VARIANT */
     const char *suffix; /* appended to the direction */
     size_t pad;
+    bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
 } cf_variant;
-static const cf_variant variants[] = {{"portable", "", 0}, {"cpu", "-cpu", 3}};
+static const cf_variant variants[] = {{"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-ssbo", 3, true}};
+
+/* The caller's SVK_TEXEL_BUFFERS (cf_run_attention), which the variants
+ * without ssbo restore. */
+static const char *saved_texel;
+
+static void set_variant(const cf_variant *v)
+{
+    setenv("SVK_KERNEL_VARIANT", v->env, 1);
+    if (v->ssbo)
+        setenv("SVK_TEXEL_BUFFERS", "0", 1);
+    else if (saved_texel)
+        setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
+    else
+        unsetenv("SVK_TEXEL_BUFFERS");
+}
 
 /* cf_output (NaN) with v->pad elements in front of the n. */
 static cf_out *v_output(cf_case *c, const cf_variant *v, const char *name, size_t n)
@@ -199,7 +218,7 @@ static void run_case(cf_state *cf, const att_case *ac)
     for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
         const cf_variant *v = &variants[vi];
         char dir[24];
-        setenv("SVK_KERNEL_VARIANT", v->env, 1);
+        set_variant(v);
         snprintf(dir, sizeof(dir), "fwd%s", v->suffix);
         c = cf_begin(cf, "attention", dir, shape);
         if (c) {
@@ -298,8 +317,9 @@ done:
 void cf_run_attention(cf_state *cf)
 {
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    const char *env = getenv("SVK_KERNEL_VARIANT"), *texel_env = getenv("SVK_TEXEL_BUFFERS");
+    char *saved = env ? strdup(env) : NULL, *saved_t = texel_env ? strdup(texel_env) : NULL;
+    saved_texel = saved_t;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (!cf->quick || cases[i].quick)
             run_case(cf, &cases[i]);
@@ -309,4 +329,10 @@ void cf_run_attention(cf_state *cf)
     } else {
         unsetenv("SVK_KERNEL_VARIANT");
     }
+    if (saved_t)
+        setenv("SVK_TEXEL_BUFFERS", saved_t, 1);
+    else
+        unsetenv("SVK_TEXEL_BUFFERS");
+    saved_texel = NULL;
+    free(saved_t);
 }

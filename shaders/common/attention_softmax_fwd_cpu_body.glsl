@@ -1,0 +1,45 @@
+/* The body of shaders/attention_softmax_fwd_cpu.comp and
+ * attention_softmax_fwd_texel.comp; the including shader defines how the
+ * scores are read before they are overwritten (SM_LD_S: the first two
+ * passes). */
+#include "common/push_attention_softmax.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+layout(set = 0, binding = 0, std430) buffer BufP4 { vec4 p4[]; };
+
+#include "common/grid.glsl"
+#include "common/row_cpu.glsl"
+
+void main()
+{
+    const uint row = rc_unit();
+    if (row >= pc.rows)
+        return;
+    const uint T = pc.T, n = row % T + 1u; /* keys 0..t */
+    const uint base = pc.off_p + row * T;
+    const vec4 neg_inf = vec4(uintBitsToFloat(0xff800000u));
+
+    vec4 mx4 = neg_inf;
+    for (uint j = 0u; j < n; j += RC_STEP) {
+        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
+        mx4 = max(mx4, mix(neg_inf, SM_LD_S(base + j), key));
+    }
+    const float mx = VEC4 != 0u ? max(max(mx4.x, mx4.y), max(mx4.z, mx4.w)) : mx4.x;
+
+    vec4 sum4 = vec4(0.0), sum_c = vec4(0.0);
+    for (uint j = 0u; j < n; j += RC_STEP) {
+        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
+        const vec4 e = mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key);
+        RC_ST(p, p4, base + j, e);
+        rc_add(sum4, sum_c, e);
+    }
+    const float sum = rc_sum(sum4);
+
+    uint j = 0u;
+    for (; j < n; j += RC_STEP)
+        RC_ST(p, p4, base + j, RC_LD(p, p4, base + j) / sum);
+    for (; j < T; j += RC_STEP)
+        RC_ST(p, p4, base + j, vec4(0.0));
+}
