@@ -107,6 +107,10 @@ static const struct texel_form {
 } texel_forms[] = {
     {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, 2, {0, 1}},
     {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL, 5, {0, 1, 2, 3, 4}},
+    {SVK_KERNEL_LAYERNORM_FWD_CPU, SVK_KERNEL_LAYERNORM_FWD_TEXEL, 1, {0}},
+    {SVK_KERNEL_LAYERNORM_BWD_CPU, SVK_KERNEL_LAYERNORM_BWD_TEXEL, 3, {0, 1, 2}},
+    {SVK_KERNEL_RMSNORM_FWD_CPU, SVK_KERNEL_RMSNORM_FWD_TEXEL, 1, {0}},
+    {SVK_KERNEL_RMSNORM_BWD_CPU, SVK_KERNEL_RMSNORM_BWD_TEXEL, 3, {0, 1, 2}},
 };
 
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,

@@ -35,6 +35,10 @@
 #include "siamese_norm_bwd_fused_cpu.spv.h"
 #include "siamese_norm_bwd_fused_texel.spv.h"
 #include "siamese_norm_fwd_texel.spv.h"
+#include "rmsnorm_bwd_texel.spv.h"
+#include "rmsnorm_fwd_texel.spv.h"
+#include "layernorm_bwd_texel.spv.h"
+#include "layernorm_fwd_texel.spv.h"
 #include "siamese_norm_fwd_cpu.spv.h"
 /* @norm-includes@ */
 #include "common/push_attention_flash.h"
@@ -309,6 +313,46 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .binding_kind = {[13] = SVK_BIND_TEXEL_RGBA32F, [14] = SVK_BIND_TEXEL_RGBA32F, [15] = SVK_BIND_TEXEL_RGBA32F,
                          [16] = SVK_BIND_TEXEL_RGBA32F, [17] = SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_LAYERNORM_FWD_TEXEL] = {
+        .name = "layernorm_fwd_texel",
+        SPV(svk_spv_layernorm_fwd_texel),
+        .n_buffers = 7,      /* as layernorm_fwd_cpu, then x as views */
+        .write_mask = (1u << 3) | (1u << 4) | (1u << 5),
+        .binding_kind = {[6] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_LAYERNORM_BWD_TEXEL] = {
+        .name = "layernorm_bwd_texel",
+        SPV(svk_spv_layernorm_bwd_texel),
+        .n_buffers = 11,      /* as layernorm_bwd_cpu, then dout, add and x as views */
+        .write_mask = (1u << 6) | (1u << 7),
+        .binding_kind = {[8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F, [10] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_RMSNORM_FWD_TEXEL] = {
+        .name = "rmsnorm_fwd_texel",
+        SPV(svk_spv_rmsnorm_fwd_texel),
+        .n_buffers = 5,      /* as rmsnorm_fwd_cpu, then x as views */
+        .write_mask = (1u << 2) | (1u << 3),
+        .binding_kind = {[4] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 5,
+        .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_RMSNORM_BWD_TEXEL] = {
+        .name = "rmsnorm_bwd_texel",
+        SPV(svk_spv_rmsnorm_bwd_texel),
+        .n_buffers = 10,      /* as rmsnorm_bwd_cpu, then dout, add and x as views */
+        .write_mask = (1u << 5) | (1u << 6),
+        .binding_kind = {[7] = SVK_BIND_TEXEL_RGBA32F, [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_bwd),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
     },

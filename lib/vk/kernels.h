@@ -51,6 +51,10 @@ typedef enum svk_kernel_id {
      * them (lib/ops/norm_param_reduce.c picks them where it can) */
     SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL,
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL,
+    SVK_KERNEL_LAYERNORM_FWD_TEXEL,
+    SVK_KERNEL_LAYERNORM_BWD_TEXEL,
+    SVK_KERNEL_RMSNORM_FWD_TEXEL,
+    SVK_KERNEL_RMSNORM_BWD_TEXEL,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

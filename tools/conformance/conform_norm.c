@@ -297,17 +297,17 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * allows its 13 bindings and its loops fit the budget, else the staged one;
  * "bwd-cpu-staged" forces the staged form (SVK_FUSED_SIAMESE_BWD=0), and
  * runs only the SiameseNorm backward cases.
- * SiameseNorm's CPU forward and fused backward read their rows through
- * texel views where the vec4 path applies (siamese_norm_fwd_texel.comp,
- * siamese_norm_bwd_fused_texel.comp): "-cpu" tests those at the widths that
- * are multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
- * (SVK_TEXEL_BUFFERS=0; SiameseNorm's cases only). */
+ * Where the vec4 path applies, the CPU forms read their rows through texel
+ * views (shaders/<name>_texel.comp: the norms' forwards and backwards,
+ * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
+ * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
+ * (SVK_TEXEL_BUFFERS=0). */
 typedef struct cf_variant {
     const char *env;    /* the value of SVK_KERNEL_VARIANT */
     const char *suffix; /* appended to the direction */
     size_t pad;
     bool staged_only;   /* SVK_FUSED_SIAMESE_BWD=0, SiameseNorm's backward only */
-    bool ssbo_only;     /* SVK_TEXEL_BUFFERS=0, SiameseNorm's cases only */
+    bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
 } cf_variant;
 static const cf_variant variants[] = {{"portable", "", 0, false, false},
                                       {"cpu", "-cpu", 3, false, false},
@@ -927,13 +927,13 @@ void cf_run_norm(cf_state *cf)
             setenv("SVK_FUSED_SIAMESE_BWD", "0", 1);
         else
             unsetenv("SVK_FUSED_SIAMESE_BWD");
-        if (v->ssbo_only)
+        if (v->ssbo)
             setenv("SVK_TEXEL_BUFFERS", "0", 1);
         else if (saved_texel)
             setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
         else
             unsetenv("SVK_TEXEL_BUFFERS");
-        for (size_t k = 0; k < COUNT(kinds) && all && !v->ssbo_only; k++)
+        for (size_t k = 0; k < COUNT(kinds) && all; k++)
             for (size_t i = 0; i < COUNT(norm_shapes); i++)
                 if (!cf->quick || norm_shapes[i].quick) {
                     norm_fwd_case(cf, kinds[k], &norm_shapes[i], v);

@@ -1,0 +1,94 @@
+/* The body of shaders/rmsnorm_bwd_cpu.comp and rmsnorm_bwd_texel.comp; the
+ * including shader defines how the rows are read (NR_LD_DOUT, NR_LD_ADD,
+ * NR_LD_X). */
+#include "common/push_norm_bwd.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufDout { float dout[]; };
+layout(set = 0, binding = 0, std430) readonly buffer BufDout4 { vec4 dout4[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufAdd4 { vec4 add4[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufX4 { vec4 x4[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufRstd { float rstd[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 4, std430) readonly buffer BufG4 { vec4 g4[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer BufDx { float dx[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
+layout(set = 0, binding = 6, std430) buffer BufPart { float part[]; };
+layout(set = 0, binding = 6, std430) buffer BufPart4 { vec4 part4[]; };
+
+#include "common/grid.glsl"
+#include "common/row_cpu.glsl"
+
+/* dout + add (with ADD_DOUT) at element e of the rows' [rows, W] layout. */
+vec4 grad_at(const uint e, const bool add_dout)
+{
+    vec4 dv = NR_LD_DOUT(pc.off_dout + e);
+    if (add_dout)
+        dv += NR_LD_ADD(pc.off_add + e);
+    return dv;
+}
+
+/* Rows row .. row + n - 1 of a lane, n RC_ROWS or 1, the gain partial row
+ * at element pg, first as in layernorm_bwd_cpu.comp. */
+void lane_rows(const uint row, const uint n, const uint pg, const bool first)
+{
+    const uint W = pc.width;
+    const bool add_dout = (RC_FLAGS & SVK_NORM_FLAG_ADD_DOUT) != 0u;
+    const bool add_dx = (RC_FLAGS & SVK_NORM_FLAG_ADD_DX) != 0u;
+    uint e[RC_ROWS];
+    float rs[RC_ROWS];
+    vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++) {
+        e[k] = (row + k) * W;
+        rs[k] = rstd[pc.off_rstd + row + k];
+        sdx[k] = sdx_c[k] = vec4(0.0);
+    }
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        vec4 pgi; /* the partial with rows row .. row + k added */
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = NR_LD_X(pc.off_x + e[k] + i) * rs[k];
+            rc_add(sdx[k], sdx_c[k], dv * gi * xhat);
+            const vec4 cg = dv * xhat;
+            if (k == 0u)
+                pgi = first ? cg : RC_LD(part, part4, pg + i) + cg;
+            else
+                pgi += cg;
+        }
+        RC_ST(part, part4, pg + i, pgi);
+    }
+
+    float mean_dx[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < n; k++)
+        mean_dx[k] = rc_sum(sdx[k]) / float(W);
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        [[unroll]] for (uint k = 0u; k < n; k++) {
+            const vec4 dv = grad_at(e[k] + i, add_dout);
+            const vec4 xhat = NR_LD_X(pc.off_x + e[k] + i) * rs[k];
+            vec4 v = rs[k] * (dv * gi - xhat * mean_dx[k]);
+            if (add_dx)
+                v += NR_LD_ADD(pc.off_add + e[k] + i);
+            RC_ST(dx, dx4, pc.off_dx + e[k] + i, v);
+        }
+    }
+}
+
+void main()
+{
+    const uint lane = rc_unit();
+    if (lane >= pc.n_part)
+        return;
+    const uint pg = pc.off_part + lane * pc.width;
+    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
+    uint row = r0;
+    for (; row + RC_ROWS <= r1; row += RC_ROWS)
+        lane_rows(row, RC_ROWS, pg, row == r0);
+    for (; row < r1; row++)
+        lane_rows(row, 1u, pg, row == r0);
+}

@@ -1,0 +1,56 @@
+/* The body of shaders/rmsnorm_fwd_cpu.comp and rmsnorm_fwd_texel.comp; the
+ * including shader defines how the rows are read (NR_LD_X). */
+#include "common/push_norm_fwd.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
+layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufG4 { vec4 g4[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer BufOut { float o[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer BufOut4 { vec4 o4[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
+
+#include "common/grid.glsl"
+#include "common/row_cpu.glsl"
+
+void main()
+{
+    const uint row0 = rc_unit() * RC_ROWS;
+    if (row0 >= pc.rows)
+        return;
+    const uint W = pc.width;
+    /* Rows and keep as in layernorm_fwd_cpu.comp. */
+    uint row[RC_ROWS], e[RC_ROWS];
+    bool keep[RC_ROWS];
+    vec4 ss[RC_ROWS], ss_c[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+        row[k] = min(row0 + k, pc.rows - 1u);
+        e[k] = row[k] * W;
+        keep[k] = row0 + k < pc.rows;
+        ss[k] = ss_c[k] = vec4(0.0);
+    }
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 v = NR_LD_X(pc.off_x + e[k] + i);
+            rc_add(ss[k], ss_c[k], v * v);
+        }
+    }
+    float rs[RC_ROWS];
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        rs[k] = inversesqrt(rc_sum(ss[k]) / float(W) + pc.eps);
+
+    for (uint i = 0u; i < W; i += RC_STEP) {
+        const vec4 gi = RC_LD(g, g4, pc.off_g + i);
+        [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
+            const vec4 v = NR_LD_X(pc.off_x + e[k] + i) * rs[k] * gi;
+            if (keep[k])
+                RC_ST(o, o4, pc.off_out + e[k] + i, v);
+        }
+    }
+    [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
+        if (keep[k] && (RC_FLAGS & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+            rstd[pc.off_rstd + row[k]] = rs[k];
+}
