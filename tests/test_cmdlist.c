@@ -192,10 +192,10 @@ int main(int argc, char **argv)
     /* A texel binding whose buffer cannot be viewed (here as if it held
      * more than maxTexelBufferElements) is refused, not bound. */
     svk_push_gemm pg = {.M = 1, .N = 1, .K = 1, .batch = 1};
-    svk_dispatch td = {.kernel = SVK_KERNEL_GEMM_TEXEL, .n_bindings = 8, .push = &pg, .push_size = sizeof(pg),
+    svk_dispatch td = {.kernel = SVK_KERNEL_GEMM_TEXEL, .n_bindings = 10, .push = &pg, .push_size = sizeof(pg),
                        .groups = {1, 1, 1},
                        .bindings = {{a, 0, 0}, {a, 0, 0}, {b, 0, 0}, {b, 0, 0}, {x, 0, 0}, {a, 0, 0}, {x, 0, 0},
-                                    {x, 0, 0}}};
+                                    {x, 0, 0}, {a, 0, 0}, {a, 0, 0}}};
     const uint32_t max_texels = ctx->texel.max_elements;
     ctx->texel.max_elements = 0;
     st = svk_cmdlist_dispatch(cl, &td);
