@@ -9,8 +9,9 @@
  *
  * CAUSAL_OUT leaves out the whole loop of a block whose columns all lie
  * above the diagonal (from n_first on, all > m0 + tm - 1), whose outputs
- * are then only the tail's sum: finite, and not to be used. n_first must be the same for invocations that exchange values
- * inside the loop (a shared op(A)): the subgroup's first column. */
+ * are then only the tail's sum: finite, and not to be used. n_first must
+ * be the same for invocations that exchange values inside the loop (a
+ * shared op(A)): the smallest first column of the subgroup. */
 void svk_gemm_k_range(uint flags, uint K, uint m0, uint tm, uint n_first, out uint k_lo, out uint k_hi)
 {
     const uint K4 = K & ~3u;

@@ -93,7 +93,8 @@ typedef struct cf_variant {
     size_t pad;
     bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
 } cf_variant;
-static const cf_variant variants[] = {{"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-ssbo", 3, true}};
+static const cf_variant variants[] = {
+    {"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-ssbo", 3, true}};
 
 /* The caller's SVK_TEXEL_BUFFERS (cf_run_attention), which the variants
  * without ssbo restore. */

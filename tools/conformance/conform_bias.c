@@ -102,8 +102,8 @@ static void bias_bwd(cf_state *cf, const bias_case *b, int use_colsum, bool cpu)
     uint32_t ld = b->N + (use_colsum ? b->pad : 0);
     snprintf(shape, sizeof(shape), "%ux%u%s%s%s", b->rows, b->N, ld > b->N ? " padded" : "",
              b->offset != 0 ? " +1e4" : "", b->vec4 ? " vec4" : "");
-    cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", use_colsum ? (cpu ? "cpu" : "-") : (cpu ? "bwd-cpu" : "bwd"),
-                          shape);
+    const char *dir = use_colsum ? (cpu ? "cpu" : "-") : (cpu ? "bwd-cpu" : "bwd");
+    cf_case *c = cf_begin(cf, use_colsum ? "colsum" : "bias", dir, shape);
     if (!c)
         return;
     size_t n = (size_t)b->rows * ld, packed = (size_t)b->rows * b->N;
