@@ -8,8 +8,9 @@
  * (no host round trip). One workgroup; invocation k adds slots k, k + WG, ...
  * in order, then a shared-memory tree: a fixed order, the same bits on every
  * run. A NaN norm (a non-finite gradient) gives a NaN scale, as the
- * reference's comparison does: the min is written as a comparison that is
- * false for NaN, never as min(), whose NaN result GLSL leaves undefined.
+ * reference's comparison does. The test for NaN is on the bits: a
+ * comparison is not enough, since Vulkan lets a compiler assume no NaN
+ * (NVIDIA's turns "if (scale > 1) scale = 1" into a min() that returns 1).
  * Reference: lib/ref/clip.c. Conformance: tools/conformance/conform_clip.c.
  */
 #extension GL_GOOGLE_include_directive : require
@@ -39,6 +40,8 @@ void main()
             scale = pc.max_norm / (norm + 1e-6);
             if (scale > 1.0)
                 scale = 1.0;
+            if ((floatBitsToUint(norm) & 0x7fffffffu) > 0x7f800000u)
+                scale = norm;
         }
         outv[pc.off_out] = norm;
         outv[pc.off_out + 1u] = scale;

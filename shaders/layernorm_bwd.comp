@@ -86,7 +86,12 @@ void main()
                     dv += add[pc.off_add + e + i];
                 const float xhat = (x[pc.off_x + e + i] - mu) * rs;
                 const float dxhat = dv * g[pc.off_g + i];
-                float v = rs * (dxhat - mean_d - xhat * mean_dx);
+                /* precise: no fma may fuse dv * g into the subtraction, so
+                 * that at width 1 (xhat 0, mean_d the same rounded product)
+                 * the difference is exactly 0, as the reference's is; rs is
+                 * 1/sqrt(eps) there and would magnify the product's rounding
+                 * error. Seen on NVIDIA, whose compiler contracts. */
+                precise float v = rs * (dxhat - mean_d - xhat * mean_dx);
                 if (add_dx)
                     v += add[pc.off_add + e + i];
                 dx[pc.off_dx + e + i] = v;

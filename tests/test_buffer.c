@@ -95,13 +95,13 @@ int main(int argc, char **argv)
     p.memory = SVK_MEMORY_DEVICE;
 
     /* 4. Sizes a device cannot hold are errors that say so. */
-    const svk_device_info *di = svk_ctx_device_info(ctx);
     svk_buffer *b = NULL;
-    p.size = di->max_storage_buffer_range + 1;
+    const char *limit_name;
+    p.size = tu_buffer_limit(ctx, &limit_name) + 1;
     p.name = "too-big";
     st = svk_buffer_create(ctx, &p, &b);
-    tu_check(&t, st == SVK_ERROR_TOO_LARGE && !b && strstr(svk_last_error(), "maxStorageBufferRange"),
-             "buffer over maxStorageBufferRange: %s", svk_last_error());
+    tu_check(&t, st == SVK_ERROR_TOO_LARGE && !b && strstr(svk_last_error(), limit_name),
+             "buffer over %s: %s", limit_name, svk_last_error());
     p.size = 0;
     st = svk_buffer_create(ctx, &p, &b);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && !b, "zero-size buffer: %s", svk_last_error());

@@ -1,6 +1,7 @@
 /*
  * Models too large for the device are refused before anything is allocated,
- * with the numbers: a parameter slab over maxStorageBufferRange at
+ * with the numbers: a parameter slab over the binding limit (the smallest
+ * of maxStorageBufferRange and the allocation limits, tu_buffer_limit) at
  * svk_model_create, and at the first step of a batch shape a logits tensor
  * over that limit and a shape whose activations exceed the memory heap
  * (lavapipe's heap is host memory that it never checks, so without the
@@ -112,12 +113,13 @@ static void refused_step(svk_ctx *ctx, svk_model *m, uint32_t B, uint32_t T, svk
  * svk_model_create, naming the slab and its largest tensor. */
 static void slab_over_binding(svk_ctx *ctx)
 {
-    const uint64_t range = ctx->info.max_storage_buffer_range;
+    const char *limit_name;
+    const uint64_t range = tu_buffer_limit(ctx, &limit_name);
     const uint32_t width = 64;
     /* wte alone is just over the limit. */
     uint64_t vocab = range / (4ull * width) + 1024;
     if (vocab > UINT32_MAX / 2) {
-        printf("  (slab over maxStorageBufferRange: the limit, %" PRIu64 " bytes, needs too large a vocabulary)\n", range);
+        printf("  (slab over %s: the limit, %" PRIu64 " bytes, needs too large a vocabulary)\n", limit_name, range);
         return;
     }
     svk_model_params p = params_for(ctx, (uint32_t)vocab, width, 1, 2, 16);
@@ -129,7 +131,7 @@ static void slab_over_binding(svk_ctx *ctx)
              vocab, width, svk_status_string(st), msg);
     const uint64_t wte = vocab * width * 4;
     tu_check(&tally, strstr(msg, "'params'") && strstr(msg, "wte.weight") && says(msg, wte) && says(msg, range) &&
-                         strstr(msg, "maxStorageBufferRange") && number_after(msg, "needs ") > range,
+                         strstr(msg, limit_name) && number_after(msg, "needs ") > range,
              "the message names the slab, its largest tensor (%" PRIu64 " bytes), the bytes needed and the limit (%" PRIu64
              ")",
              wte, range);
@@ -140,11 +142,12 @@ static void slab_over_binding(svk_ctx *ctx)
 /* Logits [B*T, V] over the binding limit, though the model is small. */
 static void logits_over_binding(svk_ctx *ctx)
 {
-    const uint64_t range = ctx->info.max_storage_buffer_range;
+    const char *limit_name;
+    const uint64_t range = tu_buffer_limit(ctx, &limit_name);
     const uint32_t V = 4096, T = 64;
     const uint64_t B = range / ((uint64_t)T * V * 4) + 1;
     if (B > 4096) {
-        printf("  (logits over maxStorageBufferRange: the limit, %" PRIu64 " bytes, needs too large a batch)\n", range);
+        printf("  (logits over %s: the limit, %" PRIu64 " bytes, needs too large a batch)\n", limit_name, range);
         return;
     }
     svk_model_params p = params_for(ctx, V, 16, 1, 2, T);
@@ -155,9 +158,9 @@ static void logits_over_binding(svk_ctx *ctx)
         return;
     trains(m, 2, 8, "before the refusal");
     char msg[SVK_ERROR_MAX];
-    refused_step(ctx, m, (uint32_t)B, T, SVK_ERROR_TOO_LARGE, "logits over maxStorageBufferRange", msg, sizeof(msg));
+    refused_step(ctx, m, (uint32_t)B, T, SVK_ERROR_TOO_LARGE, "logits over the binding limit", msg, sizeof(msg));
     const uint64_t logits = B * T * V * 4;
-    tu_check(&tally, strstr(msg, "'logits'") && says(msg, logits) && says(msg, range) && strstr(msg, "maxStorageBufferRange"),
+    tu_check(&tally, strstr(msg, "'logits'") && says(msg, logits) && says(msg, range) && strstr(msg, limit_name),
              "the message names 'logits', its %" PRIu64 " bytes and the limit of %" PRIu64 " bytes", logits, range);
     /* The shape it had still works, and so does a new one that fits. */
     trains(m, 2, 8, "the refused model, at its earlier shape");
@@ -170,7 +173,7 @@ static void logits_over_binding(svk_ctx *ctx)
 static void batch_over_heap(svk_ctx *ctx)
 {
     const uint32_t heap = svk_mem_pool_heap(ctx, SVK_POOL_DEVICE);
-    const uint64_t heap_size = ctx->mem_props.memoryHeaps[heap].size, range = ctx->info.max_storage_buffer_range;
+    const uint64_t heap_size = ctx->mem_props.memoryHeaps[heap].size, range = tu_buffer_limit(ctx, NULL);
     const uint32_t C = 256, H = 4, T = 256;
     /* Per layer at least the attention matrix [B, H, T, T] (materialised
      * attention; flash attention keeps less, so the model is larger than

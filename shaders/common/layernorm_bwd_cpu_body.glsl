@@ -84,7 +84,8 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         [[unroll]] for (uint k = 0u; k < n; k++) {
             const vec4 dv = grad_at(e[k] + i, add_dout);
             const vec4 xhat = (NR_LD_X(pc.off_x + e[k] + i) - mu[k]) * rs[k];
-            vec4 v = rs[k] * (dv * gi - mean_d[k] - xhat * mean_dx[k]);
+            /* precise: exactly 0 at width 1 (see layernorm_bwd.comp). */
+            precise vec4 v = rs[k] * (dv * gi - mean_d[k] - xhat * mean_dx[k]);
             if (add_dx)
                 v += NR_LD_ADD(pc.off_add + e[k] + i);
             RC_ST(dx, dx4, pc.off_dx + e[k] + i, v);
