@@ -37,8 +37,12 @@ const uint BM = WG_Y * TM;
 const uint BN = WG_X * TN;
 const uint THREADS = WG_X * WG_Y;
 
-shared float tile_a[BK * BM]; /* [BK][BM]: op(A) tile, k-major */
-shared float tile_b[BK * BN]; /* [BK][BN]: op(B) tile, k-major */
+/* Rows of the tiles are padded by one float: staging a non-transposed A
+ * (or a transposed B) writes down a column of the tile, BM (BN) floats
+ * apart, which would put a warp's stores in one shared-memory bank. */
+const uint LDA_S = BM + 1u, LDB_S = BN + 1u;
+shared float tile_a[BK * LDA_S]; /* [BK][BM + 1]: op(A) tile, k-major */
+shared float tile_b[BK * LDB_S]; /* [BK][BN + 1]: op(B) tile, k-major */
 
 void main()
 {
@@ -69,7 +73,7 @@ void main()
             float v = 0.0;
             if (m < pc.M && k < pc.K)
                 v = a[base_a + (trans_a ? k * pc.lda + m : m * pc.lda + k)];
-            tile_a[kk * BM + mm] = v;
+            tile_a[kk * LDA_S + mm] = v;
         }
         /* Stage op(B)[k0:k0+BK, n0:n0+BN]. */
         for (uint i = tid; i < BN * BK; i += THREADS) {
@@ -80,7 +84,7 @@ void main()
             float v = 0.0;
             if (n < pc.N && k < pc.K)
                 v = b[base_b + (trans_b ? n * pc.ldb + k : k * pc.ldb + n)];
-            tile_b[kk * BN + nn] = v;
+            tile_b[kk * LDB_S + nn] = v;
         }
         barrier();
 
@@ -88,9 +92,9 @@ void main()
             float ra[TM];
             float rb[TN];
             for (uint i = 0u; i < TM; i++)
-                ra[i] = tile_a[kk * BM + ty + i * WG_Y];
+                ra[i] = tile_a[kk * LDA_S + ty + i * WG_Y];
             for (uint j = 0u; j < TN; j++)
-                rb[j] = tile_b[kk * BN + tx + j * WG_X];
+                rb[j] = tile_b[kk * LDB_S + tx + j * WG_X];
             for (uint i = 0u; i < TM; i++)
                 for (uint j = 0u; j < TN; j++)
                     acc[i * TN + j] += ra[i] * rb[j];

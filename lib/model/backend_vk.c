@@ -109,8 +109,19 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-/* The scratch floats the largest op of the plan needs. */
-static uint64_t scratch_elems(const svk_plan *p)
+/* A plan GEMM's epilogue, from its flags. */
+static svk_gemm_epilogue gemm_epilogue(uint32_t flags)
+{
+    const uint32_t epi = flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
+    return epi == 0                     ? SVK_GEMM_EPILOGUE_NONE
+           : epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
+           : epi == SVK_FLAG_GELU_BWD   ? SVK_GEMM_EPILOGUE_GELU_BWD
+           : epi == SVK_FLAG_RESIDUAL   ? SVK_GEMM_EPILOGUE_RESIDUAL
+                                        : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+}
+
+/* The scratch floats the largest op of the plan needs on ctx's device. */
+static uint64_t scratch_elems(svk_ctx *ctx, const svk_plan *p)
 {
     uint64_t need = 1;
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -135,6 +146,15 @@ static uint64_t scratch_elems(const svk_plan *p)
         case SVK_OP_BIAS_BWD:
             n = svk_colsum_scratch_elems(d[0], d[1]);
             break;
+        case SVK_OP_GEMM: {
+            /* Split-K's partials, where the GEMM would split (gemm_split.h). */
+            const svk_gemm_args g = {.trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
+                                     .M = (uint32_t)d[0], .N = (uint32_t)d[1], .K = (uint32_t)d[2], .batch = 1,
+                                     .alpha = o->f[0], .beta = o->f[1],
+                                     .epilogue = gemm_epilogue(o->flags)};
+            n = o->t[3] != SVK_NONE ? 0 : svk_gemm_scratch_elems(ctx, &g);
+            break;
+        }
         default:
             break;
         }
@@ -159,7 +179,7 @@ static size_t max_requests(const svk_plan *p)
  * of the current buffers that free_shape and alloc_shape would free, by
  * pool; note receives the parameter slabs' note. Returns the number of
  * requests (at most max_requests(p)). */
-static size_t shape_requests(vk_state *s, const svk_plan *p, svk_buffer_request *req, svk_buffer ***dest,
+static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_buffer_request *req, svk_buffer ***dest,
                              char note[160], uint64_t released[SVK_POOL_COUNT])
 {
     size_t n = 0;
@@ -209,7 +229,7 @@ static size_t shape_requests(vk_state *s, const svk_plan *p, svk_buffer_request 
             ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
                 (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4, SVK_MEMORY_DEVICE);
     uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
-    ADD(&s->scratch, "scratch", NULL, scratch_elems(p) * 4, SVK_MEMORY_DEVICE);
+    ADD(&s->scratch, "scratch", NULL, scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->clip_partials, "clip partials", NULL, svk_clip_scratch_elems(1, &grads) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->losses, "losses", NULL, (uint64_t)p->B * p->T * 4, SVK_MEMORY_DEVICE);
 #undef ADD
@@ -230,7 +250,7 @@ static svk_status check_fit(svk_model *m, const svk_plan *p)
         return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory checking the model's size");
     char note[160], what[160];
     uint64_t released[SVK_POOL_COUNT];
-    size_t n = shape_requests(s, p, req, NULL, note, released);
+    size_t n = shape_requests(m->ctx, s, p, req, NULL, note, released);
     snprintf(what, sizeof(what), "a model of %llu parameters (vocab=%u, width=%u, layers=%u) with batches B=%u T=%u",
              (unsigned long long)m->n_elems, p->config.vocab, p->config.width, p->config.layers, p->B, p->T);
     svk_status st = svk_buffer_check_fit(m->ctx, what, req, n, released);
@@ -255,7 +275,7 @@ static svk_status alloc_shape(svk_model *m, const svk_plan *p)
         st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory making the model's buffers");
     char note[160];
     uint64_t released[SVK_POOL_COUNT];
-    const size_t n = st == SVK_OK ? shape_requests(s, p, req, dest, note, released) : 0;
+    const size_t n = st == SVK_OK ? shape_requests(m->ctx, s, p, req, dest, note, released) : 0;
     for (size_t i = 0; i < n && st == SVK_OK; i++) {
         svk_buffer_params bp = svk_buffer_params_default();
         bp.size = req[i].size;
@@ -456,14 +476,12 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
             .a = a.buf, .b = b.buf, .c = c.buf, .bias = bias.buf,
             .off_a = a.off, .off_b = b.off, .off_c = c.off, .off_bias = bias.off,
             .label = label,
+            /* Room for split-K partials (gemm_split.h), sized for this op by scratch_elems. */
+            .scratch = r->s->scratch, .scratch_elems = r->s->scratch ? r->s->scratch->size / 4 : 0,
         };
-        const uint32_t epi = o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
-        if (epi) {
+        g.epilogue = gemm_epilogue(o->flags);
+        if (g.epilogue != SVK_GEMM_EPILOGUE_NONE) {
             const svk_tref aux = T(r, t[4]), aux2 = T(r, t[5]);
-            g.epilogue = epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
-                         : epi == SVK_FLAG_GELU_BWD ? SVK_GEMM_EPILOGUE_GELU_BWD
-                         : epi == SVK_FLAG_RESIDUAL ? SVK_GEMM_EPILOGUE_RESIDUAL
-                                                    : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
             g.aux = aux.buf;
             g.off_aux = aux.off;
             g.aux2 = aux2.buf;

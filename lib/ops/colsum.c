@@ -86,7 +86,8 @@ svk_status svk_colsum_record_named(svk_cmdlist *cl, const svk_colsum_args *a, co
         .rows_per_block = (uint32_t)rpb,
         .off_src = svk_elem_off(a->src),
         .off_dst = svk_elem_off(a->dst),
-        .flags = SVK_COLSUM_FLAG_ACCUMULATE,
+        /* Without ACCUMULATE one block writes its sums to dst row 0. */
+        .flags = a->overwrite ? 0u : SVK_COLSUM_FLAG_ACCUMULATE,
     };
     if (blocks == 1)
         return stage(cl, ctx, op, src, dst, &push, 1, a->label);
@@ -109,7 +110,7 @@ svk_status svk_colsum_record_named(svk_cmdlist *cl, const svk_colsum_args *a, co
         .rows_per_block = (uint32_t)blocks,
         .off_src = svk_elem_off(a->scratch),
         .off_dst = svk_elem_off(a->dst),
-        .flags = SVK_COLSUM_FLAG_ACCUMULATE,
+        .flags = a->overwrite ? 0u : SVK_COLSUM_FLAG_ACCUMULATE,
     };
     return stage(cl, ctx, op, scratch, dst, &fin, 1, a->label);
 }

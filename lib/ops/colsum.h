@@ -1,6 +1,6 @@
 /*
  * Column sums on the device (shaders/colsum.comp), accumulated:
- *   dst[c] += sum over r of src[r, c],  src [rows, N] with leading dimension ld,
+ *   dst[c] += sum over r of src[r, c]  (or, with overwrite, dst[c] = ...),  src [rows, N] with leading dimension ld,
  * deterministic (no float atomics; a fixed order, the same bits on every
  * run). The gradient of any parameter broadcast over rows is one: a Linear's
  * bias (svk_bias_bwd_record), or a norm's gain from a [rows, C] product
@@ -15,6 +15,8 @@
 #ifndef SVK_OPS_COLSUM_H
 #define SVK_OPS_COLSUM_H
 
+#include <stdbool.h>
+
 #include "ops.h"
 
 typedef struct svk_colsum_args {
@@ -22,10 +24,12 @@ typedef struct svk_colsum_args {
     uint64_t N;         /* columns, >= 1 */
     uint64_t ld;        /* elements between rows of src, >= N; 0 means N */
     svk_tref src;       /* [rows, ld] (the last row needs only N elements) */
-    svk_tref dst;       /* [N], accumulated (+=); must not overlap src or scratch */
+    svk_tref dst;       /* [N], accumulated (+=), or overwritten when overwrite is set;
+                         * must not overlap src or scratch */
     svk_tref scratch;   /* [svk_colsum_scratch_elems(rows, N)] floats, clobbered;
                          * ignored (buf may be NULL) when that is 0 */
     const char *label;  /* names the dispatches in messages and timings; may be NULL */
+    bool overwrite;     /* dst = the sums (never read), instead of += */
 } svk_colsum_args;
 
 /* Rows one first-stage block sums: 32, or more when rows > 32768, so that

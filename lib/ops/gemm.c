@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/push_gemm.h"
+#include "gemm_split.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
 #include "vk/texel.h"
@@ -125,6 +126,29 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
         return SVK_OK;
     *out = id;
     return SVK_OK;
+}
+
+void svk_gemm_portable_block(const svk_gemm_args *g, uint32_t *bm, uint32_t *bn)
+{
+    /* One tile shape for every product (kernels.c). 8 x 8 per invocation
+     * (128 x 128 tiles) ran 10 times slower on an H200 than 4 x 4: see
+     * docs/PERFORMANCE.md. */
+    (void)g;
+    block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, bm, bn);
+}
+
+uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
+{
+    /* The portable kernel is the one that splits; a CPU variant's fallback
+     * to it (rare: svk_gemm_variant) records unsplit for want of room. */
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
+    if (!ctx || !g || pick_variant(ctx, g->label ? g->label : "gemm", g->variant, &variant) != SVK_OK ||
+        variant != SVK_GEMM_VARIANT_PORTABLE)
+        return 0;
+    uint32_t bm, bn;
+    svk_gemm_portable_block(g, &bm, &bn);
+    const uint32_t s = svk_gemm_split_count(g, g->ldc ? g->ldc : g->N, bm, bn);
+    return s > 1 ? (uint64_t)s * g->M * g->N : 0;
 }
 
 svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
@@ -255,7 +279,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[8] = out_flags;
         spec[9] = g->beta != 0.0f;
     } else {
-        uint64_t shared = (uint64_t)(spec[1] * spec[3] + spec[0] * spec[4]) * spec[5] * sizeof(float);
+        uint64_t shared = (uint64_t)(spec[1] * spec[3] + 1 + spec[0] * spec[4] + 1) * spec[5] * sizeof(float);
         if (shared > ctx->info.max_shared_memory)
             return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                              "gemm tiles need %llu bytes of shared memory, the device has %u",
@@ -263,6 +287,21 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     }
     uint32_t bm, bn;
     block_shape(kernel_id, spec, &bm, &bn);
+    if (kernel_id == SVK_KERNEL_GEMM && g->scratch) {
+        const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
+        const uint64_t need = (uint64_t)splits * g->M * g->N;
+        if (splits > 1 && g->scratch_elems >= need) {
+            const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
+            const svk_range oa = {g->a, g->off_a * 4, extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer) * 4};
+            const svk_range ob = {g->b, g->off_b * 4, extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer) * 4};
+            const svk_range oc = {g->c, g->off_c * 4, extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer) * 4};
+            if (svk_range_overlap(rs, oa) || svk_range_overlap(rs, ob) || svk_range_overlap(rs, oc))
+                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
+                                 (unsigned long long)g->off_scratch, g->scratch->name);
+            return svk_gemm_split_record(cl, g, splits, lda, ldb);
+        }
+    }
 
     svk_push_gemm push = {
         .M = g->M, .N = g->N, .K = g->K,

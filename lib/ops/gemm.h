@@ -97,7 +97,18 @@ typedef struct svk_gemm_args {
     uint64_t off_aux2;
     float res_c;                   /* DUAL_RESIDUAL's divisor, finite and nonzero */
     svk_gemm_structure structure;  /* default DENSE */
+    /* Room for split-K partials (lib/ops/gemm_split.c): scratch_elems
+     * floats from off_scratch, clobbered, not overlapping any operand; or
+     * NULL. With it, a GEMM whose C has too few tiles to fill a GPU is cut
+     * along K into batched partial products and a column sum, where
+     * svk_gemm_scratch_elems says it would be. */
+    svk_buffer *scratch;
+    uint64_t off_scratch, scratch_elems;
 } svk_gemm_args;
+
+/* Floats of scratch svk_gemm_record would use for g's split-K on ctx's
+ * device now (0: it would not split g); g's buffers are not looked at. */
+uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 
 /* Checks shapes against the buffers and records the dispatch. */
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);

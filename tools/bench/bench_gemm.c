@@ -27,6 +27,8 @@ typedef struct gemm_ctx {
     const gemm_shape *g;
     svk_gemm_variant variant;
     svk_tref a[8], bm[8], c[8], bias[8];
+    svk_tref scratch;      /* split-K's partials (lib/ops/gemm_split.h), as the model gives them */
+    uint64_t scratch_n;
 } gemm_ctx;
 
 static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
@@ -41,8 +43,17 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
         .bias = g->bias ? x->bias[set].buf : NULL,
         .label = g->what,
         .variant = x->variant,
+        .scratch = x->scratch.buf, .off_scratch = x->scratch.off, .scratch_elems = x->scratch_n,
     };
     return svk_gemm_record(cl, &a);
+}
+
+/* Split-K's scratch for g in variant v (0: none). */
+static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
+{
+    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+                             .alpha = 1.0f, .beta = g->beta, .variant = v, .label = g->what};
+    return g->bias ? 0 : svk_gemm_scratch_elems(b->ctx, &a);
 }
 
 static const char *const variant_names[2] = {"portable", "cpu"};
@@ -72,6 +83,12 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
     x.c[0] = bench_rand(&bb, "C", nc, -1, 1);
     if (g->bias)
         x.bias[0] = bench_rand(&bb, "bias", g->N, -1, 1);
+    for (int v = 0; v < 2; v++) {
+        const uint64_t n = want[v] ? scratch_elems(b, g, variants[v]) : 0;
+        x.scratch_n = n > x.scratch_n ? n : x.scratch_n;
+    }
+    if (x.scratch_n)
+        x.scratch = bench_const(&bb, "scratch", x.scratch_n, 0.0f);
     for (uint32_t s = 1; s < sets; s++) {
         x.a[s] = bench_clone(&bb, "A", x.a[0], na);
         x.bm[s] = bench_clone(&bb, "B", x.bm[0], nb);

@@ -14,7 +14,9 @@
  * elements before and after each operand, are NaN, so a kernel that reads
  * outside op(A) or op(B) and lets it reach a result fails. The causal
  * structures (svk_gemm_structure) run with op(A) zero where promised, and
- * CAUSAL_OUT compares C on and below the diagonal.
+ * CAUSAL_OUT compares C on and below the diagonal. Every case gets the
+ * split-K scratch svk_gemm_scratch_elems asks for (NaN before), so the
+ * portable rows run split-K wherever a GPU would (lib/ops/gemm_split.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,6 +81,15 @@ static const gemm_case cases[] = {
     {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
     {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    /* Split-K on GPUs (few tiles of C, long K): beta 0 and 1, parts of K
+     * not a multiple of the k tile, every transpose, a padded C (which
+     * does not split: ldc != N). */
+    {1, 0, 128, 128, 1024, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 37, 29, 1000, 1, 0.5f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 5, 129, 768, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 1, 64, 64, 832, 1, 2.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 1, 1, 1, 130, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 61, 67, 1024, 1, 1.0f, 0.0f, 0, 3, 1, 1, 0, 0, 0, 0},
     /* Two batch levels, groups of `batch` matrices a further pad apart. */
     {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0, 0},
     {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0, 0},
@@ -293,6 +304,16 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .aux2 = taux2.buf, .off_aux2 = taux2.off, .res_c = RES_C,
         .structure = (svk_gemm_structure)g->structure,
     };
+    /* Split-K's partials: NaN before, never compared. */
+    const uint64_t scratch_n = svk_gemm_scratch_elems(cf->ctx, &args);
+    cf_out *scratch = scratch_n ? cf_output_at(c, "scratch", scratch_n, NULL, 0) : NULL;
+    if (scratch_n && !scratch)
+        goto end;
+    if (scratch) {
+        args.scratch = scratch->buf;
+        args.off_scratch = cf_tref(scratch).off;
+        args.scratch_elems = scratch_n;
+    }
     svk_texel_caps saved = cf->ctx->texel;
     if (row->force_fallback)
         cf->ctx->texel.max_elements = 0;

@@ -1,0 +1,78 @@
+#include "gemm_split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "colsum.h"
+#include "vk/buffer.h"
+#include "vk/context.h"
+
+/* Workgroups that keep a large GPU busy: an H200 has 132 multiprocessors,
+ * and the dW products of a 128-wide model have 4 tiles of 64 x 64. */
+#define FILL_GROUPS 128u
+/* Fewer k steps per part than this and the partials' traffic (S M N floats
+ * written and read) outweighs the parallelism gained. */
+#define MIN_PART_K 64u
+/* colsum.comp adds at most 32 rows in one dispatch. */
+#define MAX_SPLITS 32u
+
+uint32_t svk_gemm_split_count(const svk_gemm_args *g, uint64_t ldc, uint32_t bm, uint32_t bn)
+{
+    const char *env = getenv("SVK_GEMM_SPLIT");
+    if (env && !strcmp(env, "0"))
+        return 1;
+    if ((g->batch > 1) || (g->outer > 1) || g->bias || g->epilogue != SVK_GEMM_EPILOGUE_NONE ||
+        g->structure != SVK_GEMM_DENSE || (g->beta != 0.0f && g->beta != 1.0f) || ldc != g->N)
+        return 1;
+    const uint64_t tiles = ((uint64_t)g->M + bm - 1) / bm * (((uint64_t)g->N + bn - 1) / bn);
+    if (tiles >= FILL_GROUPS)
+        return 1;
+    uint64_t s = (FILL_GROUPS + tiles - 1) / tiles;
+    if (s > g->K / MIN_PART_K)
+        s = g->K / MIN_PART_K;
+    if (s > MAX_SPLITS)
+        s = MAX_SPLITS;
+    /* Equal parts, so that one batched dispatch computes them all. */
+    while (s > 1 && g->K % s != 0)
+        s--;
+    /* The partials [S, M * N] must be addressable by colsum's 32-bit offsets. */
+    if (s > 1 && s * g->M * g->N > UINT32_MAX)
+        return 1;
+    return (uint32_t)(s > 1 ? s : 1);
+}
+
+svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32_t splits, uint64_t lda,
+                                 uint64_t ldb)
+{
+    const uint32_t kp = g->K / splits;
+    const uint64_t mn = (uint64_t)g->M * g->N;
+    /* Part s multiplies op(A)[:, s kp : (s + 1) kp] by op(B)[s kp : (s + 1) kp, :]:
+     * along A's rows when it is stored transposed ([K, M]), else along its
+     * columns; B the other way round. */
+    svk_gemm_args part = *g;
+    part.K = kp;
+    part.batch = splits;
+    part.outer = 1;
+    part.lda = (uint32_t)lda;
+    part.ldb = (uint32_t)ldb;
+    part.ldc = g->N;
+    part.stride_a = g->trans_a ? (uint64_t)kp * lda : kp;
+    part.stride_b = g->trans_b ? kp : (uint64_t)kp * ldb;
+    part.stride_c = mn;
+    part.beta = 0.0f;
+    part.c = g->scratch;
+    part.off_c = g->off_scratch;
+    part.scratch = NULL;
+    svk_status st = svk_gemm_record(cl, &part);
+    if (st != SVK_OK)
+        return st;
+    svk_colsum_args sum = {
+        .rows = splits,
+        .N = mn,
+        .src = {g->scratch, g->off_scratch},
+        .dst = {g->c, g->off_c},
+        .label = g->label,
+        .overwrite = g->beta == 0.0f,
+    };
+    return svk_colsum_record_named(cl, &sum, "gemm", "split-K partials", "C");
+}
