@@ -16,6 +16,7 @@
  * an output that is being overwritten must not survive).
  */
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
@@ -59,13 +60,13 @@ void main()
     const uint base_c = pc.off_c + batch * pc.stride_c + outer * pc.stride2_c;
 
     float acc[TM * TN];
-    for (uint i = 0u; i < TM * TN; i++)
+    [[unroll]] for (uint i = 0u; i < TM * TN; i++)
         acc[i] = 0.0;
 
     for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
         /* Stage op(A)[m0:m0+BM, k0:k0+BK]; consecutive invocations take
          * consecutive addresses along whichever axis A is contiguous in. */
-        for (uint i = tid; i < BM * BK; i += THREADS) {
+        [[unroll]] for (uint i = tid; i < BM * BK; i += THREADS) {
             uint mm, kk;
             if (trans_a) { mm = i % BM; kk = i / BM; } /* A is [K, lda] */
             else         { kk = i % BK; mm = i / BK; } /* A is [M, lda] */
@@ -76,7 +77,7 @@ void main()
             tile_a[kk * LDA_S + mm] = v;
         }
         /* Stage op(B)[k0:k0+BK, n0:n0+BN]. */
-        for (uint i = tid; i < BN * BK; i += THREADS) {
+        [[unroll]] for (uint i = tid; i < BN * BK; i += THREADS) {
             uint nn, kk;
             if (trans_b) { kk = i % BK; nn = i / BK; } /* B is [N, ldb] */
             else         { nn = i % BN; kk = i / BN; } /* B is [K, ldb] */
@@ -88,15 +89,15 @@ void main()
         }
         barrier();
 
-        for (uint kk = 0u; kk < BK; kk++) {
+        [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
             float ra[TM];
             float rb[TN];
-            for (uint i = 0u; i < TM; i++)
+            [[unroll]] for (uint i = 0u; i < TM; i++)
                 ra[i] = tile_a[kk * LDA_S + ty + i * WG_Y];
-            for (uint j = 0u; j < TN; j++)
+            [[unroll]] for (uint j = 0u; j < TN; j++)
                 rb[j] = tile_b[kk * LDB_S + tx + j * WG_X];
-            for (uint i = 0u; i < TM; i++)
-                for (uint j = 0u; j < TN; j++)
+            [[unroll]] for (uint i = 0u; i < TM; i++)
+                [[unroll]] for (uint j = 0u; j < TN; j++)
                     acc[i * TN + j] += ra[i] * rb[j];
         }
         /* The next stage overwrites the tiles this one is still reading. */
@@ -104,11 +105,11 @@ void main()
     }
 
     const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;
-    for (uint i = 0u; i < TM; i++) {
+    [[unroll]] for (uint i = 0u; i < TM; i++) {
         const uint m = m0 + ty + i * WG_Y;
         if (m >= pc.M)
             continue;
-        for (uint j = 0u; j < TN; j++) {
+        [[unroll]] for (uint j = 0u; j < TN; j++) {
             const uint n = n0 + tx + j * WG_X;
             if (n >= pc.N)
                 continue;
