@@ -3,7 +3,8 @@
  * reference and on the device agree at every step for every placement x
  * norm x MLP x position combination; replaying a recorded step equals
  * recording it again; a resumed run continues bit for bit; checkpoints move
- * between backends; bad input is refused.
+ * between backends; bad input is refused. The step also runs with the
+ * kernels GPUs run, at a size where their GEMMs split K.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "ops/gemm.h"
 #include "test_util.h"
 
 enum { B = 3, T = 17, STEPS = 20 };
@@ -102,6 +104,52 @@ static void backends(svk_ctx *ctx, tu_tally *t)
                     svk_model_destroy(&mc);
                     svk_model_destroy(&mv);
                 }
+}
+
+/* The step with the kernels GPUs run (SVK_KERNEL_VARIANT=portable) against
+ * the CPU reference, at 256 tokens: enough that the weight gradients'
+ * GEMMs (K = the tokens) split K on the portable path (lib/ops/gemm_split.c),
+ * their partials in the model's scratch buffer. */
+static void portable(svk_ctx *ctx, tu_tally *t)
+{
+    enum { PB = 8, PT = 32, PSTEPS = 5 };
+    svk_model_config c = small();
+    svk_model_config_set(&c, "placement", "siamese");
+    setenv("SVK_KERNEL_VARIANT", "portable", 1);
+    /* Which the plan's dW GEMM (TN, [C, C] over the tokens) must do. */
+    const svk_gemm_args dw = {.trans_a = true, .M = c.width, .N = c.width, .K = PB * PT, .batch = 1,
+                              .alpha = 1.0f, .beta = 1.0f};
+    const uint64_t split = svk_gemm_scratch_elems(ctx, &dw);
+    svk_model *mc = make(ctx, &c, SVK_BACKEND_CPU), *mv = make(ctx, &c, SVK_BACKEND_VULKAN);
+    float lc[PSTEPS], lv[PSTEPS];
+    int32_t tok[PB * PT], tgt[PB * PT];
+    bool ok = mc && mv;
+    for (int k = 0; k < 2 && ok; k++) {
+        uint64_t seed = 5;
+        for (int i = 0; ok && i < PSTEPS; i++) {
+            for (int j = 0; j < PB * PT; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                tok[j] = (int32_t)((seed >> 33) % c.vocab);
+                tgt[j] = (tok[j] + 1) % (int32_t)c.vocab;
+            }
+            svk_status st = svk_model_train_step(k ? mv : mc, tok, tgt, PB, PT, 3e-3f, k ? &lv[i] : &lc[i]);
+            if (st != SVK_OK)
+                printf("     step %d: %s\n", i, svk_last_error());
+            ok = st == SVK_OK;
+        }
+    }
+    unsetenv("SVK_KERNEL_VARIANT");
+    double worst = 0;
+    for (int i = 0; ok && i < PSTEPS; i++) {
+        double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
+        worst = r > worst ? r : worst;
+    }
+    tu_check(t, ok && split > 0 && worst <= 1e-4,
+             "cpu vs vulkan with the portable kernels, B=%d T=%d (dW split-K scratch %llu floats): %d steps, "
+             "worst rel diff %.2e",
+             PB, PT, (unsigned long long)split, PSTEPS, worst);
+    svk_model_destroy(&mc);
+    svk_model_destroy(&mv);
 }
 
 static void replay(svk_ctx *ctx, tu_tally *t)
@@ -235,6 +283,8 @@ int main(int argc, char **argv)
         return 1;
     if (!args.filter || strstr("backends", args.filter))
         backends(ctx, &t);
+    if (!args.filter || strstr("portable", args.filter))
+        portable(ctx, &t);
     if (!args.filter || strstr("replay", args.filter))
         replay(ctx, &t);
     if (!args.filter || strstr("resume", args.filter)) {
