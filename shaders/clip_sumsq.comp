@@ -40,13 +40,15 @@ layout(set = 0, binding = 1, std430) writeonly buffer BufPartials { float partia
 
 /* s + v, compensated (c carries what s lost). An infinite s keeps c at 0,
  * so an overflowing sum stays +inf, as the portable form's does, instead
- * of turning NaN through inf - inf. */
+ * of turning NaN through inf - inf. The test is on the bits: Vulkan lets a
+ * compiler fold isinf() to false (NVIDIA's turned a NaN comparison in
+ * clip_scale.comp into a min()). */
 void add_compensated(inout vec4 s, inout vec4 c, vec4 v)
 {
     precise vec4 y = v - c;
     precise vec4 t = s + y;
     precise vec4 lost = (t - s) - y;
-    c = mix(lost, vec4(0.0), isinf(t));
+    c = mix(lost, vec4(0.0), equal(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u)));
     s = t;
 }
 
