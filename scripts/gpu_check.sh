@@ -16,7 +16,7 @@
 #   STAGES="info conformance tests cli train bench" runs a subset.
 set -u
 if [ $# -ne 2 ]; then
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
