@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "vk/buffer.h"
 #include "vk/context.h"
 
 static uint32_t device_blocks(const svk_ctx *ctx)
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
     /* 4. Sizes a device cannot hold are errors that say so. */
     svk_buffer *b = NULL;
     const char *limit_name;
-    p.size = tu_buffer_limit(ctx, &limit_name) + 1;
+    p.size = svk_buffer_max_size(ctx, &limit_name) + 1;
     p.name = "too-big";
     st = svk_buffer_create(ctx, &p, &b);
     tu_check(&t, st == SVK_ERROR_TOO_LARGE && !b && strstr(svk_last_error(), limit_name),

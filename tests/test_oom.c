@@ -1,7 +1,7 @@
 /*
  * Models too large for the device are refused before anything is allocated,
  * with the numbers: a parameter slab over the binding limit (the smallest
- * of maxStorageBufferRange and the allocation limits, tu_buffer_limit) at
+ * of maxStorageBufferRange and the allocation limits, svk_buffer_max_size) at
  * svk_model_create, and at the first step of a batch shape a logits tensor
  * over that limit and a shape whose activations exceed the memory heap
  * (lavapipe's heap is host memory that it never checks, so without the
@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "svk/model.h"
 #include "test_util.h"
+#include "vk/buffer.h"
 #include "vk/context.h"
 
 static tu_tally tally;
@@ -114,7 +115,7 @@ static void refused_step(svk_ctx *ctx, svk_model *m, uint32_t B, uint32_t T, svk
 static void slab_over_binding(svk_ctx *ctx)
 {
     const char *limit_name;
-    const uint64_t range = tu_buffer_limit(ctx, &limit_name);
+    const uint64_t range = svk_buffer_max_size(ctx, &limit_name);
     const uint32_t width = 64;
     /* wte alone is just over the limit. */
     uint64_t vocab = range / (4ull * width) + 1024;
@@ -143,7 +144,7 @@ static void slab_over_binding(svk_ctx *ctx)
 static void logits_over_binding(svk_ctx *ctx)
 {
     const char *limit_name;
-    const uint64_t range = tu_buffer_limit(ctx, &limit_name);
+    const uint64_t range = svk_buffer_max_size(ctx, &limit_name);
     const uint32_t V = 4096, T = 64;
     const uint64_t B = range / ((uint64_t)T * V * 4) + 1;
     if (B > 4096) {
@@ -173,7 +174,7 @@ static void logits_over_binding(svk_ctx *ctx)
 static void batch_over_heap(svk_ctx *ctx)
 {
     const uint32_t heap = svk_mem_pool_heap(ctx, SVK_POOL_DEVICE);
-    const uint64_t heap_size = ctx->mem_props.memoryHeaps[heap].size, range = tu_buffer_limit(ctx, NULL);
+    const uint64_t heap_size = ctx->mem_props.memoryHeaps[heap].size, range = svk_buffer_max_size(ctx, NULL);
     const uint32_t C = 256, H = 4, T = 256;
     /* Per layer at least the attention matrix [B, H, T, T] (materialised
      * attention; flash attention keeps less, so the model is larger than

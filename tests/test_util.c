@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "vk/context.h"
 
 void tu_parse_args(int argc, char **argv, const char *prog, tu_args *out)
 {
@@ -134,21 +133,3 @@ void tu_validation_forgive(int n)
     validation_messages -= n;
 }
 
-uint64_t tu_buffer_limit(const svk_ctx *ctx, const char **name)
-{
-    const struct {
-        const char *name;
-        uint64_t value;
-    } limits[] = {
-        {"maxStorageBufferRange", ctx->info.max_storage_buffer_range},
-        {"maxMemoryAllocationSize", ctx->info.max_allocation_size},
-        {"maxBufferSize", ctx->memory.max_buffer_size},
-    };
-    size_t best = 0;
-    for (size_t i = 1; i < sizeof(limits) / sizeof(limits[0]); i++)
-        if (limits[i].value && limits[i].value < limits[best].value)
-            best = i;
-    if (name)
-        *name = limits[best].name;
-    return limits[best].value;
-}

@@ -54,11 +54,4 @@ int tu_validation_messages(void);
 /* Takes back n messages a test provoked on purpose. */
 void tu_validation_forgive(int n);
 
-/* The most bytes one buffer may hold on ctx's device: the smallest of
- * maxStorageBufferRange, maxMemoryAllocationSize and maxBufferSize, the
- * one libsvk's refusal names; its name goes to *name unless name is NULL.
- * On lavapipe it is the storage range; on NVIDIA's driver the allocation
- * limit, 2 MiB less. */
-uint64_t tu_buffer_limit(const svk_ctx *ctx, const char **name);
-
 #endif

@@ -7,13 +7,12 @@
 #include "context.h"
 #include "texel.h"
 
-svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *name, const char *note,
-                                 uint64_t size)
+uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
 {
     /* The whole buffer is bound as one storage range (cmd.c), so that limit,
      * not only the allocation's, caps a buffer; its memory is one range of
-     * a block, which is one VkBuffer in one VkDeviceMemory. The smallest
-     * limit exceeded is the one named. */
+     * a block, which is one VkBuffer in one VkDeviceMemory. A limit of 0 is
+     * one the device did not report. */
     const struct {
         const char *name;
         uint64_t value;
@@ -22,18 +21,27 @@ svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *nam
         {"maxMemoryAllocationSize", ctx->info.max_allocation_size},
         {"maxBufferSize", ctx->memory.max_buffer_size},
     };
-    int hit = -1;
+    int best = -1;
     for (int i = 0; i < (int)(sizeof(limits) / sizeof(limits[0])); i++)
-        if (limits[i].value && size > limits[i].value && (hit < 0 || limits[i].value < limits[hit].value))
-            hit = i;
-    if (hit < 0)
+        if (limits[i].value && (best < 0 || limits[i].value < limits[best].value))
+            best = i;
+    if (limit_name)
+        *limit_name = best < 0 ? NULL : limits[best].name;
+    return best < 0 ? UINT64_MAX : limits[best].value;
+}
+
+svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *name, const char *note,
+                                 uint64_t size)
+{
+    const char *limit_name;
+    const uint64_t limit = svk_buffer_max_size(ctx, &limit_name);
+    if (size <= limit)
         return SVK_OK;
     char b1[32], b2[32];
     return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
                      "%s%sbuffer '%s'%s needs %llu bytes (%s), more than the device's %s of %llu bytes (%s)",
                      what ? what : "", what ? ": " : "", name, note ? note : "", (unsigned long long)size,
-                     svk_fmt_bytes(b1, size),
-                     limits[hit].name, (unsigned long long)limits[hit].value, svk_fmt_bytes(b2, limits[hit].value));
+                     svk_fmt_bytes(b1, size), limit_name, (unsigned long long)limit, svk_fmt_bytes(b2, limit));
 }
 
 svk_status svk_buffer_check_fit(svk_ctx *ctx, const char *what, const svk_buffer_request *req, size_t n,

@@ -29,10 +29,16 @@ void svk_buffer_wait_unused(struct svk_ctx *ctx, const char *what);
  * wait serves them all. */
 void svk_buffer_release(svk_buffer **pbuf);
 
+/* The most bytes one buffer may hold on ctx's device: the smallest of
+ * maxStorageBufferRange, maxMemoryAllocationSize and maxBufferSize that the
+ * device reports (UINT64_MAX if none), whose name goes to *limit_name
+ * unless limit_name is NULL. On lavapipe the storage range; on NVIDIA's
+ * driver the allocation limit, 2 MiB less. */
+uint64_t svk_buffer_max_size(const struct svk_ctx *ctx, const char **limit_name);
+
 /* SVK_ERROR_TOO_LARGE, with a message naming the buffer, its size and the
- * device limit it exceeds (maxStorageBufferRange, maxMemoryAllocationSize
- * or maxBufferSize), when one buffer of size bytes cannot exist; SVK_OK
- * otherwise. what (may be NULL) starts the message; note (may be NULL)
+ * device limit it exceeds (svk_buffer_max_size), when one buffer of size
+ * bytes cannot exist; SVK_OK otherwise. what (may be NULL) starts the message; note (may be NULL)
  * follows the quoted name. */
 svk_status svk_buffer_check_size(struct svk_ctx *ctx, const char *what, const char *name, const char *note,
                                  uint64_t size);
