@@ -128,15 +128,6 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
     return SVK_OK;
 }
 
-void svk_gemm_portable_block(const svk_gemm_args *g, uint32_t *bm, uint32_t *bn)
-{
-    /* One tile shape for every product (kernels.c). 8 x 8 per invocation
-     * (128 x 128 tiles) ran 10 times slower on an H200 than 4 x 4: see
-     * docs/PERFORMANCE.md. */
-    (void)g;
-    block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, bm, bn);
-}
-
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
     /* The portable kernel is the one that splits; a CPU variant's fallback
@@ -145,8 +136,10 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     if (!ctx || !g || pick_variant(ctx, g->label ? g->label : "gemm", g->variant, &variant) != SVK_OK ||
         variant != SVK_GEMM_VARIANT_PORTABLE)
         return 0;
+    /* The portable kernel has one tile shape for every product (kernels.c:
+     * 8 x 8 per invocation ran 10 times slower on an H200 than 4 x 4). */
     uint32_t bm, bn;
-    svk_gemm_portable_block(g, &bm, &bn);
+    block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, &bm, &bn);
     const uint32_t s = svk_gemm_split_count(g, g->ldc ? g->ldc : g->N, bm, bn);
     return s > 1 ? (uint64_t)s * g->M * g->N : 0;
 }
@@ -287,21 +280,6 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     }
     uint32_t bm, bn;
     block_shape(kernel_id, spec, &bm, &bn);
-    if (kernel_id == SVK_KERNEL_GEMM && g->scratch) {
-        const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
-        const uint64_t need = (uint64_t)splits * g->M * g->N;
-        if (splits > 1 && g->scratch_elems >= need) {
-            const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
-            const svk_range oa = {g->a, g->off_a * 4, extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer) * 4};
-            const svk_range ob = {g->b, g->off_b * 4, extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer) * 4};
-            const svk_range oc = {g->c, g->off_c * 4, extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer) * 4};
-            if (svk_range_overlap(rs, oa) || svk_range_overlap(rs, ob) || svk_range_overlap(rs, oc))
-                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
-                                 (unsigned long long)g->off_scratch, g->scratch->name);
-            return svk_gemm_split_record(cl, g, splits, lda, ldb);
-        }
-    }
 
     svk_push_gemm push = {
         .M = g->M, .N = g->N, .K = g->K,
@@ -327,6 +305,18 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
+    if (kernel_id == SVK_KERNEL_GEMM && g->scratch) {
+        const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
+        const uint64_t need = (uint64_t)splits * g->M * g->N;
+        if (splits > 1 && g->scratch_elems >= need) {
+            const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
+            if (svk_range_overlap(rs, ra) || svk_range_overlap(rs, rb) || svk_range_overlap(rs, rc))
+                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
+                                 (unsigned long long)g->off_scratch, g->scratch->name);
+            return svk_gemm_split_record(cl, g, splits, lda, ldb);
+        }
+    }
     /* Without a bias the shaders never read its binding; A stands in.
      * Without an epilogue C stands in for aux (and aux2): the shaders declare aux
      * writable, so the validation layer (and the barrier tracking, which

@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "colsum.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
 
 /* Workgroups that keep a large GPU busy: an H200 has 132 multiprocessors,
  * and the dW products of a 128-wide model have 4 tiles of 64 x 64. */

@@ -12,9 +12,6 @@
 
 #include "gemm.h"
 
-/* The tile of C one workgroup of the portable kernel covers for g. */
-void svk_gemm_portable_block(const svk_gemm_args *g, uint32_t *bm, uint32_t *bn);
-
 /* How many parts g's K is cut into when its C is covered by tiles of
  * bm x bn (1: no split). Splits only a single dense product without bias or
  * epilogue, beta 0 or 1, C packed (ldc == N), into parts of at least 64 k
