@@ -109,15 +109,22 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-/* A plan GEMM's epilogue, from its flags. */
-static svk_gemm_epilogue gemm_epilogue(uint32_t flags)
+/* A plan GEMM's shape, factors and epilogue, without its operands: what
+ * sizes its split-K scratch (scratch_elems) and what record_op completes. */
+static svk_gemm_args plan_gemm(const svk_plan_op *o)
 {
-    const uint32_t epi = flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
-    return epi == 0                     ? SVK_GEMM_EPILOGUE_NONE
-           : epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
-           : epi == SVK_FLAG_GELU_BWD   ? SVK_GEMM_EPILOGUE_GELU_BWD
-           : epi == SVK_FLAG_RESIDUAL   ? SVK_GEMM_EPILOGUE_RESIDUAL
-                                        : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    const uint32_t epi = o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
+    return (svk_gemm_args){
+        .trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
+        .M = (uint32_t)o->dims[0], .N = (uint32_t)o->dims[1], .K = (uint32_t)o->dims[2], .batch = 1,
+        .alpha = o->f[0], .beta = o->f[1],
+        .epilogue = epi == 0                     ? SVK_GEMM_EPILOGUE_NONE
+                    : epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
+                    : epi == SVK_FLAG_GELU_BWD   ? SVK_GEMM_EPILOGUE_GELU_BWD
+                    : epi == SVK_FLAG_RESIDUAL   ? SVK_GEMM_EPILOGUE_RESIDUAL
+                                                 : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL,
+        .res_c = o->f[2],
+    };
 }
 
 /* The scratch floats the largest op of the plan needs on ctx's device. */
@@ -147,11 +154,9 @@ static uint64_t scratch_elems(svk_ctx *ctx, const svk_plan *p)
             n = svk_colsum_scratch_elems(d[0], d[1]);
             break;
         case SVK_OP_GEMM: {
-            /* Split-K's partials, where the GEMM would split (gemm_split.h). */
-            const svk_gemm_args g = {.trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
-                                     .M = (uint32_t)d[0], .N = (uint32_t)d[1], .K = (uint32_t)d[2], .batch = 1,
-                                     .alpha = o->f[0], .beta = o->f[1],
-                                     .epilogue = gemm_epilogue(o->flags)};
+            /* Split-K's partials, where the GEMM would split (gemm_split.h);
+             * a bias (t[3]) never splits, but plan_gemm has no buffer to say so. */
+            const svk_gemm_args g = plan_gemm(o);
             n = o->t[3] != SVK_NONE ? 0 : svk_gemm_scratch_elems(ctx, &g);
             break;
         }
@@ -469,24 +474,19 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
     }
     case SVK_OP_GEMM: {
         svk_tref c = T(r, t[0]), a = T(r, t[1]), b = T(r, t[2]), bias = T(r, t[3]);
-        svk_gemm_args g = {
-            .trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
-            .M = (uint32_t)d[0], .N = (uint32_t)d[1], .K = (uint32_t)d[2], .batch = 1,
-            .alpha = o->f[0], .beta = o->f[1],
-            .a = a.buf, .b = b.buf, .c = c.buf, .bias = bias.buf,
-            .off_a = a.off, .off_b = b.off, .off_c = c.off, .off_bias = bias.off,
-            .label = label,
-            /* Room for split-K partials (gemm_split.h), sized for this op by scratch_elems. */
-            .scratch = r->s->scratch, .scratch_elems = r->s->scratch ? r->s->scratch->size / 4 : 0,
-        };
-        g.epilogue = gemm_epilogue(o->flags);
+        svk_gemm_args g = plan_gemm(o);
+        g.a = a.buf, g.b = b.buf, g.c = c.buf, g.bias = bias.buf;
+        g.off_a = a.off, g.off_b = b.off, g.off_c = c.off, g.off_bias = bias.off;
+        g.label = label;
+        /* Room for split-K partials (gemm_split.h), sized for this op by scratch_elems. */
+        g.scratch = r->s->scratch;
+        g.scratch_elems = r->s->scratch ? r->s->scratch->size / 4 : 0;
         if (g.epilogue != SVK_GEMM_EPILOGUE_NONE) {
             const svk_tref aux = T(r, t[4]), aux2 = T(r, t[5]);
             g.aux = aux.buf;
             g.off_aux = aux.off;
             g.aux2 = aux2.buf;
             g.off_aux2 = aux2.off;
-            g.res_c = o->f[2];
         }
         return svk_gemm_record(cl, &g);
     }
