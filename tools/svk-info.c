@@ -56,6 +56,11 @@ static void print_device(const svk_device_info *d, int chosen)
     else
         printf("  timestamps           no\n");
     printf("  push descriptors     %s\n", d->push_descriptor ? "yes" : "no");
+    if (d->coopmat_m)
+        printf("  cooperative matrix   %u x %u x %u, float16 in, float32 accumulate (SVK_GEMM_COOPMAT=1)\n",
+               d->coopmat_m, d->coopmat_k, d->coopmat_n);
+    else
+        printf("  cooperative matrix   no\n");
 }
 
 int main(int argc, char **argv)

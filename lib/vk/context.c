@@ -127,12 +127,28 @@ static svk_status create_device(svk_ctx *ctx)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *exts[1];
+    const char *exts[2];
     uint32_t n_exts = 0;
     if (ctx->info.push_descriptor)
         exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    /* What shaders/gemm_coopmat.comp declares, where the device offers it
+     * all (device.c); nothing else needs a feature beyond Vulkan 1.2's core. */
+    const bool coopmat = ctx->info.coopmat_m != 0;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .cooperativeMatrix = VK_TRUE,
+    };
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &cmf,
+        .shaderFloat16 = VK_TRUE,
+        .vulkanMemoryModel = VK_TRUE,
+    };
+    if (coopmat)
+        exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = coopmat ? &f12 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
         .enabledExtensionCount = n_exts,
@@ -288,6 +304,8 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
     ctx->info.timestamps = ctx->timestamp_valid_bits > 0 && ctx->info.timestamp_period_ns > 0;
     ctx->info.push_descriptor = ctx->info.push_descriptor &&
         listed(params->enabled_extensions, params->num_enabled_extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    /* Which features the application enabled is not known here. */
+    ctx->info.coopmat_m = ctx->info.coopmat_n = ctx->info.coopmat_k = 0;
     ctx->device = params->device;
     ctx->queue = params->queue;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)

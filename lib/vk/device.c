@@ -28,6 +28,52 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const c
     return false;
 }
 
+/* VkPhysicalDeviceCooperativeMatrixPropertiesNV's stages. */
+static VkShaderStageFlags cmf_stages(const svk_vk_instance_fns *vki, VkPhysicalDevice phys)
+{
+    VkPhysicalDeviceCooperativeMatrixPropertiesNV cmp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+    };
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &cmp};
+    vki->vkGetPhysicalDeviceProperties2(phys, &p2);
+    return cmp.cooperativeMatrixSupportedStages;
+}
+
+/* The fragment shape of float16 x float16 + float32 -> float32 products on
+ * a subgroup, preferring 16 x 16 x 16 (which every vendor offering the
+ * extension lists), else the listed shape with the most multiply-adds. */
+static void coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, svk_device_info *info)
+{
+    uint32_t n = 0;
+    if (vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, NULL) != VK_SUCCESS || n == 0)
+        return;
+    VkCooperativeMatrixPropertiesNV *p = svk_calloc(n, sizeof(*p));
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    VkResult r = vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, p);
+    uint64_t best = 0;
+    for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n; i++) {
+        const VkCooperativeMatrixPropertiesNV *c = &p[i];
+        if (c->AType != VK_COMPONENT_TYPE_FLOAT16_NV || c->BType != VK_COMPONENT_TYPE_FLOAT16_NV ||
+            c->CType != VK_COMPONENT_TYPE_FLOAT32_NV || c->DType != VK_COMPONENT_TYPE_FLOAT32_NV ||
+            c->scope != VK_SCOPE_SUBGROUP_NV || c->MSize == 0 || c->NSize == 0 || c->KSize == 0 ||
+            c->MSize > 64 || c->NSize > 64 || c->KSize > 64)
+            continue;
+        uint64_t score = (uint64_t)c->MSize * c->NSize * c->KSize;
+        if (c->MSize == 16 && c->NSize == 16 && c->KSize == 16)
+            score = UINT64_MAX;
+        if (score > best) {
+            best = score;
+            info->coopmat_m = c->MSize;
+            info->coopmat_n = c->NSize;
+            info->coopmat_k = c->KSize;
+        }
+    }
+    free(p);
+}
+
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
                         svk_device_info *info, uint32_t *timestamp_bits, uint32_t *queue_family)
 {
@@ -102,6 +148,8 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->push_descriptor = has_extension(exts, next, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     bool sgc = props.apiVersion >= VK_API_VERSION_1_3 ||
                has_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    const bool nv_coopmat = has_extension(exts, next, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+                            vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL;
     free(exts);
 
     /* Only chain structures the device's version (or extension) defines. */
@@ -136,9 +184,13 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     VkPhysicalDeviceSubgroupSizeControlFeatures sgf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
     };
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = sgc ? &sgf : NULL,
+    };
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = sgc ? &sgf : NULL,
+        .pNext = nv_coopmat ? (void *)&cmf : (sgc ? (void *)&sgf : NULL),
     };
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -149,6 +201,14 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->int8 = f12.shaderInt8;
     info->subgroup_size_control = sgc && sgf.subgroupSizeControl && sgf.computeFullSubgroups &&
                                   (sgp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    /* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and
+     * the Vulkan memory model (its scopes), and a workgroup of whole
+     * subgroups: one subgroup size on the device, since libsvk does not
+     * require a size per pipeline. */
+    if (nv_coopmat && cmf.cooperativeMatrix && f12.shaderFloat16 && f12.vulkanMemoryModel &&
+        info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
+        (cmf_stages(vki, phys) & VK_SHADER_STAGE_COMPUTE_BIT))
+        coopmat_shape(vki, phys, info);
     info->supported = true;
 }
 

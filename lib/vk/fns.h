@@ -32,6 +32,7 @@
     X(vkEnumerateDeviceExtensionProperties)             \
     X(vkCreateDevice)                                   \
     X(vkGetDeviceProcAddr)                              \
+    O(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) \
     O(vkCreateDebugUtilsMessengerEXT)                   \
     O(vkDestroyDebugUtilsMessengerEXT)
 
