@@ -1,6 +1,7 @@
 #include "gemm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/push_gemm.h"
@@ -46,11 +47,34 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
     return SVK_OK;
 }
 
+/* Whether $SVK_GEMM_COOPMAT asks for cooperative matrices: "1" yes, unset,
+ * empty or "0" no, anything else an error naming the GEMM. */
+static svk_status coopmat_wanted(svk_ctx *ctx, const char *label, bool *out)
+{
+    const char *env = getenv("SVK_GEMM_COOPMAT");
+    *out = env && !strcmp(env, "1");
+    if (env && *env && strcmp(env, "0") && strcmp(env, "1"))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': SVK_GEMM_COOPMAT='%s', expected '0' or '1'",
+                         label, env);
+    return SVK_OK;
+}
+
 /* The variant that runs: an explicit choice, else the operations' common
- * rule (svk_op_variant: $SVK_KERNEL_VARIANT, else by device type). */
-static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant want, svk_gemm_variant *out)
+ * rule (svk_op_variant: $SVK_KERNEL_VARIANT, else by device type), with
+ * PORTABLE turned into COOPMAT on request (svk_gemm_variant). */
+static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant want, bool log,
+                               svk_gemm_variant *out)
 {
     if (want == SVK_GEMM_VARIANT_PORTABLE || want == SVK_GEMM_VARIANT_CPU || want == SVK_GEMM_VARIANT_CPU_SSBO) {
+        *out = want;
+        return SVK_OK;
+    }
+    if (want == SVK_GEMM_VARIANT_COOPMAT) {
+        if (!ctx->info.coopmat_m)
+            return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                             "gemm '%s': device '%s' has no cooperative matrices libsvk can use "
+                             "(VK_NV_cooperative_matrix with float16 x float16 + float32, one subgroup size)",
+                             label, ctx->info.name);
         *out = want;
         return SVK_OK;
     }
@@ -58,11 +82,52 @@ static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': variant %d is not a svk_gemm_variant", label,
                          (int)want);
     svk_kernel_variant v;
+    bool coopmat;
     svk_status st = svk_op_variant(ctx, "gemm", &v);
-    if (st != SVK_OK)
+    if (st != SVK_OK || (st = coopmat_wanted(ctx, label, &coopmat)) != SVK_OK)
         return st;
     *out = v == SVK_KERNEL_VARIANT_CPU ? SVK_GEMM_VARIANT_CPU : SVK_GEMM_VARIANT_PORTABLE;
+    if (coopmat && *out == SVK_GEMM_VARIANT_PORTABLE) {
+        if (ctx->info.coopmat_m)
+            *out = SVK_GEMM_VARIANT_COOPMAT;
+        else if (log && !ctx->coopmat_fallback_logged) {
+            ctx->coopmat_fallback_logged = true;
+            svk_log_msg(&ctx->log, SVK_LOG_WARN,
+                        "gemm '%s': SVK_GEMM_COOPMAT=1, but device '%s' has no cooperative matrices libsvk can "
+                        "use; GEMMs run in float32 (shaders/gemm.comp); later GEMMs are not logged",
+                        label, ctx->info.name);
+        }
+    }
     return SVK_OK;
+}
+
+/* gemm_coopmat.comp's specialisation for g on ctx's device: the workgroup
+ * (the subgroup size times SGM x SGN), the fragment shape, the fragments
+ * per subgroup and the transposes. */
+static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *spec)
+{
+    memcpy(spec, svk_kernel_info_get(SVK_KERNEL_GEMM_COOPMAT)->spec_defaults, SVK_MAX_SPEC * sizeof(*spec));
+    spec[3] = ctx->info.coopmat_m;
+    spec[4] = ctx->info.coopmat_n;
+    spec[5] = ctx->info.coopmat_k;
+    /* 4 x 4 fragments per subgroup (128 x 128 tiles at 16 x 16) where the
+     * product has 256 such tiles or more and B is not transposed, 2 x 2
+     * otherwise. On an H200 the large tiles ran 1.02 to 2.2 times as fast
+     * on such NN and TN products, but 0.5 to 1.4 (median 0.8) on NT ones
+     * and up to 2 times slower on small products, which leave
+     * multiprocessors idle. $SVK_GEMM_COOPMAT_FRAGS (1 to 4) overrides, for
+     * tuning. */
+    const uint64_t big = (uint64_t)spec[6] * 4 * spec[3], wide = (uint64_t)spec[7] * 4 * spec[4];
+    const uint64_t tiles = svk_div_up(g->M, big) * svk_div_up(g->N, wide) * (g->batch ? g->batch : 1) *
+                           (g->outer ? g->outer : 1);
+    if (tiles >= 256 && !g->trans_b)
+        spec[8] = spec[9] = 4;
+    const char *env = getenv("SVK_GEMM_COOPMAT_FRAGS");
+    if (env && env[0] >= '1' && env[0] <= '4' && !env[1])
+        spec[8] = spec[9] = (uint32_t)(env[0] - '0');
+    spec[0] = ctx->info.subgroup_size * spec[6] * spec[7];
+    spec[11] = g->trans_a;
+    spec[12] = g->trans_b;
 }
 
 /* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
@@ -93,6 +158,12 @@ static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, ui
 {
     /* gemm_cpu.comp is one row of invocations; the others are WG_X x WG_Y
      * invocations of TM x TN each. */
+    if (id == SVK_KERNEL_GEMM_COOPMAT) {
+        /* SGM x SGN subgroups of FM x FN fragments of LM x LN */
+        *bm = spec[6] * spec[8] * spec[3];
+        *bn = spec[7] * spec[9] * spec[4];
+        return;
+    }
     *bm = id == SVK_KERNEL_GEMM_CPU ? spec[3] : spec[1] * spec[3];
     *bn = spec[0] * spec[4];
 }
@@ -103,11 +174,11 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
                                 svk_kernel_id *out)
 {
     svk_gemm_variant variant = SVK_GEMM_VARIANT_PORTABLE;
-    svk_status st = pick_variant(ctx, label, g->variant, &variant);
+    svk_status st = pick_variant(ctx, label, g->variant, log, &variant);
     if (st != SVK_OK)
         return st;
-    *out = SVK_KERNEL_GEMM;
-    if (variant == SVK_GEMM_VARIANT_PORTABLE)
+    *out = variant == SVK_GEMM_VARIANT_COOPMAT ? SVK_KERNEL_GEMM_COOPMAT : SVK_KERNEL_GEMM;
+    if (variant == SVK_GEMM_VARIANT_PORTABLE || variant == SVK_GEMM_VARIANT_COOPMAT)
         return SVK_OK;
     /* Both CPU forms are compiled with subgroupShuffle (used only where
      * the subgroup allows, but the capability is the module's). */
@@ -130,16 +201,22 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
 
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
-    /* The portable kernel is the one that splits; a CPU variant's fallback
-     * to it (rare: svk_gemm_variant) records unsplit for want of room. */
+    /* The portable and coopmat kernels split; a CPU variant's fallback to
+     * the portable one (rare: svk_gemm_variant) records unsplit for want
+     * of room. */
     svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
-    if (!ctx || !g || pick_variant(ctx, g->label ? g->label : "gemm", g->variant, &variant) != SVK_OK ||
-        variant != SVK_GEMM_VARIANT_PORTABLE)
+    if (!ctx || !g || pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
+        (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
-    /* The portable kernel has one tile shape for every product (kernels.c:
-     * 8 x 8 per invocation ran 10 times slower on an H200 than 4 x 4). */
-    uint32_t bm, bn;
-    block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, &bm, &bn);
+    /* Each has one tile shape for every product (kernels.c: 8 x 8 per
+     * invocation ran 10 times slower on an H200 than 4 x 4). */
+    uint32_t bm, bn, spec[SVK_MAX_SPEC];
+    if (variant == SVK_GEMM_VARIANT_COOPMAT) {
+        coopmat_spec(ctx, g, spec);
+        block_shape(SVK_KERNEL_GEMM_COOPMAT, spec, &bm, &bn);
+    } else {
+        block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, &bm, &bn);
+    }
     const uint32_t s = svk_gemm_split_count(g, g->ldc ? g->ldc : g->N, bm, bn);
     return s > 1 ? (uint64_t)s * g->M * g->N : 0;
 }
@@ -271,6 +348,20 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[7] = ctx->info.subgroup_size;
         spec[8] = out_flags;
         spec[9] = g->beta != 0.0f;
+    } else if (kernel_id == SVK_KERNEL_GEMM_COOPMAT) {
+        coopmat_spec(ctx, g, spec);
+        /* gemm_coopmat.comp's float16 tiles of op(A) and op(B), rows
+         * padded by 8 (along k, or along m or n when transposed), and a
+         * float fragment per subgroup, rows padded by 4 */
+        const uint64_t bm_ = (uint64_t)spec[6] * spec[8] * spec[3], bn_ = (uint64_t)spec[7] * spec[9] * spec[4];
+        const uint64_t bk = (uint64_t)spec[10] * spec[5];
+        const uint64_t tile_a = g->trans_a ? bk * (bm_ + 8) : bm_ * (bk + 8);
+        const uint64_t tile_b = g->trans_b ? bn_ * (bk + 8) : bk * (bn_ + 8);
+        const uint64_t shared = (tile_a + tile_b) * 2 + (uint64_t)spec[6] * spec[7] * spec[3] * (spec[4] + 4) * 4;
+        if (shared > ctx->info.max_shared_memory)
+            return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                             "gemm '%s': cooperative-matrix tiles need %llu bytes of shared memory, the device has %u",
+                             label, (unsigned long long)shared, ctx->info.max_shared_memory);
     } else {
         uint64_t shared = (uint64_t)(spec[1] * spec[3] + 1 + spec[0] * spec[4] + 1) * spec[5] * sizeof(float);
         if (shared > ctx->info.max_shared_memory)
@@ -305,7 +396,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
-    if (kernel_id == SVK_KERNEL_GEMM && g->scratch) {
+    if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch) {
         const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
         const uint64_t need = (uint64_t)splits * g->M * g->N;
         if (splits > 1 && g->scratch_elems >= need) {

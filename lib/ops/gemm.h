@@ -23,12 +23,23 @@
  * and says why once per context (a warning). Either CPU form gives way to
  * PORTABLE on a device without subgroupShuffle in compute shaders, when K
  * is too long for lavapipe's loop budget (SVK_OP_CPU_LOOP_BUDGET) or the
- * grid too large for the device. */
+ * grid too large for the device.
+ *
+ * COOPMAT records shaders/gemm_coopmat.comp: cooperative matrices (tensor
+ * cores), A and B rounded to float16, products summed in float32 in the
+ * order the hardware chooses, so results differ from the float32 forms by
+ * about float16's rounding (relative 2^-11 per operand) and values beyond
+ * 65504 overflow. It is never chosen by default: AUTO takes it where the
+ * variant would be PORTABLE and $SVK_GEMM_COOPMAT is "1", on a device
+ * that has it (svk_device_info.coopmat_m; a warning once per context
+ * where it has not). Asked for explicitly on such a device it is
+ * SVK_ERROR_UNSUPPORTED. */
 typedef enum svk_gemm_variant {
     SVK_GEMM_VARIANT_AUTO = 0,
     SVK_GEMM_VARIANT_PORTABLE,     /* shaders/gemm.comp: shared-memory tiles */
     SVK_GEMM_VARIANT_CPU,          /* gemm_texel.comp, else gemm_cpu.comp: registers only, no barriers */
     SVK_GEMM_VARIANT_CPU_SSBO,     /* gemm_cpu.comp, the CPU form's fallback (tests, comparisons) */
+    SVK_GEMM_VARIANT_COOPMAT,      /* gemm_coopmat.comp: cooperative matrices, float16 in (opt-in) */
 } svk_gemm_variant;
 
 /* What the GEMM does with each result r before storing it, saving a pass
@@ -114,7 +125,7 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);
 
 /* The kernel svk_gemm_record would record for g now (SVK_KERNEL_GEMM,
- * _GEMM_CPU or _GEMM_TEXEL), without recording or logging anything: for
+ * _GEMM_CPU, _GEMM_TEXEL or _GEMM_COOPMAT), without recording or logging anything: for
  * tests that must know which path they exercise, and for benchmarks. */
 svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out);
 

@@ -61,6 +61,9 @@ struct svk_ctx {
     /* subgroupShuffle in compute shaders (VkPhysicalDeviceSubgroupProperties),
      * which the CPU forms of GEMM use. */
     bool subgroup_shuffle;
+    /* $SVK_GEMM_COOPMAT=1 on a device without cooperative matrices was
+     * logged (lib/ops/gemm.c). */
+    bool coopmat_fallback_logged;
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t timestamp_valid_bits;
 

@@ -7,6 +7,7 @@
 #include "gemm.spv.h"
 #include "gemm_cpu.spv.h"
 #include "gemm_texel.spv.h"
+#include "gemm_coopmat.spv.h"
 #include "common/push_copy.h"
 #include "copy.spv.h"
 #include "common/push_fma_peak.h"
@@ -126,6 +127,20 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * VEC_C, EPI_FLAGS and READ_C, set per call by lib/ops/gemm.c. */
         .n_spec = 14,
         .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    },
+    [SVK_KERNEL_GEMM_COOPMAT] = {
+        .name = "gemm_coopmat",
+        SPV(svk_spv_gemm_coopmat),
+        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: as SVK_KERNEL_GEMM */
+        .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
+        .push_size = sizeof(svk_push_gemm),
+        /* local_size_x = subgroup size x SGM x SGN and the fragment shape
+         * (spec 3..5) are the device's, set by lib/ops/gemm.c; then 2 x 2
+         * subgroups of FM x FN = 2 x 2 fragments (64 x 64 tiles of C at
+         * 16 x 16 fragments; gemm.c takes 4 x 4 for large products), 2
+         * fragments of k per stage, TRANS_A and TRANS_B (set per call). */
+        .n_spec = 13,
+        .spec_defaults = {128, 1, 1, 16, 16, 16, 2, 2, 2, 2, 2, 0, 0},
     },
     [SVK_KERNEL_COPY] = {
         .name = "copy",

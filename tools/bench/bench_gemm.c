@@ -4,8 +4,10 @@
  * fused bias), dx = dy W (NN) and dW += dy^T x (TN, accumulating), for qkv
  * (out 3C), attn.proj (C), mlp.fc (4C) and mlp.proj (in 4C); the tied
  * logits (out V) likewise without bias; and one square 1024^3 (the
- * machine's GEMM peak). Both shaders (svk_gemm_variant PORTABLE and CPU),
- * each next to cblas_sgemm at the same shape when built with OpenBLAS.
+ * machine's GEMM peak). Both float32 shaders (svk_gemm_variant PORTABLE
+ * and CPU), and the cooperative-matrix one (COOPMAT, float16 operands)
+ * where the device has it, each next to cblas_sgemm at the same shape when
+ * built with OpenBLAS.
  * FLOPs: 2 M N K.
  */
 #include <stdio.h>
@@ -56,17 +58,23 @@ static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
     return g->bias ? 0 : svk_gemm_scratch_elems(b->ctx, &a);
 }
 
-static const char *const variant_names[2] = {"portable", "cpu"};
-static const svk_gemm_variant variants[2] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU};
+#define N_VARIANTS 3
+static const char *const variant_names[N_VARIANTS] = {"portable", "cpu", "coopmat"};
+static const svk_gemm_variant variants[N_VARIANTS] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU,
+                                                      SVK_GEMM_VARIANT_COOPMAT};
 
 static void run_shape(bench *b, const gemm_shape *g, const char *shape)
 {
     double flops = 2.0 * g->M * (double)g->N * g->K;
     char dims[64];
     snprintf(dims, sizeof(dims), "%s%s %ux%ux%u", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N, g->K);
-    bench_row rows[2];
-    bool want[2], any = false;
-    for (int v = 0; v < 2; v++) {
+    bench_row rows[N_VARIANTS];
+    bool want[N_VARIANTS], any = false;
+    for (int v = 0; v < N_VARIANTS; v++) {
+        if (variants[v] == SVK_GEMM_VARIANT_COOPMAT && !svk_ctx_device_info(b->ctx)->coopmat_m) {
+            want[v] = false;
+            continue;
+        }
         want[v] = bench_row_init(b, &rows[v], "gemm", "gemm", g->what, variant_names[v], shape, "GFLOP/s", flops);
         snprintf(rows[v].dims, sizeof(rows[v].dims), "%s", dims);
         any |= want[v];
@@ -83,7 +91,7 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
     x.c[0] = bench_rand(&bb, "C", nc, -1, 1);
     if (g->bias)
         x.bias[0] = bench_rand(&bb, "bias", g->N, -1, 1);
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
         const uint64_t n = want[v] ? scratch_elems(b, g, variants[v]) : 0;
         x.scratch_n = n > x.scratch_n ? n : x.scratch_n;
     }
@@ -97,7 +105,7 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
             x.bias[s] = bench_clone(&bb, "bias", x.bias[0], g->N);
     }
     bool timed = false;
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
         if (!want[v])
             continue;
         if (bb.failed) {
@@ -116,7 +124,7 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
         uint32_t blas_sets = bench_sets(b, 4.0 * (double)(na + nb + nc));
         double min_ns = 0;
         double ns = bench_blas_sgemm(b, g->ta, g->tb, g->M, g->N, g->K, g->beta, blas_sets, b->opt.reps, &min_ns);
-        for (int v = 0; v < 2 && ns > 0; v++) {
+        for (int v = 0; v < N_VARIANTS && ns > 0; v++) {
             rows[v].blas_median_ns = ns;
             rows[v].blas_value = flops / ns;
         }
@@ -124,7 +132,7 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
          * before lavapipe's threads need the cores. */
         usleep(150 * 1000);
     }
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < N_VARIANTS; v++)
         if (want[v])
             bench_add_row(b, &rows[v]);
 }

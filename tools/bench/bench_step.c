@@ -176,8 +176,15 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     if (s.T > s.config.ctx)
         s.config.ctx = s.T;
     svk_kernel_variant kv;
+    /* The GEMMs on cooperative matrices where $SVK_GEMM_COOPMAT=1 asks for
+     * them and the device has them (lib/ops/gemm.h). */
+    const char *cm = getenv("SVK_GEMM_COOPMAT");
+    const bool coopmat = cm && !strcmp(cm, "1") && svk_ctx_device_info(b->ctx)->coopmat_m;
     snprintf(s.variant, sizeof(s.variant), "%s",
-             svk_op_variant(b->ctx, "step", &kv) != SVK_OK ? "?" : kv == SVK_KERNEL_VARIANT_CPU ? "cpu" : "portable");
+             svk_op_variant(b->ctx, "step", &kv) != SVK_OK ? "?"
+             : kv == SVK_KERNEL_VARIANT_CPU                ? "cpu"
+             : coopmat                                     ? "coopmat"
+                                                           : "portable");
 
     const uint64_t mem0 = b->ctx->memory.bytes_in_use;
     svk_model_params mp = svk_model_params_default();

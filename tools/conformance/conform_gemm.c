@@ -30,6 +30,10 @@
  * errs by about sqrt(K) * 2^-24 relative; 1e-5 leaves room for K in the
  * thousands. */
 static const double TOL_GEMM = 1e-5;
+/* The coopmat rows round A and B to float16 (unit roundoff 2^-11, 4.9e-4)
+ * before multiplying; a product errs by up to twice that relative, and
+ * the relative norm of the error stays about there whatever K. */
+static const double TOL_GEMM_F16 = 4e-3;
 
 /* DUAL_RESIDUAL's divisor: sqrt(6), the model's c at its third layer. */
 static const float RES_C = 2.4494898f;
@@ -220,6 +224,7 @@ typedef struct gemm_row {
     svk_gemm_variant variant;
     svk_kernel_id kernel;
     bool force_fallback;   /* maxTexelBufferElements 0 while the case records */
+    double tol;
 } gemm_row;
 
 static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
@@ -395,9 +400,9 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
             cf_fail(c, "C: element %zu above the diagonal is not finite", i);
         dc[i] = out->host[i] = 0;
     }
-    cf_compare(c, out, dc, TOL_GEMM);
+    cf_compare(c, out, dc, row->tol);
     if (aux_out || aux2_out)
-        cf_compare(c, aux_out ? aux_out : aux2_out, daux, TOL_GEMM);
+        cf_compare(c, aux_out ? aux_out : aux2_out, daux, row->tol);
 end:
     cf_end(c);
 }
@@ -412,14 +417,24 @@ void cf_run_gemm(cf_state *cf)
     /* Without subgroupShuffle both CPU forms give way to the portable one. */
     const bool sh = cf->ctx->subgroup_shuffle;
     const gemm_row rows[] = {
-        {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false},
+        {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false, TOL_GEMM},
         {texel ? "cpu" : "cpu-ssbo", SVK_GEMM_VARIANT_CPU,
-         !sh ? SVK_KERNEL_GEMM : texel ? SVK_KERNEL_GEMM_TEXEL : SVK_KERNEL_GEMM_CPU, false},
-        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true},
+         !sh ? SVK_KERNEL_GEMM : texel ? SVK_KERNEL_GEMM_TEXEL : SVK_KERNEL_GEMM_CPU, false, TOL_GEMM},
+        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true, TOL_GEMM},
+        {"coopmat", SVK_GEMM_VARIANT_COOPMAT, SVK_KERNEL_GEMM_COOPMAT, false, TOL_GEMM_F16},
     };
+    const svk_device_info *di = &cf->ctx->info;
+    if (di->coopmat_m)
+        printf("gemm: coopmat rows: cooperative matrices of %u x %u x %u, float16 operands, tolerance %g\n",
+               di->coopmat_m, di->coopmat_k, di->coopmat_n, TOL_GEMM_F16);
+    else
+        printf("gemm: no coopmat rows: device '%s' has no cooperative matrices libsvk can use "
+               "(VK_NV_cooperative_matrix, float16 x float16 + float32, one subgroup size)\n", di->name);
     for (size_t v = 0; v < sizeof(rows) / sizeof(rows[0]); v++) {
         if (v == 2 && !texel)
             continue; /* row 1 was the storage-buffer form already */
+        if (v == 3 && !di->coopmat_m)
+            continue;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
                 run_case(cf, &cases[i], &rows[v]);
