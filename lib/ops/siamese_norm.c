@@ -163,16 +163,16 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 /* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused_cpu.comp). */
 #define FUSED_BINDINGS 13u
 
-/* Whether the backward records the fused CPU form, one dispatch: where
- * the variant is the CPU forms, the device allows its 13 storage buffers,
- * its loops fit the budget and $SVK_FUSED_SIAMESE_BWD is not "0" (which
- * records the staged form, for comparisons and tests). *form: its CPU form
- * when it does. */
+/* Whether the backward records a fused form, one dispatch: where the
+ * device allows its 13 storage buffers, $SVK_FUSED_SIAMESE_BWD is not "0"
+ * (which records the staged form, for comparisons and tests) and, for the
+ * CPU form, its loops fit the budget. *form: the CPU form's shape (its
+ * flags serve both). */
 static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_job *j, svk_norm_lanes lanes,
                          svk_norm_cpu_form *form)
 {
     const char *env = getenv("SVK_FUSED_SIAMESE_BWD");
-    if (var != SVK_KERNEL_VARIANT_CPU || ctx->info.max_storage_buffers < FUSED_BINDINGS || (env && !strcmp(env, "0")))
+    if (ctx->info.max_storage_buffers < FUSED_BINDINGS || (env && !strcmp(env, "0")))
         return false;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     const uint64_t n = (uint64_t)j->rows * j->C;
@@ -182,13 +182,16 @@ static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_j
                              j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n,
                              j->dz.buf ? j->dz.off : 0};
     *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
-    return svk_norm_cpu_fits(j->C, *form);
+    return var != SVK_KERNEL_VARIANT_CPU || svk_norm_cpu_fits(j->C, *form);
 }
 
-/* The fused CPU form fused_chosen() picked. Operands as record_bwd has
- * bound and checked them. */
-static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
-                               svk_norm_lanes lanes, svk_norm_cpu_form form, const svk_range r[FUSED_BINDINGS])
+/* The fused form fused_chosen() picked: the CPU form
+ * (siamese_norm_bwd_fused_cpu.comp or its texel form) for the CPU
+ * variant, else the portable one (siamese_norm_bwd_fused.comp). Operands
+ * as record_bwd has bound and checked them. */
+static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_variant var,
+                               const bwd_job *j, svk_norm_lanes lanes, svk_norm_cpu_form form,
+                               const svk_range r[FUSED_BINDINGS])
 {
     enum { DH, DXN, DYI, X, Y, G, B, MEAN, RSTD, DX, DY, SCRATCH, DZ };
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
@@ -222,6 +225,9 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, co
         r[DH], j->dxn.buf ? r[DXN] : r[DH], j->dy_in.buf ? r[DYI] : r[DH], r[X], r[Y], r[G], ln ? r[B] : r[G],
         ln ? r[MEAN] : r[RSTD], r[RSTD], r[DX], r[DY], r[SCRATCH], j->dz.buf ? r[DZ] : r[DX],
     };
+    if (var != SVK_KERNEL_VARIANT_CPU)
+        return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED, j->C, lanes.n_part, form, bind,
+                                     FUSED_BINDINGS, &push, sizeof(push), op);
     return svk_norm_cpu_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, lanes.n_part, form, bind,
                                  FUSED_BINDINGS, &push, sizeof(push), op);
 }
@@ -281,7 +287,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         return st;
     if (fused_chosen(ctx, var, j, lanes, &fused_form)) {
         const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
-        if ((st = record_fused(cl, ctx, op, j, lanes, fused_form, fused)) != SVK_OK)
+        if ((st = record_fused(cl, ctx, op, var, j, lanes, fused_form, fused)) != SVK_OK)
             return st;
         return svk_norm_param_reduce_record(cl, &ra);
     }

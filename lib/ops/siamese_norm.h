@@ -13,17 +13,18 @@
  * accumulated, deterministically (bit-identical on every replay).
  *
  * Forward: one pass over each row computes all three norms and saves their
- * statistics. Backward, staged, four dispatches: du (the gradient of I's
- * input) into scratch, then Q's and P's backward, then the ordered sum of
- * the gain and bias partials of all three norms; no dispatch binds more
- * than 8 buffers. On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see
- * svk_op_variant) the row kernels are their CPU forms,
- * shaders/<name>_cpu.comp: the same results and partials layout, one
- * invocation per row or lane, no barriers; and where the device allows 13
- * storage buffers per shader the first three stages are one dispatch,
- * shaders/siamese_norm_bwd_fused_cpu.comp, which recomputes du instead of
- * storing it (fewer passes over memory; $SVK_FUSED_SIAMESE_BWD=0 keeps the
- * staged form). The scratch layout is the same for both.
+ * statistics. Backward, where the device allows 13 storage buffers per
+ * shader: one dispatch computing dx, dy (and dz) and the gain and bias
+ * partials of all three norms, recomputing du (the gradient of I's input)
+ * wherever it needs it (shaders/siamese_norm_bwd_fused.comp), then the
+ * ordered sum of the partials. Otherwise, or with $SVK_FUSED_SIAMESE_BWD=0
+ * (for comparisons and tests), staged, no dispatch binding more than 8
+ * buffers: du into scratch, then Q's and P's backward, then the partials'
+ * sum. On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant)
+ * the row kernels are their CPU forms, shaders/<name>_cpu.comp (the fused
+ * one siamese_norm_bwd_fused_cpu.comp): the same results and partials
+ * layout, one invocation per row or lane, no barriers. The scratch layout
+ * is the same for all.
  */
 #ifndef SVK_OPS_SIAMESE_NORM_H
 #define SVK_OPS_SIAMESE_NORM_H

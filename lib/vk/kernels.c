@@ -34,6 +34,7 @@
 #include "siamese_norm_bwd_cpu.spv.h"
 #include "common/push_siamese_norm_bwd_fused.h"
 #include "siamese_norm_bwd_fused_cpu.spv.h"
+#include "siamese_norm_bwd_fused.spv.h"
 #include "siamese_norm_bwd_fused_texel.spv.h"
 #include "siamese_norm_fwd_texel.spv.h"
 #include "rmsnorm_bwd_texel.spv.h"
@@ -309,6 +310,15 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED] = {
+        .name = "siamese_norm_bwd_fused",
+        SPV(svk_spv_siamese_norm_bwd_fused),
+        .n_buffers = 13,     /* as siamese_norm_bwd_fused_cpu */
+        .write_mask = (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12),
+        .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL] = {
         .name = "siamese_norm_fwd_texel",

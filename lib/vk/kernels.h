@@ -44,9 +44,11 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_RMSNORM_BWD_CPU,
     SVK_KERNEL_SIAMESE_NORM_FWD_CPU,
     SVK_KERNEL_SIAMESE_NORM_BWD_CPU,
-    /* SiameseNorm's whole backward in one dispatch, a CPU form with no
-     * portable counterpart (13 bindings; lib/ops/siamese_norm.c) */
+    /* SiameseNorm's whole backward in one dispatch, a CPU form (13
+     * bindings; lib/ops/siamese_norm.c) */
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU,
+    /* The same in the portable form (rows of invocations), for GPUs. */
+    SVK_KERNEL_SIAMESE_NORM_BWD_FUSED,
     /* Texel forms of CPU forms: the same kernel with its row operands also
      * bound as RGBA32F views, after its storage bindings, and read through
      * them (lib/ops/norm_param_reduce.c picks them where it can) */

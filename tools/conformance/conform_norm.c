@@ -292,11 +292,12 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * elements in front and start its operand at element 64: widths that are
  * multiples of 4 take the vec4 path, the others the scalar one. The pad
  * must come back untouched, as the guards do.
- * SiameseNorm's backward has two CPU forms: "bwd-cpu" is the fused one
- * (one dispatch, shaders/siamese_norm_bwd_fused_cpu.comp) where the device
- * allows its 13 bindings and its loops fit the budget, else the staged one;
- * "bwd-cpu-staged" forces the staged form (SVK_FUSED_SIAMESE_BWD=0), and
- * runs only the SiameseNorm backward cases.
+ * SiameseNorm's backward has two forms in each variant: "bwd" and
+ * "bwd-cpu" are the fused ones (one dispatch, shaders/siamese_norm_bwd_fused.comp
+ * and siamese_norm_bwd_fused_cpu.comp) where the device allows their 13
+ * bindings (and the CPU form's loops fit the budget), else the staged ones;
+ * "bwd-staged" and "bwd-cpu-staged" force the staged forms
+ * (SVK_FUSED_SIAMESE_BWD=0), and run only the SiameseNorm backward cases.
  * Where the vec4 path applies, the CPU forms read their rows through texel
  * views (shaders/<name>_texel.comp: the norms' forwards and backwards,
  * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
@@ -310,6 +311,7 @@ typedef struct cf_variant {
     bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
 } cf_variant;
 static const cf_variant variants[] = {{"portable", "", 0, false, false},
+                                      {"portable", "-staged", 0, true, false},
                                       {"cpu", "-cpu", 3, false, false},
                                       {"cpu", "-cpu-staged", 3, true, false},
                                       {"cpu", "-cpu-ssbo", 3, false, true}};
