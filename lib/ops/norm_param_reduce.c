@@ -1,5 +1,7 @@
 #include "norm_param_reduce.h"
 
+#include <string.h>
+
 #include "vk/texel.h"
 
 #include "common/push_norm_param_reduce.h"
@@ -192,7 +194,18 @@ svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_re
         (st = svk_norm_check_disjoint(ctx, op, "partials", rp, "db", rb, false)) != SVK_OK)
         return st;
 
-    const svk_kernel_info *k = svk_kernel_info_get(SVK_KERNEL_NORM_PARAM_REDUCE);
+    /* GPUs (the portable variant) split each column's partials into 8
+     * slices added in a tree (norm_param_reduce.comp); CPU devices sum
+     * them in one loop per column, with no barrier. */
+    svk_kernel_variant var;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
+        return st;
+    uint32_t spec[3];
+    memcpy(spec, svk_kernel_info_get(SVK_KERNEL_NORM_PARAM_REDUCE)->spec_defaults, sizeof(spec));
+    if (var != SVK_KERNEL_VARIANT_CPU) {
+        spec[0] = 32;
+        spec[1] = 8;
+    }
     svk_push_norm_param_reduce push = {
         .C = a->C,
         .n_norms = a->n_norms,
@@ -204,13 +217,14 @@ svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_re
     };
     svk_dispatch d = {
         .kernel = SVK_KERNEL_NORM_PARAM_REDUCE,
+        .spec = spec,
         .bindings = {rp, rg, rb},
         .n_bindings = 3,
         .push = &push,
         .push_size = sizeof(push),
         .label = op,
     };
-    if ((st = svk_op_grid(ctx, op, svk_div_up(outs, k->spec_defaults[0]), d.groups)) != SVK_OK)
+    if ((st = svk_op_grid(ctx, op, svk_div_up(outs, spec[0]), d.groups)) != SVK_OK)
         return st;
     return svk_cmdlist_dispatch(cl, &d);
 }
