@@ -1,9 +1,11 @@
 #!/bin/bash
 # Checks libsvk on a GPU in one go, from an existing build: the device list,
 # the conformance tool (every kernel against the CPU reference), the device
-# tests, the svk-train command-line test, the default training run and the
-# benchmark. Each stage has a time limit, so one hang costs one stage; a
-# short table closes the run and every log lands in OUT_DIR.
+# tests, the svk-train command-line test, the default training run, the
+# benchmark, and where the device has cooperative matrices the model test,
+# the training run and the steps with them (SVK_GEMM_COOPMAT=1). Each
+# stage has a time limit, so one hang costs one stage; a short table closes
+# the run and every log lands in OUT_DIR.
 #
 # usage: scripts/gpu_check.sh BUILD_DIR OUT_DIR
 #   BUILD_DIR  a meson build with tests (e.g. meson setup build-gpu
@@ -13,17 +15,17 @@
 # Environment: SVK_DEVICE picks the device (default: the best one);
 #   VALIDATION=0 runs without the Khronos validation layer (default 1: the
 #   tests fail on any message it reports, as in the test suite);
-#   STAGES="info conformance tests cli train bench" runs a subset.
+#   STAGES="info conformance tests cli train bench coopmat" runs a subset.
 set -u
 if [ $# -ne 2 ]; then
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
 out=$2
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-stages=${STAGES:-info conformance tests cli train bench}
+stages=${STAGES:-info conformance tests cli train bench coopmat}
 validation=${VALIDATION:-1}
 summary=$out/summary.txt
 : >"$summary"
@@ -80,6 +82,14 @@ fi
 if want bench; then
     stage "svk-bench" 200 "$out/bench.txt" bash -c "'$build/tools/bench/svk-bench' --json >'$out/bench.json'"
 fi
+if want coopmat && "$build/tools/svk-info" | grep -q "cooperative matrix  *[0-9]"; then
+    stage "test model (cooperative matrices)" 120 "$out/test_model_coopmat.txt" \
+        "${test_env[@]}" "$build/tests/test_model" --test=coopmat
+    stage "svk-train (default, coopmat)" 300 "$out/train_coopmat.txt" \
+        env SVK_GEMM_COOPMAT=1 "$build/tools/train/svk-train"
+    stage "svk-bench steps (coopmat)" 200 "$out/bench_steps_coopmat.txt" bash -c \
+        "SVK_GEMM_COOPMAT=1 '$build/tools/bench/svk-bench' --no-kernels --json >'$out/bench_steps_coopmat.json'"
+fi
 
 echo
 echo "== summary ($out)"
@@ -89,5 +99,6 @@ for f in "$out"/test_*.txt "$out/conformance.txt" "$out/train_cli.txt"; do
     grep -w FAIL "$f" | head -8 | sed "s|^|$(basename "$f"): |"
 done
 [ -f "$out/train.txt" ] && tail -4 "$out/train.txt"
+[ -f "$out/train_coopmat.txt" ] && tail -2 "$out/train_coopmat.txt"
 [ -f "$out/bench.txt" ] && tail -60 "$out/bench.txt"
 ! grep -q -v ' PASS ' "$summary"
