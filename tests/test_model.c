@@ -156,7 +156,8 @@ static void gpu_kernels(svk_ctx *ctx, tu_tally *t, bool coopmat)
         double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
         worst = r > worst ? r : worst;
     }
-    const double tol = coopmat ? 1e-2 : 1e-4;
+    /* float16 operands: 1.0e-5 measured on an H200 */
+    const double tol = coopmat ? 1e-3 : 1e-4;
     tu_check(t, ok && split > 0 && worst <= tol,
              "cpu vs vulkan with the %s, B=%d T=%d (dW split-K scratch %llu floats): %d steps, "
              "worst rel diff %.2e (tolerance %.0e)",
