@@ -205,7 +205,10 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
      * the portable one (rare: svk_gemm_variant) records unsplit for want
      * of room. */
     svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
-    if (!ctx || !g || pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
+    /* A query logs nothing: an unusable explicit COOPMAT is the record's
+     * error to report. */
+    if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) ||
+        pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
         (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
     /* Each has one tile shape for every product (kernels.c: 8 x 8 per
