@@ -659,6 +659,37 @@ int main(int argc, char **argv)
         svk_model_destroy(&f.m);
     }
 
+    /* A bad SVK_GEMM_COOPMAT (lib/ops/gemm.h) is refused by name on any
+     * device; "1" trains, on cooperative matrices where the device has
+     * them and with a warning and float32 GEMMs where it has not. The
+     * portable variant is forced, the one the request applies to. */
+    {
+        svk_model_params p = svk_model_params_default();
+        p.config = tiny_config();
+        p.backend = SVK_BACKEND_VULKAN;
+        p.ctx = f.ctx;
+        setenv("SVK_KERNEL_VARIANT", "portable", 1);
+        setenv("SVK_GEMM_COOPMAT", "yes", 1);
+        svk_status st = svk_model_create(&p, &f.m);
+        if (st == SVK_OK)
+            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, NULL);
+        const char *msg = svk_last_error();
+        tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_GEMM_COOPMAT") && strstr(msg, "yes"),
+                 "SVK_GEMM_COOPMAT=yes refused: %s (%s)", svk_status_string(st), msg);
+        svk_model_destroy(&f.m);
+        setenv("SVK_GEMM_COOPMAT", "1", 1);
+        float loss = NAN;
+        st = svk_model_create(&p, &f.m);
+        if (st == SVK_OK)
+            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, &loss);
+        tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_GEMM_COOPMAT=1 the model trains (%s): loss %g",
+                 svk_ctx_device_info(f.ctx)->coopmat_m ? "cooperative matrices" : "none on this device: float32",
+                 loss);
+        unsetenv("SVK_GEMM_COOPMAT");
+        unsetenv("SVK_KERNEL_VARIANT");
+        svk_model_destroy(&f.m);
+    }
+
     svk_buffer_destroy(&f.buf);
     tu_ctx_finish(&f.ctx, &t);
     rmdir(f.dir);

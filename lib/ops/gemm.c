@@ -205,9 +205,12 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
      * the portable one (rare: svk_gemm_variant) records unsplit for want
      * of room. */
     svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
-    /* A query logs nothing: an unusable explicit COOPMAT is the record's
-     * error to report. */
+    /* A query logs nothing: an unusable explicit COOPMAT or a bad
+     * $SVK_GEMM_COOPMAT is the record's error to report (once, not once
+     * per plan op). */
+    const char *env = getenv("SVK_GEMM_COOPMAT");
     if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) ||
+        (env && *env && strcmp(env, "0") && strcmp(env, "1")) ||
         pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
         (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
