@@ -92,8 +92,9 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
 bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form);
 
 /* Records CPU form cpu_kernel as svk_norm_row_dispatch's CPU variant does,
- * for a kernel with no portable counterpart; the caller has checked
- * svk_norm_cpu_fits(). */
+ * for a CPU form that svk_norm_row_dispatch does not map from a portable
+ * kernel (the fused SiameseNorm backward, which its op picks itself); the
+ * caller has checked svk_norm_cpu_fits(). */
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,
                                  svk_norm_cpu_form form, const svk_range *bindings, uint32_t n_bindings,
                                  const void *push, uint32_t push_size, const char *label);

@@ -160,7 +160,8 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
                                  sizeof(push), op);
 }
 
-/* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused_cpu.comp). */
+/* The bindings the fused backward takes (shaders/siamese_norm_bwd_fused.comp and
+ * siamese_norm_bwd_fused_cpu.comp). */
 #define FUSED_BINDINGS 13u
 
 /* Whether the backward records a fused form, one dispatch: where the
