@@ -79,16 +79,5 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
     }
 }
 
-void main()
-{
-    const uint lane = rc_unit();
-    if (lane >= pc.n_part)
-        return;
-    const uint pg = pc.off_part + lane * pc.width;
-    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
-    uint row = r0;
-    for (; row + RC_ROWS <= r1; row += RC_ROWS)
-        lane_rows(row, RC_ROWS, pg, row == r0);
-    for (; row < r1; row++)
-        lane_rows(row, 1u, pg, row == r0);
-}
+#define RC_LANE_WIDTH pc.width
+#include "common/row_cpu_lanes.glsl"

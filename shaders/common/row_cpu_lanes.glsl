@@ -1,0 +1,28 @@
+/*
+ * main() of the backward CPU forms whose invocations are lanes of the gain
+ * and bias partials (layernorm_bwd_cpu, rmsnorm_bwd_cpu,
+ * siamese_norm_bwd_fused_cpu and their texel forms): lane p walks rows
+ * [p R, (p + 1) R) in order (R = pc.rows_per_part), RC_ROWS at a time and
+ * the rest one by one, so that its row of each partial block takes the
+ * rows' contributions in row order.
+ *
+ * Include last, after defining RC_LANE_WIDTH (the row width: the length of
+ * a lane's row of partials) and
+ *   void lane_rows(uint row, uint n, uint pg, bool first)
+ * which does rows row .. row + n - 1 (n is RC_ROWS or 1), pg being the
+ * lane's row of the first partial block and first whether row is the
+ * lane's first (its partials start from that row's contribution).
+ */
+void main()
+{
+    const uint lane = rc_unit();
+    if (lane >= pc.n_part)
+        return;
+    const uint pg = pc.off_part + lane * RC_LANE_WIDTH;
+    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
+    uint row = r0;
+    for (; row + RC_ROWS <= r1; row += RC_ROWS)
+        lane_rows(row, RC_ROWS, pg, row == r0);
+    for (; row < r1; row++)
+        lane_rows(row, 1u, pg, row == r0);
+}
