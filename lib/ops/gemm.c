@@ -47,15 +47,25 @@ static svk_status check_operand(svk_ctx *ctx, const char *label, const char *wha
     return SVK_OK;
 }
 
-/* Whether $SVK_GEMM_COOPMAT asks for cooperative matrices: "1" yes, unset,
- * empty or "0" no, anything else an error naming the GEMM. */
-static svk_status coopmat_wanted(svk_ctx *ctx, const char *label, bool *out)
+/* $SVK_GEMM_COOPMAT: 1 where it asks for cooperative matrices ("1"), 0
+ * where it does not (unset, empty or "0"), -1 for anything else. */
+static int coopmat_env(void)
 {
     const char *env = getenv("SVK_GEMM_COOPMAT");
-    *out = env && !strcmp(env, "1");
-    if (env && *env && strcmp(env, "0") && strcmp(env, "1"))
+    if (!env || !*env || !strcmp(env, "0"))
+        return 0;
+    return !strcmp(env, "1") ? 1 : -1;
+}
+
+/* Whether $SVK_GEMM_COOPMAT asks for cooperative matrices; a value it does
+ * not know is an error naming the GEMM. */
+static svk_status coopmat_wanted(svk_ctx *ctx, const char *label, bool *out)
+{
+    const int want = coopmat_env();
+    *out = want == 1;
+    if (want < 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': SVK_GEMM_COOPMAT='%s', expected '0' or '1'",
-                         label, env);
+                         label, getenv("SVK_GEMM_COOPMAT"));
     return SVK_OK;
 }
 
@@ -208,9 +218,7 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     /* A query logs nothing: an unusable explicit COOPMAT or a bad
      * $SVK_GEMM_COOPMAT is the record's error to report (once, not once
      * per plan op). */
-    const char *env = getenv("SVK_GEMM_COOPMAT");
-    if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) ||
-        (env && *env && strcmp(env, "0") && strcmp(env, "1")) ||
+    if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) || coopmat_env() < 0 ||
         pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
         (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
@@ -359,10 +367,11 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         /* gemm_coopmat.comp's float16 tiles of op(A) and op(B), rows
          * padded by 8 (along k, or along m or n when transposed), and a
          * float fragment per subgroup, rows padded by 4 */
-        const uint64_t bm_ = (uint64_t)spec[6] * spec[8] * spec[3], bn_ = (uint64_t)spec[7] * spec[9] * spec[4];
+        uint32_t tm, tn;
+        block_shape(SVK_KERNEL_GEMM_COOPMAT, spec, &tm, &tn);
         const uint64_t bk = (uint64_t)spec[10] * spec[5];
-        const uint64_t tile_a = g->trans_a ? bk * (bm_ + 8) : bm_ * (bk + 8);
-        const uint64_t tile_b = g->trans_b ? bn_ * (bk + 8) : bk * (bn_ + 8);
+        const uint64_t tile_a = g->trans_a ? bk * (tm + 8) : tm * (bk + 8);
+        const uint64_t tile_b = g->trans_b ? tn * (bk + 8) : bk * (tn + 8);
         const uint64_t shared = (tile_a + tile_b) * 2 + (uint64_t)spec[6] * spec[7] * spec[3] * (spec[4] + 4) * 4;
         if (shared > ctx->info.max_shared_memory)
             return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
