@@ -10,22 +10,25 @@
 
 void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3])
 {
-    /* Vulkan guarantees 128 invocations and 128 in x; 256 is common. */
-    uint32_t total = 256;
-    while (total > 128 && (total > ctx->info.max_workgroup_invocations || total > ctx->info.max_workgroup_size[0]))
-        total >>= 1;
+    spec[2] = 1;
     /* Rows of up to 256 take 32 invocations each, 2 lanes per workgroup:
      * with 8, a GPU's multiprocessors sat idle at training shapes (256
      * lanes: 32 workgroups for 132 multiprocessors on an H200, where 64-
      * invocation groups made SiameseNorm's fused backward 1.16 times as
      * fast and the default step 2.6% faster). CPU devices run this form
      * only when a test forces it, which then checks what GPUs run. */
-    if (width <= 256)
-        total = 64;
-    uint32_t wx = width <= 256 ? 32 : total;
-    spec[0] = wx;
-    spec[1] = total / wx;
-    spec[2] = 1;
+    if (width <= 256) {
+        spec[0] = 32;
+        spec[1] = 2;
+        return;
+    }
+    /* Wider rows: one lane of 256 invocations, fewer where the device
+     * allows fewer (Vulkan guarantees 128). */
+    uint32_t total = 256;
+    while (total > 128 && (total > ctx->info.max_workgroup_invocations || total > ctx->info.max_workgroup_size[0]))
+        total >>= 1;
+    spec[0] = total;
+    spec[1] = 1;
 }
 
 svk_norm_lanes svk_norm_lanes_for(uint32_t rows)
