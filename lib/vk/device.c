@@ -28,17 +28,6 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const c
     return false;
 }
 
-/* VkPhysicalDeviceCooperativeMatrixPropertiesNV's stages. */
-static VkShaderStageFlags cmf_stages(const svk_vk_instance_fns *vki, VkPhysicalDevice phys)
-{
-    VkPhysicalDeviceCooperativeMatrixPropertiesNV cmp = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
-    };
-    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &cmp};
-    vki->vkGetPhysicalDeviceProperties2(phys, &p2);
-    return cmp.cooperativeMatrixSupportedStages;
-}
-
 /* The fragment shape of float16 x float16 + float32 -> float32 products on
  * a subgroup, preferring 16 x 16 x 16 (which every vendor offering the
  * extension lists), else the listed shape with the most multiply-adds. */
@@ -156,9 +145,13 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     VkPhysicalDeviceSubgroupSizeControlProperties sgp = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES,
     };
+    VkPhysicalDeviceCooperativeMatrixPropertiesNV cmp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+        .pNext = sgc ? &sgp : NULL,
+    };
     VkPhysicalDeviceMaintenance3Properties m3 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
-        .pNext = sgc ? &sgp : NULL,
+        .pNext = nv_coopmat ? (void *)&cmp : (sgc ? (void *)&sgp : NULL),
     };
     VkPhysicalDeviceVulkan12Properties p12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
@@ -207,7 +200,7 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
      * require a size per pipeline. */
     if (nv_coopmat && cmf.cooperativeMatrix && f12.shaderFloat16 && f12.vulkanMemoryModel &&
         info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
-        (cmf_stages(vki, phys) & VK_SHADER_STAGE_COMPUTE_BIT))
+        (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
         coopmat_shape(vki, phys, info);
     info->supported = true;
 }
