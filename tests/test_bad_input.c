@@ -573,6 +573,22 @@ static void run_cases(tu_tally *t, fixture *f, const bad_case *cases, size_t n, 
     }
 }
 
+/* A new tiny Vulkan model on f's context and one training step (loss may
+ * be NULL), as the environment now asks; the model is destroyed again.
+ * Returns the first failure: creation's or the step's. */
+static svk_status fresh_step(fixture *f, float *loss)
+{
+    svk_model_params p = svk_model_params_default();
+    p.config = tiny_config();
+    p.backend = SVK_BACKEND_VULKAN;
+    p.ctx = f->ctx;
+    svk_status st = svk_model_create(&p, &f->m);
+    if (st == SVK_OK)
+        st = svk_model_train_step(f->m, f->tokens, f->targets, B, T, 1e-3f, loss);
+    svk_model_destroy(&f->m);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     tu_args args;
@@ -637,58 +653,33 @@ int main(int argc, char **argv)
     /* A bad SVK_ATTENTION (lib/ops/attention.h) is refused by name, when
      * the model makes its first plan or at the step; without it the same
      * model trains. */
-    {
-        svk_model_params p = svk_model_params_default();
-        p.config = tiny_config();
-        p.backend = SVK_BACKEND_VULKAN;
-        p.ctx = f.ctx;
-        setenv("SVK_ATTENTION", "bogus", 1);
-        svk_status st = svk_model_create(&p, &f.m);
-        if (st == SVK_OK)
-            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, NULL);
-        const char *msg = svk_last_error();
-        tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_ATTENTION") && strstr(msg, "bogus"),
-                 "SVK_ATTENTION=bogus refused: %s (%s)", svk_status_string(st), msg);
-        unsetenv("SVK_ATTENTION");
-        svk_model_destroy(&f.m);
-        float loss = NAN;
-        st = svk_model_create(&p, &f.m);
-        if (st == SVK_OK)
-            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, &loss);
-        tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_ATTENTION unset the model trains: loss %g", loss);
-        svk_model_destroy(&f.m);
-    }
+    setenv("SVK_ATTENTION", "bogus", 1);
+    svk_status st = fresh_step(&f, NULL);
+    const char *msg = svk_last_error();
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_ATTENTION") && strstr(msg, "bogus"),
+             "SVK_ATTENTION=bogus refused: %s (%s)", svk_status_string(st), msg);
+    unsetenv("SVK_ATTENTION");
+    float loss = NAN;
+    st = fresh_step(&f, &loss);
+    tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_ATTENTION unset the model trains: loss %g", loss);
 
     /* A bad SVK_GEMM_COOPMAT (lib/ops/gemm.h) is refused by name on any
      * device; "1" trains, on cooperative matrices where the device has
      * them and with a warning and float32 GEMMs where it has not. The
      * portable variant is forced, the one the request applies to. */
-    {
-        svk_model_params p = svk_model_params_default();
-        p.config = tiny_config();
-        p.backend = SVK_BACKEND_VULKAN;
-        p.ctx = f.ctx;
-        setenv("SVK_KERNEL_VARIANT", "portable", 1);
-        setenv("SVK_GEMM_COOPMAT", "yes", 1);
-        svk_status st = svk_model_create(&p, &f.m);
-        if (st == SVK_OK)
-            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, NULL);
-        const char *msg = svk_last_error();
-        tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_GEMM_COOPMAT") && strstr(msg, "yes"),
-                 "SVK_GEMM_COOPMAT=yes refused: %s (%s)", svk_status_string(st), msg);
-        svk_model_destroy(&f.m);
-        setenv("SVK_GEMM_COOPMAT", "1", 1);
-        float loss = NAN;
-        st = svk_model_create(&p, &f.m);
-        if (st == SVK_OK)
-            st = svk_model_train_step(f.m, f.tokens, f.targets, B, T, 1e-3f, &loss);
-        tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_GEMM_COOPMAT=1 the model trains (%s): loss %g",
-                 svk_ctx_device_info(f.ctx)->coopmat_m ? "cooperative matrices" : "none on this device: float32",
-                 loss);
-        unsetenv("SVK_GEMM_COOPMAT");
-        unsetenv("SVK_KERNEL_VARIANT");
-        svk_model_destroy(&f.m);
-    }
+    setenv("SVK_KERNEL_VARIANT", "portable", 1);
+    setenv("SVK_GEMM_COOPMAT", "yes", 1);
+    st = fresh_step(&f, NULL);
+    msg = svk_last_error();
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(msg, "SVK_GEMM_COOPMAT") && strstr(msg, "yes"),
+             "SVK_GEMM_COOPMAT=yes refused: %s (%s)", svk_status_string(st), msg);
+    setenv("SVK_GEMM_COOPMAT", "1", 1);
+    loss = NAN;
+    st = fresh_step(&f, &loss);
+    tu_check(&t, st == SVK_OK && isfinite(loss), "with SVK_GEMM_COOPMAT=1 the model trains (%s): loss %g",
+             svk_ctx_device_info(f.ctx)->coopmat_m ? "cooperative matrices" : "none on this device: float32", loss);
+    unsetenv("SVK_GEMM_COOPMAT");
+    unsetenv("SVK_KERNEL_VARIANT");
 
     svk_buffer_destroy(&f.buf);
     tu_ctx_finish(&f.ctx, &t);

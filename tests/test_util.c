@@ -132,4 +132,3 @@ void tu_validation_forgive(int n)
 {
     validation_messages -= n;
 }
-
