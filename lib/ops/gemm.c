@@ -235,6 +235,12 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     return s > 1 ? (uint64_t)s * g->M * g->N : 0;
 }
 
+svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out)
+{
+    SVK_CHECK_ARG(NULL, ctx && out);
+    return pick_variant(ctx, "gemm", SVK_GEMM_VARIANT_AUTO, false, out);
+}
+
 svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
 {
     SVK_CHECK_ARG(NULL, g && g->a && g->b && out);

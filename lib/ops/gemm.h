@@ -121,6 +121,11 @@ typedef struct svk_gemm_args {
  * device now (0: it would not split g); g's buffers are not looked at. */
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 
+/* The variant a GEMM asking for AUTO gets on ctx's device now (the rule of
+ * svk_gemm_variant, environment included): what a training step's GEMMs
+ * run, for tools that report it. Logs no fallback warning. */
+svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out);
+
 /* Checks shapes against the buffers and records the dispatch. */
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);
 

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ops/gemm.h"
 #include "svk/vulkan.h"
 #include "vk/context.h"
 
@@ -175,16 +176,15 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     }
     if (s.T > s.config.ctx)
         s.config.ctx = s.T;
-    svk_kernel_variant kv;
-    /* The GEMMs on cooperative matrices where $SVK_GEMM_COOPMAT=1 asks for
-     * them and the device has them (lib/ops/gemm.h). */
-    const char *cm = getenv("SVK_GEMM_COOPMAT");
-    const bool coopmat = cm && !strcmp(cm, "1") && svk_ctx_device_info(b->ctx)->coopmat_m;
+    /* The GEMMs' variant names the step's kernels: the row kernels follow
+     * the same device rule, and the GEMMs run on cooperative matrices
+     * where $SVK_GEMM_COOPMAT=1 asks and the device has them. */
+    svk_gemm_variant gv;
     snprintf(s.variant, sizeof(s.variant), "%s",
-             svk_op_variant(b->ctx, "step", &kv) != SVK_OK ? "?"
-             : kv == SVK_KERNEL_VARIANT_CPU                ? "cpu"
-             : coopmat                                     ? "coopmat"
-                                                           : "portable");
+             svk_gemm_auto_variant(b->ctx, &gv) != SVK_OK ? "?"
+             : gv == SVK_GEMM_VARIANT_CPU                 ? "cpu"
+             : gv == SVK_GEMM_VARIANT_COOPMAT             ? "coopmat"
+                                                          : "portable");
 
     const uint64_t mem0 = b->ctx->memory.bytes_in_use;
     svk_model_params mp = svk_model_params_default();
