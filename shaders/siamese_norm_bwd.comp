@@ -12,12 +12,13 @@
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c.
  *
  * u is recomputed from x and y as the reference does, not stored by the
- * forward pass. Its LayerNorm means are recomputed too, as K + m
- * (layernorm_fwd.comp): the saved float mean of a row with a large offset is
- * off by up to half an ulp of the offset, which would shift every element of
- * u by that much times rstd. The saved rstd are exact as float (the forward
- * pass computed them in float), and the saved means are what I's xhat uses,
- * as in the reference.
+ * forward pass, with P's and Q's LayerNorm means as K + m: K the row's
+ * first element, m the forward's shifted mean, saved beside the means
+ * (SVK_SIAMESE_MEAN_ROWS, layernorm_fwd.comp): the saved float mean of a
+ * row with a large offset is off by up to half an ulp of the offset, which
+ * would shift every element of u by that much times rstd. The saved rstd
+ * are exact as float (the forward pass computed them in float), and the
+ * saved means are what I's xhat uses, as in the reference.
  *
  * CPU devices run the CPU form instead, siamese_norm_bwd_cpu.comp (lib/ops picks).
  */
@@ -82,16 +83,10 @@ void main()
             continue;
         }
 
-        /* LayerNorm: P's and Q's means again, as K + m. */
+        /* LayerNorm: P's and Q's means as the forward's K + m. */
         const float Kx = on ? x[bx] : 0.0, Ky = on ? y[by] : 0.0;
-        float sx = 0.0, sy = 0.0;
-        if (on)
-            for (uint i = lx; i < C; i += WG_X) {
-                sx += x[bx + i] - Kx;
-                sy += y[by + i] - Ky;
-            }
-        const vec4 s1 = nr_row_sum(vec4(sx, sy, 0.0, 0.0));
-        const float mx = s1.x / float(C), my = s1.y / float(C);
+        const float mx = on ? mean[pc.off_mean + 3u * R + row] : 0.0;
+        const float my = on ? mean[pc.off_mean + 4u * R + row] : 0.0;
         const float muu = on ? mean[pc.off_mean + 2u * R + row] : 0.0;
 
         float sd = 0.0, sdx = 0.0;

@@ -2,8 +2,8 @@
 /*
  * SiameseNorm backward, first stage, the CPU form (common/row_cpu.glsl) of
  * siamese_norm_bwd.comp: the same du of u = P(x) + Q(y) into scratch and
- * the same partials of I's gain and bias gradients, with u (and its
- * LayerNorm P and Q means, as K + m) recomputed as there. One invocation
+ * the same partials of I's gain and bias gradients, with u recomputed as
+ * there (its LayerNorm P and Q means as the forward's K + m). One invocation
  * per lane walking its rows in order, RC_ROWS at a time (lanes as in
  * layernorm_bwd_cpu.comp).
  * The P and Q stages are layernorm_bwd_cpu / rmsnorm_bwd_cpu dispatches
@@ -94,25 +94,14 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         return;
     }
 
-    /* LayerNorm: P's and Q's means again, as K + m. */
-    float Kx[RC_ROWS], Ky[RC_ROWS];
-    vec4 sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
+    /* LayerNorm: P's and Q's means as the forward's K + m. */
+    float Kx[RC_ROWS], Ky[RC_ROWS], mx[RC_ROWS], my[RC_ROWS], muu[RC_ROWS];
+    vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
         Kx[k] = x[pc.off_x + e[k]];
         Ky[k] = y[pc.off_y + e[k]];
-        sx[k] = sx_c[k] = sy[k] = sy_c[k] = vec4(0.0);
-    }
-    for (uint i = 0u; i < C; i += RC_STEP) {
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            rc_add(sx[k], sx_c[k], RC_LD(x, x4, pc.off_x + e[k] + i) - Kx[k]);
-            rc_add(sy[k], sy_c[k], RC_LD(y, y4, pc.off_y + e[k] + i) - Ky[k]);
-        }
-    }
-    float mx[RC_ROWS], my[RC_ROWS], muu[RC_ROWS];
-    vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
-    [[unroll]] for (uint k = 0u; k < n; k++) {
-        mx[k] = rc_sum(sx[k]) / float(C);
-        my[k] = rc_sum(sy[k]) / float(C);
+        mx[k] = mean[pc.off_mean + 3u * R + row + k];
+        my[k] = mean[pc.off_mean + 4u * R + row + k];
         muu[k] = mean[pc.off_mean + 2u * R + row + k];
         sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
     }

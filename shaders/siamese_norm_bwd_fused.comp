@@ -18,13 +18,14 @@
  * training step's shapes) and each waits for the one before: measured on
  * an H200, the norm backward was most of SiameseNorm's cost over the
  * pre-norm step. Here du is recomputed wherever it is needed, never
- * stored, and one dispatch does it all. Per row, LayerNorm:
- *   1. the sums for P's and Q's means (as K + m, see siamese_norm_bwd.comp)
- *   2. I's sums and partials
- *   3. P's and Q's sums and partials
- *   4. dx, dy (and dz)
- * each pass a loop over the invocation's elements and a row sum
- * (common/norm_row.glsl); RMSNorm skips pass 1.
+ * stored, and one dispatch does it all. Per row:
+ *   1. I's sums and partials
+ *   2. P's and Q's sums and partials
+ *   3. dx, dy (and dz)
+ * each pass a loop over the invocation's elements, the first two with a
+ * row sum (common/norm_row.glsl). P's and Q's LayerNorm means are the
+ * forward's K + m (SVK_SIAMESE_MEAN_ROWS, see siamese_norm_bwd.comp), not
+ * summed again: a pass and a row sum fewer.
  *
  * Lanes as in layernorm_bwd.comp: lane p, a row of WG_X invocations, walks
  * rows [p R, (p + 1) R) in order, NR of them at once: their loads are
@@ -134,29 +135,11 @@ void main()
             muI[k] = ln ? mean[pc.off_mean + 2u * R + row] : 0.0;
             Kx[k] = ln ? x[pc.off_x + e[k]] : 0.0;
             Ky[k] = ln ? y[pc.off_y + e[k]] : 0.0;
-            mx[k] = my[k] = 0.0;
+            mx[k] = ln ? mean[pc.off_mean + 3u * R + row] : 0.0;
+            my[k] = ln ? mean[pc.off_mean + 4u * R + row] : 0.0;
         }
 
-        /* 1. LayerNorm: P's and Q's means again, as K + m. */
-        if (!rms) {
-            float sx[NR], sy[NR];
-            [[unroll]] for (uint k = 0u; k < NR; k++)
-                sx[k] = sy[k] = 0.0;
-            for (uint i = lx; i < C; i += WG_X)
-                [[unroll]] for (uint k = 0u; k < NR; k++)
-                    if (on[k]) {
-                        sx[k] += x[pc.off_x + e[k] + i] - Kx[k];
-                        sy[k] += y[pc.off_y + e[k] + i] - Ky[k];
-                    }
-            vec4 s1[4] = {vec4(sx[0], sy[0], sx[1], sy[1]), vec4(sx[2], sy[2], sx[3], sy[3]), vec4(0.0), vec4(0.0)};
-            row_sum16(s1);
-            [[unroll]] for (uint k = 0u; k < NR; k++) {
-                mx[k] = s1[k / 2u][2u * (k % 2u)] / float(C);
-                my[k] = s1[k / 2u][2u * (k % 2u) + 1u] / float(C);
-            }
-        }
-
-        /* 2. I's sums and partials: xhat of u, dxhat = dh g_I. */
+        /* 1. I's sums and partials: xhat of u, dxhat = dh g_I. */
         float sd[NR], sdx[NR];
         [[unroll]] for (uint k = 0u; k < NR; k++)
             sd[k] = sdx[k] = 0.0;
@@ -201,7 +184,7 @@ void main()
             mdxI[k] = s2[k / 2u][2u * (k % 2u) + 1u] / float(C);
         }
 
-        /* 3. P's and Q's sums and partials, from du recomputed. */
+        /* 2. P's and Q's sums and partials, from du recomputed. */
         vec4 s3[4];
         [[unroll]] for (uint k = 0u; k < NR; k++)
             s3[k] = vec4(0.0); /* sdp, sdxp, sdq, sdxq of row k */
@@ -252,7 +235,7 @@ void main()
         }
         row_sum16(s3);
 
-        /* 4. dx, dy (and dz): every input of an element read before it is
+        /* 3. dx, dy (and dz): every input of an element read before it is
          * written. */
         for (uint i = lx; i < C; i += WG_X) {
             const float gp = g[gP + i], gq = g[gQ + i], gi = g[gI + i];

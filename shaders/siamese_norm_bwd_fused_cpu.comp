@@ -19,13 +19,13 @@
  * three row kernels reads its inputs twice: 22 streams per row. Here du is
  * recomputed from x, y and dh wherever it is needed, which is arithmetic,
  * and the P and Q sums share one pass:
- *   LayerNorm: 1. the sums for P's and Q's means (x, y)
- *              2. I's sums and partials (x, y, dh)
- *              3. P's and Q's sums and partials (x, y, dh, dxn)
- *              4. dx and dy (x, y, dh, dxn, dy_in; dx, dy and dz written)
- *   RMSNorm:   2 to 4.
- * 16 streams (RMSNorm 14), and one dispatch instead of three; dz is one
- * more, against three and a dispatch for residual_bwd.
+ *   1. I's sums and partials (x, y, dh)
+ *   2. P's and Q's sums and partials (x, y, dh, dxn)
+ *   3. dx and dy (x, y, dh, dxn, dy_in; dx, dy and dz written)
+ * 14 streams, and one dispatch instead of three; dz is one more, against
+ * three and a dispatch for residual_bwd. P's and Q's LayerNorm means are
+ * the forward's K + m (SVK_SIAMESE_MEAN_ROWS), not summed again: a pass
+ * over x and y fewer.
  *
  * Lanes as in layernorm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
  * in order, RC_ROWS at a time; the partials take the rows' contributions in

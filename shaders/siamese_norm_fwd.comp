@@ -5,8 +5,9 @@
  * pc.flags) without leaving the workgroup:
  *   xn = P(x)                the new post-norm stream
  *   h  = I(xn + Q(y))        the input of the shared sublayer
- * saving the statistics of all three ([3, rows]: P, Q, I). With xn not
- * written it is the model output out = N_out(N_x(x) + N_y(y)).
+ * saving the statistics of all three (rstd [3, rows]: P, Q, I; LayerNorm's
+ * mean [5, rows], see SVK_SIAMESE_MEAN_ROWS). With xn not written it is the
+ * model output out = N_out(N_x(x) + N_y(y)).
  * Reference: svk_ref_siamese_norm_fwd, svk_ref_siamese_out_fwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c.
  *
@@ -144,6 +145,8 @@ void main()
         mean[pc.off_mean + row] = Kx + mx;
         mean[pc.off_mean + R + row] = Ky + my;
         mean[pc.off_mean + 2u * R + row] = Ku + mu;
+        mean[pc.off_mean + 3u * R + row] = mx;
+        mean[pc.off_mean + 4u * R + row] = my;
         rstd[pc.off_rstd + row] = rsx;
         rstd[pc.off_rstd + R + row] = rsy;
         rstd[pc.off_rstd + 2u * R + row] = rsu;

@@ -5,7 +5,7 @@
  * RC_ROWS rows computing all three norms with the same statistics (shifted
  * two-pass LayerNorm, see there) and the same outputs:
  *   xn = P(x) (SVK_SIAMESE_FLAG_XN),  h = I(xn + Q(y)),
- * statistics [3, rows] (P, Q, I). u = P(x) + Q(y) is kept in h between
+ * statistics of siamese_norm_fwd.comp (P, Q, I; LayerNorm's m too). u = P(x) + Q(y) is kept in h between
  * passes (the invocation reads back only what it wrote).
  * Reference: svk_ref_siamese_norm_fwd, svk_ref_siamese_out_fwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c

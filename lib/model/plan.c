@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/checked.h"
+#include "ops/siamese_norm.h" /* SVK_SIAMESE_MEAN_ROWS */
 #include "plan.h"
 
 static bool is_post(const svk_model_config *c)
@@ -459,6 +460,9 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 
     /* Activations. */
     const uint64_t NC = d.N * d.C, stats = (siamese ? 3 : 1) * d.N;
+    /* The device's SiameseNorm keeps two more rows of means than the CPU
+     * reference reads (lib/ops/siamese_norm.h). */
+    const uint64_t means = (siamese ? SVK_SIAMESE_MEAN_ROWS : 1) * d.N;
     uint32_t *x = svk_calloc(S + 1, sizeof(*x)), *y = svk_calloc(S + 1, sizeof(*y));
     sub_acts *sa = svk_calloc(S, sizeof(*sa));
     if (!x || !y || !sa) {
@@ -477,7 +481,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         sub_acts *s = &sa[k];
         memset(s, 0xff, sizeof(*s)); /* SVK_NONE everywhere */
         s->h = is_post(c) ? x[k] : tensor(&b, SVK_SLAB_ACT, NC, -1, "h.%u", k);
-        s->mean = ln ? tensor(&b, SVK_SLAB_ACT, stats, -1, "mean.%u", k) : SVK_NONE;
+        s->mean = ln ? tensor(&b, SVK_SLAB_ACT, means, -1, "mean.%u", k) : SVK_NONE;
         s->rstd = tensor(&b, SVK_SLAB_ACT, stats, -1, "rstd.%u", k);
         if (c->placement == SVK_PLACEMENT_POST)
             s->u = tensor(&b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
@@ -502,7 +506,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     }
     const uint64_t big = (3 * d.C > d.F ? 3 * d.C : d.F) * d.N;
     uint32_t final_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "final");
-    uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, (siamese ? 3 : 1) * d.N, -1, "final.mean") : SVK_NONE;
+    uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     uint32_t final_rstd = !is_post(c) ? tensor(&b, SVK_SLAB_ACT, (siamese ? 3 : 1) * d.N, -1, "final.rstd") : SVK_NONE;
     p->logits = tensor(&b, SVK_SLAB_ACT, d.N * d.V, -1, "logits");
     uint32_t dlogits = tensor(&b, SVK_SLAB_ACT, d.N * d.V, -1, "dlogits");

@@ -52,7 +52,7 @@ static svk_status record_fwd(svk_cmdlist *cl, const char *op, const fwd_job *j)
     if (!(j->eps > 0) || !isfinite(j->eps))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: eps=%g must be finite and > 0", op, (double)j->eps);
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
-    uint64_t n = (uint64_t)j->rows * j->C;
+    uint64_t n = (uint64_t)j->rows * j->C, RM = SVK_SIAMESE_MEAN_ROWS * (uint64_t)j->rows;
     svk_range rx, ry, rg, rb = {0}, rxn = {0}, rh, rm = {0}, rr;
     if ((st = svk_op_bind(ctx, op, "x", j->x, n, &rx)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "y", j->y, n, &ry)) != SVK_OK ||
@@ -60,7 +60,7 @@ static svk_status record_fwd(svk_cmdlist *cl, const char *op, const fwd_job *j)
         (ln && (st = svk_op_bind(ctx, op, "b", j->b, 3 * (uint64_t)j->C, &rb)) != SVK_OK) ||
         (j->xn.buf && (st = svk_op_bind(ctx, op, "xn", j->xn, n, &rxn)) != SVK_OK) ||
         (st = svk_op_bind(ctx, op, j->h_name, j->h, n, &rh)) != SVK_OK ||
-        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, 3 * (uint64_t)j->rows, &rm)) != SVK_OK) ||
+        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, RM, &rm)) != SVK_OK) ||
         (st = svk_op_bind(ctx, op, "rstd", j->rstd, 3 * (uint64_t)j->rows, &rr)) != SVK_OK)
         return st;
     /* The kernel reads row element 0 of x and y after other invocations may
@@ -182,7 +182,7 @@ static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_j
     const uint64_t offs[] = {j->dh.off, j->dxn.buf ? j->dxn.off : 0, j->dy_in.buf ? j->dy_in.off : 0, j->x.off,
                              j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n,
                              j->dz.buf ? j->dz.off : 0};
-    *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), ln ? 4u : 3u, lanes.rows_per_part, 1, flags};
+    *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), 3u, lanes.rows_per_part, 1, flags};
     return var != SVK_KERNEL_VARIANT_CPU || svk_norm_cpu_fits(j->C, *form);
 }
 
@@ -241,6 +241,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         return st;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     uint64_t n = (uint64_t)j->rows * j->C, C3 = 3 * (uint64_t)j->C, R3 = 3 * (uint64_t)j->rows;
+    uint64_t RM = SVK_SIAMESE_MEAN_ROWS * (uint64_t)j->rows;
     svk_norm_lanes lanes = svk_norm_lanes_for(j->rows);
     uint64_t scratch_n = svk_siamese_norm_bwd_scratch_elems(j->kind, j->rows, j->C);
     svk_range rdh, rdxn = {0}, rdyi = {0}, rx, ry, rm = {0}, rr, rg, rb = {0}, rdx, rdy, rdg, rdb = {0}, rs, rdz = {0};
@@ -251,7 +252,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         (j->dy_in.buf && (st = svk_op_bind(ctx, op, "dy_in", j->dy_in, n, &rdyi)) != SVK_OK) ||
         (st = svk_op_bind(ctx, op, "x", j->x, n, &rx)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "y", j->y, n, &ry)) != SVK_OK ||
-        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, R3, &rm)) != SVK_OK) ||
+        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, RM, &rm)) != SVK_OK) ||
         (st = svk_op_bind(ctx, op, "rstd", j->rstd, R3, &rr)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "g", j->g, C3, &rg)) != SVK_OK ||
         (ln && (st = svk_op_bind(ctx, op, "b", j->b, C3, &rb)) != SVK_OK) ||
@@ -314,7 +315,7 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     /* Stand-ins (never read): g for b, rstd for mean. */
     const svk_range bind[] = {rdh, rx, ry, rg, ln ? rb : rg, ln ? rm : rr, rr, rs};
     const uint64_t offs[] = {j->dh.off, j->x.off, j->y.off, j->g.off, ln ? j->b.off : 0, s0};
-    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), ln ? 3u : 2u, lanes.rows_per_part, 1, push.flags};
+    const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), 2u, lanes.rows_per_part, 1, push.flags};
     if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD, j->C, lanes.n_part, form, bind, 8, &push,
                                     sizeof(push), op)) != SVK_OK)
         return st;

@@ -8,8 +8,8 @@
  *   model output out = N_out(N_x(x) + N_y(y))          svk_ref_siamese_out_fwd/_bwd
  *
  * Three norms of one kind (layernorm or rmsnorm). Gains and biases are
- * [3, C] in the order P, Q, I (N_x, N_y, N_out); the statistics [3, rows]
- * likewise. Gradients of activations are written, those of g and b
+ * [3, C] in the order P, Q, I (N_x, N_y, N_out); rstd [3, rows] likewise,
+ * LayerNorm's mean [SVK_SIAMESE_MEAN_ROWS, rows] (below). Gradients of activations are written, those of g and b
  * accumulated, deterministically (bit-identical on every replay).
  *
  * Forward: one pass over each row computes all three norms and saves their
@@ -32,6 +32,14 @@
 #include "ops.h"
 #include "svk/config.h" /* svk_norm_kind */
 
+/* Rows of LayerNorm's saved means: those of P's, Q's and I's inputs, then
+ * P's and Q's once more as m, the mean of x - K with K the row's first
+ * element. The forward computes each mean as K + m (a float mean of a row
+ * with a large offset is off by half an ulp of the offset), and the
+ * backward recomputes P(x) and Q(y) from the same K and m without summing
+ * x and y again. */
+#define SVK_SIAMESE_MEAN_ROWS 5u
+
 typedef struct svk_siamese_norm_fwd_args {
     svk_norm_kind kind;
     uint32_t rows, C;       /* each >= 1 */
@@ -42,7 +50,7 @@ typedef struct svk_siamese_norm_fwd_args {
     svk_tref b;             /* [3, C]: P, Q, I (layernorm; ignored, may be {NULL}, for rmsnorm) */
     svk_tref xn;            /* [rows, C], written: P(x) */
     svk_tref h;             /* [rows, C], written: I(xn + Q(y)) */
-    svk_tref mean;          /* [3, rows], written (layernorm; ignored, may be {NULL}, for rmsnorm) */
+    svk_tref mean;          /* [SVK_SIAMESE_MEAN_ROWS, rows], written (layernorm; ignored, may be {NULL}, for rmsnorm) */
     svk_tref rstd;          /* [3, rows], written */
     const char *label;      /* NULL: "siamese_norm_fwd" */
 } svk_siamese_norm_fwd_args;
@@ -56,7 +64,7 @@ typedef struct svk_siamese_norm_bwd_args {
     svk_tref dxn;           /* [rows, C] or {NULL} (zero): gradient reaching xn from its later use */
     svk_tref dy_in;         /* [rows, C] or {NULL} (zero): gradient reaching y from its later use */
     svk_tref x, y;          /* [rows, C], the forward inputs (xn and h are not needed) */
-    svk_tref mean, rstd;    /* [3, rows] each, saved by the forward pass (mean: layernorm only) */
+    svk_tref mean, rstd;    /* [SVK_SIAMESE_MEAN_ROWS, rows] and [3, rows], saved by the forward pass (mean: layernorm only) */
     svk_tref g, b;          /* [3, C] each (b: layernorm only) */
     svk_tref dx;            /* [rows, C], written; may be dxn or dh exactly */
     svk_tref dy;            /* [rows, C], written: dy_in + the gradient through Q; may be dy_in or dh exactly */
@@ -89,7 +97,7 @@ typedef struct svk_siamese_out_fwd_args {
     svk_tref x, y;          /* [rows, C], the two streams after the last block */
     svk_tref g, b;          /* [3, C]: N_x, N_y, N_out (b: layernorm only) */
     svk_tref out;           /* [rows, C], written; disjoint from every operand */
-    svk_tref mean, rstd;    /* [3, rows], written (mean: layernorm only) */
+    svk_tref mean, rstd;    /* [SVK_SIAMESE_MEAN_ROWS, rows] and [3, rows], written (mean: layernorm only) */
     const char *label;      /* NULL: "siamese_out_fwd" */
 } svk_siamese_out_fwd_args;
 svk_status svk_siamese_out_fwd_record(svk_cmdlist *cl, const svk_siamese_out_fwd_args *a);
@@ -99,7 +107,7 @@ typedef struct svk_siamese_out_bwd_args {
     uint32_t rows, C;
     svk_tref dout;          /* [rows, C] */
     svk_tref x, y;          /* [rows, C], the forward inputs */
-    svk_tref mean, rstd;    /* [3, rows], saved by the forward pass (mean: layernorm only) */
+    svk_tref mean, rstd;    /* [SVK_SIAMESE_MEAN_ROWS, rows] and [3, rows], saved by the forward pass (mean: layernorm only) */
     svk_tref g, b;          /* [3, C] (b: layernorm only) */
     svk_tref dx, dy;        /* [rows, C], written; either may be dout exactly */
     svk_tref dg, db;        /* [3, C], accumulated (db: layernorm only) */

@@ -46,7 +46,7 @@ const bool DZ = (RC_FLAGS & SVK_SIAMESE_FLAG_DZ) != 0u;
 uint e_[RC_ROWS];                           /* first element of the row */
 float rsP[RC_ROWS], rsQ[RC_ROWS], rsI[RC_ROWS];
 float muP[RC_ROWS], muQ[RC_ROWS], muI[RC_ROWS]; /* the saved means (LayerNorm) */
-float Kx[RC_ROWS], mx[RC_ROWS], Ky[RC_ROWS], my[RC_ROWS]; /* P's, Q's means as K + m */
+float Kx[RC_ROWS], mx[RC_ROWS], Ky[RC_ROWS], my[RC_ROWS]; /* P's, Q's means as the forward's K + m */
 float mdI[RC_ROWS], mdxI[RC_ROWS];          /* I's mean(dxhat), mean(dxhat xhat) */
 
 /* The parameters of the chunk at element i of a row. */
@@ -81,7 +81,7 @@ vec4 xhat_i(const uint k, const vec4 xv, const vec4 yv, const params q)
     return (u - muI[k]) * rsI[k];
 }
 
-/* du, the gradient of u, at a chunk of row k (after pass 2). */
+/* du, the gradient of u, at a chunk of row k (after pass 1). */
 vec4 du_at(const uint k, const vec4 xv, const vec4 yv, const vec4 d, const params q)
 {
     const vec4 xh = xhat_i(k, xv, yv, q);
@@ -106,30 +106,14 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             muP[k] = mean[pc.off_mean + row + k];
             muQ[k] = mean[pc.off_mean + R + row + k];
             muI[k] = mean[pc.off_mean + 2u * R + row + k];
-        }
-    }
-
-    /* 1. LayerNorm: P's and Q's means again, as K + m (as the forward). */
-    if (!RMS) {
-        vec4 sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
-        [[unroll]] for (uint k = 0u; k < n; k++) {
             Kx[k] = x[pc.off_x + e_[k]];
             Ky[k] = y[pc.off_y + e_[k]];
-            sx[k] = sx_c[k] = sy[k] = sy_c[k] = vec4(0.0);
-        }
-        for (uint i = 0u; i < C; i += RC_STEP) {
-            [[unroll]] for (uint k = 0u; k < n; k++) {
-                rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e_[k] + i) - Kx[k]);
-                rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e_[k] + i) - Ky[k]);
-            }
-        }
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            mx[k] = rc_sum(sx[k]) / float(C);
-            my[k] = rc_sum(sy[k]) / float(C);
+            mx[k] = mean[pc.off_mean + 3u * R + row + k];
+            my[k] = mean[pc.off_mean + 4u * R + row + k];
         }
     }
 
-    /* 2. I's sums and partials. */
+    /* 1. I's sums and partials. */
     {
         vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < n; k++)
@@ -165,7 +149,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         }
     }
 
-    /* 3. P's and Q's sums and partials. */
+    /* 2. P's and Q's sums and partials. */
     float mdP[RC_ROWS], mdxP[RC_ROWS], mdQ[RC_ROWS], mdxQ[RC_ROWS];
     {
         vec4 sdp[RC_ROWS], sdp_c[RC_ROWS], sdxp[RC_ROWS], sdxp_c[RC_ROWS];
@@ -225,7 +209,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         }
     }
 
-    /* 4. dx and dy. */
+    /* 3. dx and dy. */
     for (uint i = 0u; i < C; i += RC_STEP) {
         const params q = params_at(i);
         [[unroll]] for (uint k = 0u; k < n; k++) {

@@ -179,6 +179,8 @@ void main()
             mean[pc.off_mean + row[k]] = Kx[k] + mx[k];
             mean[pc.off_mean + R + row[k]] = Ky[k] + my[k];
             mean[pc.off_mean + 2u * R + row[k]] = Ku[k] + mu[k];
+            mean[pc.off_mean + 3u * R + row[k]] = mx[k];
+            mean[pc.off_mean + 4u * R + row[k]] = my[k];
             rstd[pc.off_rstd + row[k]] = rsx[k];
             rstd[pc.off_rstd + R + row[k]] = rsy[k];
             rstd[pc.off_rstd + 2u * R + row[k]] = rsu[k];

@@ -172,27 +172,28 @@ static void layout(job *j)
         break;
     case K_SN_FWD:
         ACT(j, "x", NC), ACT(j, "y", NC), POS(j, "g", 3 * C), ACT(j, "b", 3 * C);
-        ACT(j, "xn", NC), ACT(j, "h", NC), ACT(j, "mean", 3 * N), POS(j, "rstd", 3 * N);
-        bytes = 4.0 * NC + 6 * C + 6 * N;
+        ACT(j, "xn", NC), ACT(j, "h", NC), ACT(j, "mean", SVK_SIAMESE_MEAN_ROWS * N), POS(j, "rstd", 3 * N);
+        bytes = 4.0 * NC + 6 * C + 8 * N;
         break;
     case K_SN_BWD:
         ACT(j, "dh", NC), ACT(j, "dxn", NC), ACT(j, "dy_in", NC), ACT(j, "x", NC), ACT(j, "y", NC);
-        ACT(j, "mean", 3 * N), POS(j, "rstd", 3 * N), POS(j, "g", 3 * C), ACT(j, "b", 3 * C);
+        ACT(j, "mean", SVK_SIAMESE_MEAN_ROWS * N), POS(j, "rstd", 3 * N), POS(j, "g", 3 * C), ACT(j, "b", 3 * C);
         ACT(j, "dx", NC), ACT(j, "dy", NC), ACT(j, "dg", 3 * C), ACT(j, "db", 3 * C);
         ACT(j, "scratch", svk_siamese_norm_bwd_scratch_elems(SVK_NORM_LAYERNORM, j->N, j->C));
-        bytes = 7.0 * NC + 6 * N + 6 * C + 12 * C;
+        bytes = 7.0 * NC + 8 * N + 6 * C + 12 * C;
         break;
     case K_SO_FWD:
         ACT(j, "x", NC), ACT(j, "y", NC), POS(j, "g", 3 * C), ACT(j, "b", 3 * C);
-        ACT(j, "out", NC), ACT(j, "mean", 3 * N), POS(j, "rstd", 3 * N);
-        bytes = 3.0 * NC + 6 * C + 6 * N;
+        ACT(j, "out", NC), ACT(j, "mean", SVK_SIAMESE_MEAN_ROWS * N), POS(j, "rstd", 3 * N);
+        bytes = 3.0 * NC + 6 * C + 8 * N;
         break;
     case K_SO_BWD:
-        ACT(j, "dout", NC), ACT(j, "x", NC), ACT(j, "y", NC), ACT(j, "mean", 3 * N), POS(j, "rstd", 3 * N);
+        ACT(j, "dout", NC), ACT(j, "x", NC), ACT(j, "y", NC), ACT(j, "mean", SVK_SIAMESE_MEAN_ROWS * N);
+        POS(j, "rstd", 3 * N);
         POS(j, "g", 3 * C), ACT(j, "b", 3 * C), ACT(j, "dx", NC), ACT(j, "dy", NC), ACT(j, "dg", 3 * C),
             ACT(j, "db", 3 * C);
         ACT(j, "scratch", svk_siamese_norm_bwd_scratch_elems(SVK_NORM_LAYERNORM, j->N, j->C));
-        bytes = 5.0 * NC + 6 * N + 6 * C + 12 * C;
+        bytes = 5.0 * NC + 8 * N + 6 * C + 12 * C;
         break;
     case K_RES_FWD:
         ACT(j, "x", NC), ACT(j, "y", NC), ACT(j, "z", NC);

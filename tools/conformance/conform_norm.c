@@ -640,6 +640,42 @@ static bool make_siamese_inputs(cf_case *c, cf_state *cf, const siamese_shape *s
     return in->x && in->y && in->g && in->b && in->x64 && in->y64 && in->g64 && in->b64;
 }
 
+/* Rows 3 and 4 of the saved LayerNorm means (SVK_SIAMESE_MEAN_ROWS): P's and
+ * Q's means less their row's first element, against the reference's, at the
+ * scale of the row as the means. */
+static void compare_shifted_means(cf_case *c, const cf_out *mean, const double *dmean, const double *drstd,
+                                  const double *x, const double *y, size_t rows, size_t C)
+{
+    double *m = mean ? cf_alloc(c, 2 * rows * sizeof(double)) : NULL;
+    if (!m)
+        return;
+    for (size_t r = 0; r < rows; r++) {
+        m[r] = dmean[r] - x[r * C];
+        m[rows + r] = dmean[rows + r] - y[r * C];
+    }
+    cf_out shifted = *mean;
+    shifted.name = "mean m";
+    shifted.host = mean->host + 3 * rows;
+    compare_mean(c, &shifted, m, drstd, 2 * rows, TOL_FWD);
+}
+
+/* The saved means as a float forward pass leaves them for the backward:
+ * [SVK_SIAMESE_MEAN_ROWS, rows] from the reference's [3, rows]. */
+static float *device_means(cf_case *c, const double *mean64, const double *x, const double *y, size_t rows,
+                           size_t C)
+{
+    float *m = cf_alloc(c, SVK_SIAMESE_MEAN_ROWS * rows * sizeof(float));
+    if (!m)
+        return NULL;
+    for (size_t i = 0; i < 3 * rows; i++)
+        m[i] = (float)mean64[i];
+    for (size_t r = 0; r < rows; r++) {
+        m[3 * rows + r] = (float)(mean64[r] - x[r * C]);
+        m[4 * rows + r] = (float)(mean64[rows + r] - y[r * C]);
+    }
+    return m;
+}
+
 /* out_mode: false = block input (xn, h), true = model output (out). */
 static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_shape *s, bool out_mode,
                              const cf_variant *v)
@@ -658,7 +694,7 @@ static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     svk_tref tb = ln ? cf_input(c, "b", in.b, C3) : (svk_tref){0};
     cf_out *xn = out_mode ? NULL : v_output(c, v, "xn", n, NULL);
     cf_out *h = v_output(c, v, out_mode ? "out" : "h", n, NULL);
-    cf_out *mean = ln ? v_output(c, v, "mean", R3, NULL) : NULL;
+    cf_out *mean = ln ? v_output(c, v, "mean", SVK_SIAMESE_MEAN_ROWS * rows, NULL) : NULL;
     cf_out *rstd = v_output(c, v, "rstd", R3, NULL);
     if ((!out_mode && !xn) || !h || (ln && !mean) || !rstd)
         goto end;
@@ -697,8 +733,10 @@ static void siamese_fwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     if (!out_mode)
         compare_rows(c, xn, dxn, rows, C, TOL_FWD);
     compare_rows(c, h, dh, rows, C, TOL_FWD);
-    if (ln)
+    if (ln) {
         compare_mean(c, mean, dmean, drstd, R3, TOL_FWD);
+        compare_shifted_means(c, mean, dmean, drstd, in.x64, in.y64, rows, C);
+    }
     cf_compare(c, rstd, drstd, TOL_FWD);
 end:
     cf_end(c);
@@ -733,13 +771,14 @@ static void siamese_bwd_case(cf_state *cf, svk_norm_kind kind, const siamese_sha
     /* The statistics as a float forward pass saves them. */
     svk_ref_siamese_norm_fwd_f64(ref_kind(kind), rows, C, EPS, in.x64, in.y64, in.g64, in.b64, t0, t1, mean64,
                                  rstd64);
-    float *mean = to_float(c, mean64, R3), *rstd = to_float(c, rstd64, R3);
+    float *mean = device_means(c, mean64, in.x64, in.y64, rows, C), *rstd = to_float(c, rstd64, R3);
     if (!mean || !rstd)
         goto end;
 
     svk_tref tx = cf_input(c, "x", in.x, n), ty = cf_input(c, "y", in.y, n), tg = cf_input(c, "g", in.g, C3);
     svk_tref tb = ln ? cf_input(c, "b", in.b, C3) : (svk_tref){0};
-    svk_tref tmean = ln ? cf_input(c, "mean", mean, R3) : (svk_tref){0}, trstd = cf_input(c, "rstd", rstd, R3);
+    svk_tref tmean = ln ? cf_input(c, "mean", mean, SVK_SIAMESE_MEAN_ROWS * rows) : (svk_tref){0};
+    svk_tref trstd = cf_input(c, "rstd", rstd, R3);
     svk_tref tdh = cf_input(c, "dh", dh, n), tdxn = {0}, tdyi = {0};
     cf_out *dx, *dy;
     if (gr == GRADS_INPLACE) {
