@@ -185,6 +185,17 @@ int main(int argc, char **argv)
     st = big ? svk_gemm_record(cl, &bad) : SVK_ERROR_OUT_OF_DEVICE_MEMORY;
     tu_check(&t, st == SVK_ERROR_TOO_LARGE, "group count over the device limit refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
+    /* sum_a (a Linear's bias gradient in its weight-gradient GEMM) only
+     * with op(A) transposed, and never overlapping an operand. */
+    bad = (svk_gemm_args){.M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x, .sum_a = y};
+    st = svk_gemm_record(cl, &bad);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "sum_a needs trans_a"),
+             "sum_a without trans_a refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
+    bad = (svk_gemm_args){.trans_a = true, .M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x,
+                          .sum_a = x, .off_sum_a = 1};
+    st = svk_gemm_record(cl, &bad);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "overlaps"),
+             "sum_a overlapping C refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
     svk_dispatch d = {.kernel = SVK_KERNEL_GEMM, .n_bindings = 3, .groups = {1, 1, 1}};
     st = svk_cmdlist_dispatch(cl, &d);
     tu_check(&t, st == SVK_ERROR_INTERNAL, "wrong buffer count refused: %s (%s)", svk_status_string(st),
@@ -192,10 +203,10 @@ int main(int argc, char **argv)
     /* A texel binding whose buffer cannot be viewed (here as if it held
      * more than maxTexelBufferElements) is refused, not bound. */
     svk_push_gemm pg = {.M = 1, .N = 1, .K = 1, .batch = 1};
-    svk_dispatch td = {.kernel = SVK_KERNEL_GEMM_TEXEL, .n_bindings = 10, .push = &pg, .push_size = sizeof(pg),
+    svk_dispatch td = {.kernel = SVK_KERNEL_GEMM_TEXEL, .n_bindings = 11, .push = &pg, .push_size = sizeof(pg),
                        .groups = {1, 1, 1},
                        .bindings = {{a, 0, 0}, {a, 0, 0}, {b, 0, 0}, {b, 0, 0}, {x, 0, 0}, {a, 0, 0}, {x, 0, 0},
-                                    {x, 0, 0}, {a, 0, 0}, {a, 0, 0}}};
+                                    {x, 0, 0}, {a, 0, 0}, {a, 0, 0}, {x, 0, 0}}};
     const uint32_t max_texels = ctx->texel.max_elements;
     ctx->texel.max_elements = 0;
     st = svk_cmdlist_dispatch(cl, &td);

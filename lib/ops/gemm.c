@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colsum.h"
 #include "common/push_gemm.h"
 #include "gemm_split.h"
 #include "vk/buffer.h"
@@ -163,6 +164,40 @@ static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bo
     return true;
 }
 
+/* gemm_texel.comp's workgroup for g in spec[0] (spec: its defaults), and
+ * the subgroup size it shares op(A) over (its spec[10]; 0: none). A narrow
+ * C (attention's heads: N = D = 32 or 64) gets a narrower workgroup:
+ * invocations past N compute clamped columns that are never stored, so the
+ * default row of 32 x TN = 128 columns would waste 3/4 of the work at
+ * N = 32. The width stays a multiple of the subgroup size (so op(A) is
+ * still shared). op(A) is shared where each subgroup is one row of
+ * invocations of the workgroup: one subgroup size on the device, dividing
+ * the workgroup's row. */
+static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *spec)
+{
+    const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
+    const uint32_t need = svk_div_up(svk_div_up(g->N, spec[4]), sg) * sg;
+    if (spec[1] == 1 && need < spec[0])
+        spec[0] = need;
+    return ctx->info.subgroup_size && ctx->info.min_subgroup_size == ctx->info.max_subgroup_size && spec[1] == 1 &&
+                   spec[0] % ctx->info.subgroup_size == 0
+               ? ctx->info.subgroup_size
+               : 0;
+}
+
+/* Whether kernel id adds g's sum_a itself (gemm_texel.comp's SUM_A: op(A)
+ * shared over subgroups of a multiple of TM / 4 invocations), rather than
+ * after a column sum of A. */
+static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_id id)
+{
+    if (id != SVK_KERNEL_GEMM_TEXEL)
+        return false;
+    uint32_t spec[SVK_MAX_SPEC];
+    memcpy(spec, svk_kernel_info_get(id)->spec_defaults, sizeof(spec));
+    const uint32_t sg = texel_shape(ctx, g, spec);
+    return sg && sg % (spec[3] / 4) == 0;
+}
+
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
 static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, uint32_t *bn)
 {
@@ -209,17 +244,14 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
     return SVK_OK;
 }
 
-uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
+/* Floats of scratch split-K would use for g (0: no split). */
+static uint64_t split_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
     /* The portable and coopmat kernels split; a CPU variant's fallback to
      * the portable one (rare: svk_gemm_variant) records unsplit for want
      * of room. */
     svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
-    /* A query logs nothing: an unusable explicit COOPMAT or a bad
-     * $SVK_GEMM_COOPMAT is the record's error to report (once, not once
-     * per plan op). */
-    if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) || coopmat_env() < 0 ||
-        pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
+    if (pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
         (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
     /* Each has one tile shape for every product (kernels.c: 8 x 8 per
@@ -235,6 +267,24 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     return s > 1 ? (uint64_t)s * g->M * g->N : 0;
 }
 
+uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
+{
+    /* A query logs nothing: an unusable explicit COOPMAT or a bad
+     * $SVK_GEMM_COOPMAT is the record's error to report (once, not once
+     * per plan op). */
+    if (!ctx || !g || (g->variant == SVK_GEMM_VARIANT_COOPMAT && !ctx->info.coopmat_m) || coopmat_env() < 0)
+        return 0;
+    /* sum_a's column sum runs before the product: the two use the room in
+     * turn. Without A and B to look at (texel views), it counts. */
+    const uint64_t split = split_scratch_elems(ctx, g);
+    svk_kernel_id id = SVK_KERNEL_GEMM;
+    const bool fused = g->sum_a && g->a && g->b &&
+                       choose_kernel(ctx, g->label ? g->label : "gemm", g, false, &id) == SVK_OK &&
+                       sum_a_fused(ctx, g, id);
+    const uint64_t sums = g->sum_a && !fused ? svk_colsum_scratch_elems(g->K, g->M) : 0;
+    return split > sums ? split : sums;
+}
+
 svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out)
 {
     SVK_CHECK_ARG(NULL, ctx && out);
@@ -245,6 +295,38 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
 {
     SVK_CHECK_ARG(NULL, g && g->a && g->b && out);
     return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
+}
+
+/* sum_a where the kernel does not add it: the column sums of A [K, M]
+ * (lda), accumulated, before the product; room from g's scratch, which must
+ * not overlap A, B or C (ops). */
+static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, const char *label,
+                               const svk_range ops[3])
+{
+    svk_ctx *ctx = g->a->ctx;
+    const uint64_t need = svk_colsum_scratch_elems(g->K, g->M);
+    if (need && (!g->scratch || g->scratch_elems < need))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': sum_a's column sum needs %llu floats of scratch, %llu given", label,
+                         (unsigned long long)need, (unsigned long long)(g->scratch ? g->scratch_elems : 0));
+    if (need) {
+        const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
+        for (int i = 0; i < 3; i++)
+            if (svk_range_overlap(rs, ops[i]))
+                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
+                                 (unsigned long long)g->off_scratch, g->scratch->name);
+    }
+    svk_colsum_args cs = {
+        .rows = g->K,
+        .N = g->M,
+        .ld = lda,
+        .src = {g->a, g->off_a},
+        .dst = {g->sum_a, g->off_sum_a},
+        .scratch = {g->scratch, g->off_scratch},
+        .label = label,
+    };
+    return svk_colsum_record_named(cl, &cs, "gemm", "A", "sum_a");
 }
 
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
@@ -297,6 +379,13 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (dual && (st = check_operand(ctx, label, "aux2", g->aux2, g->off_aux2, g->M, g->N, ldc, sc, batch,
                                     g->stride2_c, outer)) != SVK_OK)
         return st;
+    if (g->sum_a && (!g->trans_a || batch != 1 || outer != 1 || g->structure != SVK_GEMM_DENSE))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                         "gemm '%s': sum_a needs trans_a, one matrix (batch %llu, outer %llu) and the DENSE structure",
+                         label, (unsigned long long)batch, (unsigned long long)outer);
+    if (g->sum_a && (st = check_operand(ctx, label, "sum_a", g->sum_a, g->off_sum_a, 1, g->M, g->M, 0, 1, 0, 1)) !=
+                        SVK_OK)
+        return st;
 
     svk_kernel_id kernel_id;
     if ((st = choose_kernel(ctx, label, g, true, &kernel_id)) != SVK_OK)
@@ -304,7 +393,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
-    bool texel_epi = false, texel_aux = false, texel_c = false;
+    bool texel_epi = false, texel_aux = false, texel_c = false, sum_fused = false;
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
     /* What the output loop does: the bias and the epilogue. The CPU forms
@@ -321,32 +410,21 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
-        /* A narrow C (attention's heads: N = D = 32 or 64) gets a
-         * narrower workgroup: invocations past N compute clamped columns
-         * that are never stored, so the default row of 32 x TN = 128
-         * columns would waste 3/4 of the work at N = 32. The width stays a
-         * multiple of the subgroup size (so op(A) is still shared). */
-        const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
-        const uint32_t need = svk_div_up(svk_div_up(g->N, spec[4]), sg) * sg;
-        if (spec[1] == 1 && need < spec[0])
-            spec[0] = need;
+        const uint32_t share = texel_shape(ctx, g, spec);
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = vec_a && (!g->trans_a || g->M % 4 == 0);
         spec[8] = vec_b && (g->trans_b || g->N % 4 == 0);
         spec[9] = g->K % 4;
-        /* Share op(A) over the subgroup where each is one row of
-         * invocations of the workgroup: one subgroup size on the device,
-         * dividing the workgroup's row. */
-        spec[10] = ctx->info.subgroup_size && ctx->info.min_subgroup_size == ctx->info.max_subgroup_size &&
-                           spec[1] == 1 && spec[0] % ctx->info.subgroup_size == 0
-                       ? ctx->info.subgroup_size
-                       : 0;
+        spec[10] = share;
         spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
                    (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
                    (!dual || g->off_aux2 % 4 == 0);
         spec[12] = out_flags;
         spec[13] = g->beta != 0.0f;
+        sum_fused = g->sum_a && sum_a_fused(ctx, g, kernel_id);
+        if (sum_fused)
+            spec[12] |= SVK_GEMM_SPEC_SUM_A;
         /* The output loop's vec4 reads of aux and C through texel views,
          * where it has any and their buffers can be viewed. */
         const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
@@ -411,12 +489,19 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                  (g->structure == SVK_GEMM_A_UPPER ? SVK_GEMM_FLAG_A_UPPER : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
+        .off_sum_a = sum_fused ? (uint32_t)g->off_sum_a : 0u,
     };
     uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
     uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
+    const svk_range rsum = g->sum_a ? (svk_range){g->sum_a, g->off_sum_a * 4, (uint64_t)g->M * 4} : rc;
+    if (g->sum_a && (svk_range_overlap(rsum, ra) || svk_range_overlap(rsum, rb) || svk_range_overlap(rsum, rc)))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': sum_a (element %llu of '%s') overlaps A, B or C",
+                         label, (unsigned long long)g->off_sum_a, g->sum_a->name);
+    if (g->sum_a && !sum_fused && (st = record_sum_a(cl, g, lda, label, (svk_range[]){ra, rb, rc})) != SVK_OK)
+        return st;
     if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch) {
         const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
         const uint64_t need = (uint64_t)splits * g->M * g->N;
@@ -458,10 +543,11 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
         /* A and B each as an RGBA32F and an R32F view, then aux and C as
          * RGBA32F views where the output loop reads them so (A stands in
-         * where it does not: kernels.c). */
-        const svk_range b[10] = {ra, ra, rb, rb, rc, rbias, raux, raux2, texel_aux ? raux : ra, texel_c ? rc : ra};
+         * where it does not: kernels.c), then sum_a (C stands in). */
+        const svk_range b[11] = {ra, ra, rb, rb, rc, rbias, raux, raux2, texel_aux ? raux : ra,
+                                 texel_c ? rc : ra, sum_fused ? rsum : rc};
         memcpy(d.bindings, b, sizeof(b));
-        d.n_bindings = 10;
+        d.n_bindings = 11;
     } else {
         const svk_range b[6] = {ra, rb, rc, rbias, raux, raux2};
         memcpy(d.bindings, b, sizeof(b));

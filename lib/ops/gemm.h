@@ -115,10 +115,21 @@ typedef struct svk_gemm_args {
      * svk_gemm_scratch_elems says it would be. */
     svk_buffer *scratch;
     uint64_t off_scratch, scratch_elems;
+    /* [M] floats, or NULL: also sum_a[m] += the sum over k of op(A)[m, k].
+     * A Linear's bias gradient beside its weight gradient: dW = dy^T x with
+     * A = dy [K, M] transposed, db = colsum(dy). Needs trans_a, one matrix
+     * (batch and outer 1) and the DENSE structure; must not overlap A, B or
+     * C. gemm_texel.comp adds the sums in its k loop where it shares op(A)
+     * over the subgroup (a fixed order for the device's subgroup size);
+     * elsewhere a column sum of A (lib/ops/colsum.c) is recorded before the
+     * product, with room from scratch (svk_gemm_scratch_elems counts it). */
+    svk_buffer *sum_a;
+    uint64_t off_sum_a;
 } svk_gemm_args;
 
-/* Floats of scratch svk_gemm_record would use for g's split-K on ctx's
- * device now (0: it would not split g); g's buffers are not looked at. */
+/* Floats of scratch svk_gemm_record would use for g on ctx's device now:
+ * split-K's partials, or sum_a's column sum where the kernel does not add
+ * it itself (0: none); g's buffers are not looked at. */
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 
 /* The variant a GEMM asking for AUTO gets on ctx's device now (the rule of

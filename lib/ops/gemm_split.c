@@ -61,6 +61,7 @@ svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32
     part.c = g->scratch;
     part.off_c = g->off_scratch;
     part.scratch = NULL;
+    part.sum_a = NULL; /* the caller's, recorded before the split */
     svk_status st = svk_gemm_record(cl, &part);
     if (st != SVK_OK)
         return st;

@@ -114,10 +114,10 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_TEXEL] = {
         .name = "gemm_texel",
         SPV(svk_spv_gemm_texel),
-        /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, and aux
-         * and C again as RGBA32F views for the output loop's reads */
-        .n_buffers = 10,
-        .write_mask = 1u << 4 | 1u << 6 | 1u << 7,
+        /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux
+         * and C again as RGBA32F views for the output loop's reads, sum_a */
+        .n_buffers = 11,
+        .write_mask = 1u << 4 | 1u << 6 | 1u << 7 | 1u << 10,
         .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F,
                          [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
         .push_size = sizeof(svk_push_gemm),

@@ -52,109 +52,122 @@ typedef struct gemm_case {
     int out4;          /* C (and aux) at element 64: the kernels' vec4 stores where ldc allows */
     int structure;     /* svk_gemm_structure: A_LOWER, A_UPPER: op(A) zero where promised;
                         * CAUSAL_OUT: only C's lower triangle compared (the rest must be finite) */
+    int sum_a;         /* also sum_a += the row sums of op(A) (trans_a, one matrix) */
 } gemm_case;
 
 static const gemm_case cases[] = {
-    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0},
-    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 0, 0, 0},
-    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0, 0, 0, 0},
-    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0, 0, 0, 0},
-    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0, 0, 0, 0},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 17, 33, 65, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 1, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {1, 0, 333, 257, 129, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 0, 128, 128, 128, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 1, 1, 300, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 300, 1, 77, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 65, 63, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 0, 61, 67, 71, 1, 0.5f, -1.5f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 45, 131, 19, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 37, 41, 43, 1, 1.0f, 0.5f, 0, 3, 0, 1, 0, 0, 0, 0, 0},
+    {0, 0, 37, 29, 41, 5, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 2, 0, 1, 0, 0, 0, 0, 0},
+    {1, 0, 13, 11, 66, 7, 1.0f, 0.0f, 1, 1, 1, 1, 0, 0, 0, 0, 0},
     /* Long k loops: lavapipe silently ends a shader's loops after 65535
      * iterations in all, so a kernel that loops per element of k (or
      * does not unroll its inner loops) comes back short here. */
-    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
+    {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
-    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
     /* Split-K on GPUs (few tiles of C, long K): beta 0 and 1, parts of K
      * not a multiple of the k tile, every transpose, a padded C (which
      * does not split: ldc != N). */
-    {1, 0, 128, 128, 1024, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 37, 29, 1000, 1, 0.5f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 5, 129, 768, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 64, 64, 832, 1, 2.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 1, 1, 1, 130, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 61, 67, 1024, 1, 1.0f, 0.0f, 0, 3, 1, 1, 0, 0, 0, 0},
+    {1, 0, 128, 128, 1024, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 37, 29, 1000, 1, 0.5f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 5, 129, 768, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 64, 64, 832, 1, 2.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 1, 1, 130, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 61, 67, 1024, 1, 1.0f, 0.0f, 0, 3, 1, 1, 0, 0, 0, 0, 0},
     /* Two batch levels, groups of `batch` matrices a further pad apart. */
-    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0, 0},
-    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0, 0},
+    {0, 1, 19, 19, 8, 3, 0.5f, 0.0f, 0, 1, 1, 5, 0, 0, 0, 0, 0},
+    {1, 0, 32, 32, 32, 4, 1.0f, 0.0f, 0, 0, 1, 3, 0, 0, 0, 0, 0},
     /* One operand vec4-aligned and the other not, each way round, and
      * blocks cut by M, N and K % 4 at once. */
-    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 0, 0},
-    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
-    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0},
+    {0, 0, 33, 31, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 0, 34, 32, 63, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 36, 45, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 99, 61, 127, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {1, 1, 20, 24, 36, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 21, 25, 37, 2, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
     /* Operands at element offsets: a multiple of 4 (vec4 fetches) and not. */
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0, 0},
-    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 0, 0},
-    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8, 0, 0, 0},
-    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2, 0, 0, 0},
-    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 0, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0, 0, 0},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 0, 0, 0},
+    {0, 1, 33, 64, 32, 2, 1.0f, 0.0f, 0, 4, 1, 1, 8, 0, 0, 0, 0},
+    {1, 1, 24, 28, 40, 1, 1.0f, -1.0f, 0, 0, 1, 1, 2, 0, 0, 0, 0},
+    {0, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 0, 0, 0, 0},
     /* The training step's shapes (tokens x features), aligned. */
-    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0},
-    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0},
+    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 0, 0, 0},
     /* C at element 64: vec4 stores (ldc, N and the offsets multiples of 4)
      * and, cut by N or padded, the scalar ones from there. */
-    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 1, 0},
-    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 1, 0},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 4, 1, 1, 0, 0, 1, 0},
+    {0, 1, 100, 60, 128, 1, 1.0f, 0.5f, 1, 0, 1, 1, 0, 0, 1, 0, 0},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 1, 0, 1, 1, 4, 0, 1, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 4, 1, 1, 0, 0, 1, 0, 0},
     /* Epilogues: GELU (the MLP's fc: C the pre-activation, aux gelu of it)
      * and GELU_BWD (the MLP's proj backward: C times gelu' of aux), at the
      * training shapes with vec4 stores and at awkward ones. */
-    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1, 0},
-    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 1, 0, 0},
-    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 1, 4, 1, 2, 4, 1, 1, 0},
-    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1, 0},
-    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0, 0},
-    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1, 0},
+    {0, 1, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1, 0, 0},
+    {0, 0, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 1, 0, 0, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 1, 4, 1, 2, 4, 1, 1, 0, 0},
+    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 2, 1, 0, 0},
+    {1, 1, 31, 29, 23, 1, 2.0f, 1.0f, 1, 0, 1, 1, 0, 2, 0, 0, 0},
+    {0, 1, 64, 64, 16, 3, 1.0f, 0.0f, 0, 4, 1, 1, 0, 2, 1, 0, 0},
     /* Residual epilogues: the attention and MLP projections' C = x + z
      * (pre, post) and SiameseNorm's x += z / c, y' = y + z. */
-    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 3, 1, 0},
-    {0, 1, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 3, 0, 0},
-    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0},
-    {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0, 0},
-    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1, 0},
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 3, 1, 0, 0},
+    {0, 1, 37, 41, 43, 1, 1.0f, 0.0f, 1, 5, 1, 1, 0, 3, 0, 0, 0},
+    {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0, 0},
+    {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0, 0, 0},
+    {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1, 0, 0},
     /* Causal structure (attention's products): scores wanted on and below
      * the diagonal only (q k^T, dout v^T), op(A) lower (P v, dS k) and
      * upper (P^T dout, dS^T q) triangular; one matrix, a prime side and
      * the step's T = 128, batches of heads and sequences, rectangles. */
-    {0, 1, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
-    {0, 1, 37, 37, 32, 3, 0.5f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
-    {0, 1, 128, 128, 64, 2, 0.125f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_CAUSAL_OUT},
-    {0, 1, 131, 129, 13, 1, 1.0f, 0.5f, 0, 3, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT},
-    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
-    {0, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_LOWER},
-    {0, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_LOWER},
-    {0, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
-    {0, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER},
-    {1, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
-    {1, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_UPPER},
-    {1, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_UPPER},
-    {1, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
-    {1, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER},
+    {0, 1, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT, 0},
+    {0, 1, 37, 37, 32, 3, 0.5f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_CAUSAL_OUT, 0},
+    {0, 1, 128, 128, 64, 2, 0.125f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_CAUSAL_OUT, 0},
+    {0, 1, 131, 129, 13, 1, 1.0f, 0.5f, 0, 3, 1, 1, 0, 0, 0, SVK_GEMM_CAUSAL_OUT, 0},
+    {0, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER, 0},
+    {0, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_LOWER, 0},
+    {0, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_LOWER, 0},
+    {0, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER, 0},
+    {0, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_LOWER, 0},
+    {1, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER, 0},
+    {1, 0, 37, 32, 37, 3, 1.0f, 0.0f, 0, 0, 1, 2, 0, 0, 0, SVK_GEMM_A_UPPER, 0},
+    {1, 0, 128, 64, 128, 2, 1.0f, 0.0f, 0, 0, 0, 2, 0, 0, 1, SVK_GEMM_A_UPPER, 0},
+    {1, 0, 50, 20, 33, 1, 1.0f, 0.0f, 0, 1, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER, 0},
+    {1, 0, 33, 20, 50, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, SVK_GEMM_A_UPPER, 0},
+    /* sum_a, a Linear's bias gradient beside its weight gradient: the
+     * training shapes (dW += dy^T x over 1024 tokens, split on GPUs), one
+     * element, K % 4 of 1 to 3, rows cut by the block, padded, at offsets. */
+    {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 384, 128, 1024, 1, 1.0f, 1.0f, 0, 0, 0, 1, 0, 0, 0, 0, 1},
+    {1, 0, 128, 128, 1024, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 1, 1, 1, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 7, 5, 1999, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 37, 29, 1001, 1, 0.5f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 61, 67, 1026, 1, 1.0f, 0.0f, 0, 3, 1, 1, 0, 0, 0, 0, 1},
+    {1, 0, 64, 64, 64, 1, 1.0f, 0.0f, 0, 0, 1, 1, 4, 0, 1, 0, 1},
+    {1, 0, 35, 44, 52, 1, 1.0f, 0.0f, 0, 0, 1, 1, 3, 0, 0, 0, 1},
 };
 
 /* A stored operand: rows x cols with leading dimension ld, batches stride
@@ -232,9 +245,10 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
     char shape[96];
     static const char *const epi_names[] = {"", " gelu", " gelu-bwd", " residual", " dual-residual"};
     static const char *const structure_names[] = {"", " causal-out", " A-lower", " A-upper"};
-    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M, g->N,
-             g->K, g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
-             g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "", structure_names[g->structure]);
+    snprintf(shape, sizeof(shape), "%s%s %ux%ux%u%s%s%s%s%s%s%s%s", g->ta ? "T" : "N", g->tb ? "T" : "N", g->M,
+             g->N, g->K, g->batch > 1 ? " batched" : "", g->bias ? " bias" : "", g->beta != 0 ? " beta" : "",
+             g->pad ? " padded" : "", epi_names[g->epi], g->out4 ? " C@64" : "", structure_names[g->structure],
+             g->sum_a ? " sum_a" : "");
     const uint32_t outer = g->outer ? g->outer : 1;
     if (g->batch > 1 || outer > 1) {
         size_t len = strlen(shape);
@@ -293,7 +307,10 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
             goto end;
         taux2 = cf_tref(aux2_out);
     }
-    if (!out)
+    /* sum_a: random before (it accumulates). */
+    float *hsum = g->sum_a ? cf_random(c, g->M, -1, 1) : NULL;
+    cf_out *sum_out = hsum ? cf_output_at(c, "sum_a", g->M, hsum, 0) : NULL;
+    if (!out || (g->sum_a && !sum_out))
         goto end;
     svk_gemm_args args = {
         .trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = g->batch,
@@ -308,20 +325,23 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .epilogue = (svk_gemm_epilogue)g->epi, .aux = taux.buf, .off_aux = taux.off,
         .aux2 = taux2.buf, .off_aux2 = taux2.off, .res_c = RES_C,
         .structure = (svk_gemm_structure)g->structure,
+        .sum_a = sum_out ? sum_out->buf : NULL, .off_sum_a = sum_out ? cf_tref(sum_out).off : 0,
     };
-    /* Split-K's partials: NaN before, never compared. */
+    svk_texel_caps saved = cf->ctx->texel;
+    if (row->force_fallback)
+        cf->ctx->texel.max_elements = 0;
+    /* Split-K's partials (or sum_a's column sums): NaN before, never compared. */
     const uint64_t scratch_n = svk_gemm_scratch_elems(cf->ctx, &args);
     cf_out *scratch = scratch_n ? cf_output_at(c, "scratch", scratch_n, NULL, 0) : NULL;
-    if (scratch_n && !scratch)
+    if (scratch_n && !scratch) {
+        cf->ctx->texel.max_elements = saved.max_elements;
         goto end;
+    }
     if (scratch) {
         args.scratch = scratch->buf;
         args.off_scratch = cf_tref(scratch).off;
         args.scratch_elems = scratch_n;
     }
-    svk_texel_caps saved = cf->ctx->texel;
-    if (row->force_fallback)
-        cf->ctx->texel.max_elements = 0;
     svk_kernel_id kernel;
     svk_status st = svk_gemm_kernel(&args, &kernel);
     if (st == SVK_OK)
@@ -403,6 +423,16 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
     cf_compare(c, out, dc, row->tol);
     if (aux_out || aux2_out)
         cf_compare(c, aux_out ? aux_out : aux2_out, daux, row->tol);
+    if (sum_out) {
+        /* op(A) is A [K, M] transposed, one matrix. */
+        double *dsum = cf_to_double(c, hsum, g->M);
+        if (!dsum)
+            goto end;
+        for (uint32_t k = 0; k < g->K; k++)
+            for (uint32_t m = 0; m < g->M; m++)
+                dsum[m] += da[(size_t)k * A.ld + m];
+        cf_compare(c, sum_out, dsum, row->tol);
+    }
 end:
     cf_end(c);
 }
