@@ -127,6 +127,20 @@ static svk_gemm_args plan_gemm(const svk_plan_op *o)
     };
 }
 
+/* Whether op i + 1 of p (i + 1 < end) is the bias gradient of op i, a
+ * Linear's weight gradient (plan.c's linear_bwd: dW += dy^T x, then
+ * db += colsum(dy)): the GEMM then adds the column sums itself
+ * (svk_gemm_args.sum_a; on CPU devices in its k loop, a pass over dy and
+ * two dispatches fewer), and op i + 1 records nothing. */
+static bool bias_in_gemm(const svk_plan *p, size_t i, size_t end)
+{
+    if (i + 1 >= end)
+        return false;
+    const svk_plan_op *g = &p->ops[i], *b = &p->ops[i + 1];
+    return g->code == SVK_OP_GEMM && b->code == SVK_OP_BIAS_BWD && g->flags == SVK_FLAG_TA &&
+           g->t[3] == SVK_NONE && g->t[1] == b->t[1] && g->dims[2] == b->dims[0] && g->dims[0] == b->dims[1];
+}
+
 /* The scratch floats the largest op of the plan needs on ctx's device. */
 static uint64_t scratch_elems(svk_ctx *ctx, const svk_plan *p)
 {
@@ -391,7 +405,9 @@ static svk_tref scratch(const rec *r)
     return (svk_tref){r->s->scratch, 0};
 }
 
-static svk_status record_op(const rec *r, const svk_plan_op *o)
+/* bias_op: the BIAS_BWD op that follows o, added by o's GEMM
+ * (bias_in_gemm), or NULL. */
+static svk_status record_op(const rec *r, const svk_plan_op *o, const svk_plan_op *bias_op)
 {
     const uint32_t *t = o->t;
     const uint64_t *d = o->dims;
@@ -478,9 +494,15 @@ static svk_status record_op(const rec *r, const svk_plan_op *o)
         g.a = a.buf, g.b = b.buf, g.c = c.buf, g.bias = bias.buf;
         g.off_a = a.off, g.off_b = b.off, g.off_c = c.off, g.off_bias = bias.off;
         g.label = label;
-        /* Room for split-K partials (gemm_split.h), sized for this op by scratch_elems. */
+        /* Room for split-K partials (gemm_split.h) or the bias's column
+         * sums, sized by scratch_elems (the BIAS_BWD op counts the latter). */
         g.scratch = r->s->scratch;
         g.scratch_elems = r->s->scratch ? r->s->scratch->size / 4 : 0;
+        if (bias_op) {
+            const svk_tref db = T(r, bias_op->t[0]);
+            g.sum_a = db.buf;
+            g.off_sum_a = db.off;
+        }
         if (g.epilogue != SVK_GEMM_EPILOGUE_NONE) {
             const svk_tref aux = T(r, t[4]), aux2 = T(r, t[5]);
             g.aux = aux.buf;
@@ -610,6 +632,20 @@ static void print_profile(svk_cmdlist *cl)
     }
 }
 
+/* Records ops [begin, end) of r's plan, a Linear's bias gradient inside
+ * its weight-gradient GEMM where they are neighbours (bias_in_gemm); st:
+ * the status so far (nothing is recorded unless SVK_OK). */
+static svk_status record_ops(const rec *r, size_t begin, size_t end, svk_status st)
+{
+    const svk_plan *p = r->p;
+    for (size_t i = begin; i < end && st == SVK_OK; i++) {
+        const bool fused = bias_in_gemm(p, i, end);
+        st = record_op(r, &p->ops[i], fused ? &p->ops[i + 1] : NULL);
+        i += fused;
+    }
+    return st;
+}
+
 /* The recorded list of ops [begin, end), made on first use. */
 static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, svk_cmdlist **out)
 {
@@ -635,8 +671,7 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, s
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
     if (st == SVK_OK)
         st = svk_cmdlist_begin(r.cl);
-    for (size_t i = begin; i < end && st == SVK_OK; i++)
-        st = record_op(&r, &m->plan.ops[i]);
+    st = record_ops(&r, begin, end, st);
     if (st == SVK_OK)
         st = svk_cmdlist_end(r.cl);
     if (st != SVK_OK) {
@@ -796,8 +831,7 @@ static svk_status record_external(svk_model *m, void *vk_command_buffer)
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
     if (st == SVK_OK)
         st = svk_cmdlist_begin(r.cl);
-    for (size_t i = m->plan.phases.forward; i < m->plan.phases.end && st == SVK_OK; i++)
-        st = record_op(&r, &m->plan.ops[i]);
+    st = record_ops(&r, m->plan.phases.forward, m->plan.phases.end, st);
     if (st == SVK_OK)
         st = svk_cmdlist_end(r.cl);
     if (st != SVK_OK) {
