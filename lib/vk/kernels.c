@@ -62,6 +62,7 @@
 #include "common/push_swiglu.h"
 #include "common/push_bias.h"
 #include "common/push_colsum.h"
+#include "common/push_transpose.h"
 #include "common/push_embedding.h"
 #include "common/push_index_check.h"
 #include "common/push_cross_entropy.h"
@@ -74,6 +75,7 @@
 #include "bias_fwd.spv.h"
 #include "colsum.spv.h"
 #include "colsum_texel.spv.h"
+#include "transpose.spv.h"
 #include "embedding_fwd.spv.h"
 #include "embedding_bwd.spv.h"
 #include "index_check.spv.h"
@@ -555,6 +557,17 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_colsum),
         /* 64 columns (or vec4s of columns, VEC4) per workgroup; row
          * blocks in z. Then VEC4, set per call by lib/ops/colsum.c. */
+        .n_spec = 4,
+        .spec_defaults = {64, 1, 1, 0},
+    },
+    [SVK_KERNEL_TRANSPOSE] = {
+        .name = "transpose",
+        SPV(svk_spv_transpose),
+        .n_buffers = 2,      /* src, dst */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_transpose),
+        /* 64 invocations per workgroup; then VEC4, set per call by
+         * lib/ops/transpose.c. */
         .n_spec = 4,
         .spec_defaults = {64, 1, 1, 0},
     },

@@ -39,6 +39,7 @@
 #include "ops/rope.h"
 #include "ops/siamese_norm.h"
 #include "ops/swiglu.h"
+#include "ops/transpose.h"
 
 typedef enum kop {
     K_COPY, K_FMA,
@@ -50,6 +51,7 @@ typedef enum kop {
     K_EMB_FWD, K_EMB_BWD,
     K_XENT,
     K_CLIP, K_ADAMW,
+    K_TRANSPOSE,
     K_COUNT_
 } kop;
 
@@ -89,6 +91,7 @@ static const struct {
     [K_XENT] = {"loss", "cross_entropy", "fwd+bwd", true},
     [K_CLIP] = {"optimizer", "clip", "-", false},
     [K_ADAMW] = {"optimizer", "adamw", "-", false},
+    [K_TRANSPOSE] = {"elementwise", "transpose", "-", false},
 };
 
 enum { MAX_OPERANDS = 14, MAX_SETS = 8 };
@@ -280,6 +283,10 @@ static void layout(job *j)
         add(j, "scale", 1, FILL_ONE, 0, 0), add(j, "step", 3, FILL_ONE, 0, 0), add(j, "guard", 2, FILL_ONE, 0, 0);
         bytes = 7.0 * n; /* p, g, m, v read; p, m, v written */
         break;
+    case K_TRANSPOSE:
+        ACT(j, "src", C * F), ACT(j, "dst", C * F);
+        bytes = 2.0 * C * F;
+        break;
     case K_COUNT_:
         break;
     }
@@ -447,6 +454,10 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t s)
                             .scale = T(j, 4, s), .step = T(j, 5, s), .guard = T(j, 6, s), .beta1 = 0.9f,
                             .beta2 = 0.95f, .eps = 1e-8f, .weight_decay = 0.1f, .decay = true, .label = label};
         return svk_adamw_record(cl, &a);
+    }
+    case K_TRANSPOSE: {
+        svk_transpose_args a = {.rows = C, .cols = j->F, .src = T(j, 0, s), .dst = T(j, 1, s), .label = label};
+        return svk_transpose_record(cl, &a);
     }
     case K_COUNT_:
         break;
@@ -703,4 +714,11 @@ void bench_run_kernels(bench *b)
             snprintf(j.shape, sizeof(j.shape), "n=%llu (4C^2, C=%u)", (unsigned long long)j.n, sh.widths[wi]);
             run_job(b, &j);
         }
+    /* The MLP projection's weight [C, 4C], transposed before its forward
+     * product on CPU devices (svk_plan_options.mlp_proj_nn). */
+    for (uint32_t wi = 0; wi < sh.n_widths; wi++) {
+        job j = {.op = K_TRANSPOSE, .C = sh.widths[wi], .F = 4 * sh.widths[wi]};
+        snprintf(j.shape, sizeof(j.shape), "[C, 4C], C=%u", j.C);
+        run_job(b, &j);
+    }
 }

@@ -1,0 +1,26 @@
+/*
+ * Transpose on the device (shaders/transpose.comp): dst [cols, rows] =
+ * src [rows, cols]^T, src with leading dimension ld, dst packed. Exact
+ * (a copy). The training step uses it where a weight's forward product
+ * runs faster as NN on a transposed copy than as NT on the weight
+ * (lib/model/plan.c, svk_plan_options.mlp_proj_nn).
+ */
+#ifndef SVK_OPS_TRANSPOSE_H
+#define SVK_OPS_TRANSPOSE_H
+
+#include "ops.h"
+
+typedef struct svk_transpose_args {
+    uint32_t rows, cols;   /* of src, each >= 1 */
+    uint32_t ld;           /* elements between rows of src, >= cols; 0 means cols */
+    svk_tref src;          /* [rows, ld] (the last row needs only cols elements) */
+    svk_tref dst;          /* [cols, rows], written; must not overlap src */
+    const char *label;     /* names the dispatch in messages and timings; may be NULL */
+} svk_transpose_args;
+
+/* One float of dst per invocation, or a vec4 where rows and dst's offset
+ * are multiples of 4 (and $SVK_VEC4 allows). An R32F texel view of src
+ * (lavapipe's gather) measured no faster than the vec4 form; not kept. */
+svk_status svk_transpose_record(svk_cmdlist *cl, const svk_transpose_args *a);
+
+#endif
