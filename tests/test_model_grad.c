@@ -28,7 +28,7 @@ static bool check(tu_tally *t, const char *name, const svk_model_config *c, cf_r
 {
     run r;
     enum { B = 2, T = 5 };
-    if (svk_plan_build(NULL, c, B, T, false, &r.p) != SVK_OK) {
+    if (svk_plan_build(NULL, c, B, T, NULL, &r.p) != SVK_OK) {
         tu_check(t, false, "%s: plan: %s", name, svk_last_error());
         return false;
     }

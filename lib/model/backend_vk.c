@@ -31,6 +31,7 @@
 #include "ops/bias.h"
 #include "ops/clip.h"
 #include "ops/colsum.h"
+#include "ops/transpose.h"
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
 #include "ops/embedding.h"
@@ -552,6 +553,11 @@ static svk_status record_op(const rec *r, const svk_plan_op *o, const svk_plan_o
                                  .dgate = T(r, t[0]), .dup = T(r, t[1]), .label = label};
         return svk_swiglu_bwd_record(cl, &a);
     }
+    case SVK_OP_TRANSPOSE: {
+        svk_transpose_args a = {.rows = (uint32_t)d[0], .cols = (uint32_t)d[1], .src = T(r, t[1]),
+                                .dst = T(r, t[0]), .label = label};
+        return svk_transpose_record(cl, &a);
+    }
     case SVK_OP_BIAS_BWD: {
         svk_bias_bwd_args a = {.rows = d[0], .N = d[1], .dout = T(r, t[1]), .dbias = T(r, t[0]),
                                .scratch = scratch(r), .label = label};
@@ -869,18 +875,25 @@ static void forget_recordings(svk_model *m)
 }
 
 /* Flash attention where svk_attention_flash_preferred says so and the
- * heads fit its kernels (D <= 256); the materialised form otherwise. */
-static svk_status flash_attention(svk_model *m, bool *out)
+ * heads fit its kernels (D <= 256); the materialised form otherwise. The
+ * MLP projection's forward on a transposed weight where the GEMMs run
+ * their CPU form (gemm_texel.comp's NT products with K = 4C ran 1.4 to
+ * 1.7 times its NN ones on lavapipe, docs/PERFORMANCE.md); the portable
+ * form stages both operands through shared memory either way. */
+static svk_status plan_options(svk_model *m, svk_plan_options *out)
 {
     const svk_model_config *c = &m->params.config;
-    svk_status st = svk_attention_flash_preferred(m->ctx, out);
+    svk_status st = svk_attention_flash_preferred(m->ctx, &out->flash_attention);
     if (st == SVK_OK && c->width / c->heads > 256)
-        *out = false;
+        out->flash_attention = false;
+    /* A bad $SVK_GEMM_COOPMAT is the GEMMs' error to report, by name. */
+    svk_gemm_variant v = SVK_GEMM_VARIANT_PORTABLE;
+    out->mlp_proj_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
     return st;
 }
 
 const svk_backend_impl svk_backend_vulkan = {
     .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
     .forget_recordings = forget_recordings, .record_external = record_external,
-    .flash_attention = flash_attention, .prepare = prepare, .read_prev_output = read_prev_output,
+    .plan_options = plan_options, .prepare = prepare, .read_prev_output = read_prev_output,
 };

@@ -37,11 +37,11 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T)
     if (m->has_plan && m->plan.B == B && m->plan.T == T)
         return SVK_OK;
     svk_plan p;
-    bool flash = false;
-    svk_status st = m->impl->flash_attention ? m->impl->flash_attention(m, &flash) : SVK_OK;
+    svk_plan_options opt = {0};
+    svk_status st = m->impl->plan_options ? m->impl->plan_options(m, &opt) : SVK_OK;
     if (st != SVK_OK)
         return st;
-    if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, flash, &p)) != SVK_OK)
+    if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
     if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {
         svk_plan_free(&p);

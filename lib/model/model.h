@@ -32,9 +32,9 @@ typedef struct svk_backend_impl {
      * training step while the previous one runs (svk_step_hparams.
      * prev_in_flight), keeping both steps' outputs. */
     svk_status (*read_prev_output)(svk_model *m, float out[SVK_OUT_COUNT]);
-    /* Whether plans for this backend use flash attention (plan.h); NULL:
-     * never. */
-    svk_status (*flash_attention)(svk_model *m, bool *out);
+    /* How plans for this backend are built (plan.h); NULL: all options
+     * off. */
+    svk_status (*plan_options)(svk_model *m, svk_plan_options *out);
     /* Writes a batch and the step's numbers for an external recording. */
     svk_status (*prepare)(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h);
 } svk_backend_impl;

@@ -28,6 +28,7 @@ typedef struct builder {
     size_t cap_t, cap_o;
     bool oom;
     int overflow;         /* the slab whose size wrapped + 1, or 0 */
+    uint32_t proj_wt;     /* mlp_proj_nn: the transposed weight's tensor */
 } builder;
 
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
@@ -294,11 +295,21 @@ static svk_status check_sizes(svk_log *log, const dims *d)
 }
 
 /* The sublayer's output projection: z = x W^T + bias into the residual
- * streams as r says. */
+ * streams as r says. wt: a tensor [in, out] to run it as x (W^T) on, W
+ * transposed into it first (svk_plan_options.mlp_proj_nn), or SVK_NONE. */
 static void proj_fwd(builder *b, const char *name, const residual_out *r, uint32_t x, uint64_t rows, uint64_t out,
-                     uint64_t in)
+                     uint64_t in, uint32_t wt)
 {
-    linear_fwd(b, name, r->c, x, rows, out, in);
+    if (wt == SVK_NONE) {
+        linear_fwd(b, name, r->c, x, rows, out, in);
+    } else {
+        svk_plan_op *o = op(b, SVK_OP_TRANSPOSE, "%s.wt", name);
+        o->t[0] = wt;
+        o->t[1] = W(b, SVK_SLAB_PARAM, "%s.weight", name);
+        o->dims[0] = out;
+        o->dims[1] = in;
+        gemm(b, name, r->c, x, wt, W(b, SVK_SLAB_PARAM, "%s.bias", name), false, false, rows, out, in, 0.0f);
+    }
     gemm_epilogue(b, r->flag, r->in, r->out, r->scale);
 }
 
@@ -321,12 +332,12 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->flags = b->p->flash_attention ? SVK_FLAG_FLASH : 0;
         o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
-        proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C);
+        proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C, SVK_NONE);
     } else if (c->mlp == SVK_MLP_GELU) {
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
         linear_gelu_fwd(b, name, s->a, s->g, s->h, d->N, d->F, d->C);
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F, b->proj_wt);
     } else {
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
         linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
@@ -336,7 +347,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->t[0] = s->g, o->t[1] = s->gate, o->t[2] = s->up;
         o->dims[0] = d->N * d->F;
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F, b->proj_wt);
     }
 }
 
@@ -416,19 +427,23 @@ static void norm_bwd(builder *b, const char *prefix, uint32_t dx, uint32_t dout,
     o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
 }
 
-svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, bool flash_attention,
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, const svk_plan_options *opt,
                           svk_plan *p)
 {
+    const svk_plan_options none = {0};
+    if (!opt)
+        opt = &none;
     memset(p, 0, sizeof(*p));
     if (B == 0 || T == 0 || T > c->ctx)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "batch shape B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", B, T,
                          c->ctx);
-    builder b = {.p = p, .log = log};
+    builder b = {.p = p, .log = log, .proj_wt = SVK_NONE};
     p->config = *c;
     p->B = B;
     p->T = T;
     p->eps = c->norm_eps;
-    p->flash_attention = flash_attention;
+    p->flash_attention = opt->flash_attention;
+    p->mlp_proj_nn = opt->mlp_proj_nn;
     dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab};
     const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, pre = c->placement == SVK_PLACEMENT_PRE;
     const bool ln = c->norm == SVK_NORM_LAYERNORM;
@@ -487,7 +502,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             s->u = tensor(&b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
         if (attn) {
             s->qkv = tensor(&b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
-            if (flash_attention) {
+            if (p->flash_attention) {
                 /* Read as vec2s: an even offset. */
                 p->slab_elems[SVK_SLAB_ACT] += p->slab_elems[SVK_SLAB_ACT] % 2;
                 s->att = tensor(&b, SVK_SLAB_ACT, 2 * d.B * d.H * d.T, -1, "att.stats.%u", k);
@@ -504,6 +519,10 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             }
         }
     }
+    /* One transposed weight for every layer's MLP projection, each
+     * transposed just before its product. */
+    if (p->mlp_proj_nn)
+        b.proj_wt = tensor(&b, SVK_SLAB_ACT, d.F * d.C, -1, "mlp.proj.wt");
     const uint64_t big = (3 * d.C > d.F ? 3 * d.C : d.F) * d.N;
     uint32_t final_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "final");
     uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
@@ -714,7 +733,7 @@ const char *svk_plan_opcode_name(svk_plan_opcode code)
     static const char *const names[SVK_OP_COUNT_] = {
         "zero", "copy", "add", "embed_fwd", "embed_bwd", "norm_fwd", "norm_bwd", "siamese_fwd", "siamese_bwd",
         "sout_fwd", "sout_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd", "attn_bwd",
-        "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw",
+        "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw", "transpose",
     };
     return (unsigned)code < SVK_OP_COUNT_ ? names[code] : "?";
 }

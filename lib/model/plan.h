@@ -104,6 +104,7 @@ typedef enum svk_plan_opcode {
     SVK_OP_ADAMW,         /* dims[0] elements from the offsets of p t0, g t1, m t2, v t3 (a group of
                              svk_plan_param_group, spanning tensors), output t4 (clip scale; no update
                              unless the loss and gradient norm there pass svk_step_finite); flags DECAY */
+    SVK_OP_TRANSPOSE,     /* dst t0 [cols, rows] = src t1 [rows, cols] transposed; dims rows, cols */
     SVK_OP_COUNT_
 } svk_plan_opcode;
 
@@ -141,13 +142,29 @@ typedef struct svk_plan {
     uint32_t tokens, targets, logits, output; /* well-known tensor ids */
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
+    bool mlp_proj_nn;     /* see svk_plan_options */
 } svk_plan;
 
-/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx).
- * flash_attention: the attention ops are the flash pair (flag FLASH), which
- * keep [B, H, T, 2] per attention sublayer for the backward instead of
- * [B, H, T, T]; only the Vulkan backend runs it. */
-svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, bool flash_attention,
+/* How a backend wants its plans built; all false is the CPU backend's.
+ *  flash_attention  the attention ops are the flash pair (flag FLASH),
+ *                   which keep [B, H, T, 2] per attention sublayer for the
+ *                   backward instead of [B, H, T, T]; only the Vulkan
+ *                   backend runs it;
+ *  mlp_proj_nn      the MLP's output projection runs forward on a
+ *                   transposed copy of its weight [C, F] (a TRANSPOSE op
+ *                   into the activation tensor mlp.proj.wt [F, C] before
+ *                   each, then an NN GEMM), for devices whose NT product
+ *                   with K = F is slow (lavapipe: 1.4 to 1.7 times the NN
+ *                   one at the same shape). The sums are the same: the
+ *                   results do not change. */
+typedef struct svk_plan_options {
+    bool flash_attention;
+    bool mlp_proj_nn;
+} svk_plan_options;
+
+/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx);
+ * opt NULL: all options off. */
+svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, const svk_plan_options *opt,
                           svk_plan *out);
 void svk_plan_free(svk_plan *p);
 

@@ -209,6 +209,14 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
                               F(&c, t[4])[SVK_OUT_CLIP_SCALE], h->lr, h->beta1, h->beta2, h->adam_eps,
                               h->weight_decay, (o->flags & SVK_FLAG_DECAY) != 0, h->t);
             break;
+        case SVK_OP_TRANSPOSE: {
+            svk_real *dst = F(&c, t[0]);
+            const svk_real *src = F(&c, t[1]);
+            for (uint64_t r = 0; r < d[0]; r++)
+                for (uint64_t k = 0; k < d[1]; k++)
+                    dst[k * d[0] + r] = src[r * d[1] + k];
+            break;
+        }
         case SVK_OP_COUNT_:
             return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu has no code", i);
         }
