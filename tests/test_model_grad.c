@@ -24,11 +24,12 @@ static double loss_of(run *r)
     return ((double *)r->slabs[SVK_SLAB_OUTPUT])[r->p.tensors[r->p.output].offset + SVK_OUT_LOSS];
 }
 
-static bool check(tu_tally *t, const char *name, const svk_model_config *c, cf_rng *rng)
+static bool check(tu_tally *t, const char *name, const svk_model_config *c, const svk_plan_options *opt,
+                  cf_rng *rng)
 {
     run r;
     enum { B = 2, T = 5 };
-    if (svk_plan_build(NULL, c, B, T, NULL, &r.p) != SVK_OK) {
+    if (svk_plan_build(NULL, c, B, T, opt, &r.p) != SVK_OK) {
         tu_check(t, false, "%s: plan: %s", name, svk_last_error());
         return false;
     }
@@ -116,13 +117,17 @@ int main(int argc, char **argv)
                     svk_model_config_set(&c, "norm", norms[b]);
                     svk_model_config_set(&c, "mlp", mlps[m]);
                     svk_model_config_set(&c, "pos", pos[q]);
-                    /* Untied and bias-free variants on alternate combinations. */
+                    /* Untied and bias-free variants on alternate combinations,
+                     * and the MLP projection's forward on a transposed weight
+                     * (the plan CPU devices get) on others. */
                     c.tie_embeddings = (a + b + m + q) % 2 == 0;
                     c.bias = (a + m) % 2 == 0;
+                    const svk_plan_options opt = {.mlp_proj_nn = (b + q) % 2 == 1};
                     char name[96];
-                    snprintf(name, sizeof(name), "%s %s %s %s%s%s", placements[a], norms[b], mlps[m], pos[q],
-                             c.tie_embeddings ? "" : " untied", c.bias ? "" : " nobias");
-                    check(&t, name, &c, &rng);
+                    snprintf(name, sizeof(name), "%s %s %s %s%s%s%s", placements[a], norms[b], mlps[m], pos[q],
+                             c.tie_embeddings ? "" : " untied", c.bias ? "" : " nobias",
+                             opt.mlp_proj_nn ? " proj-nn" : "");
+                    check(&t, name, &c, &opt, &rng);
                 }
     return tu_finish(&t);
 }

@@ -31,7 +31,6 @@
 #include "ops/bias.h"
 #include "ops/clip.h"
 #include "ops/colsum.h"
-#include "ops/transpose.h"
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
 #include "ops/embedding.h"
@@ -41,6 +40,7 @@
 #include "ops/rope.h"
 #include "ops/siamese_norm.h"
 #include "ops/swiglu.h"
+#include "ops/transpose.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
 
