@@ -14,6 +14,14 @@
  *
  * Batch b is workgroup z. beta == 0 never reads C (BLAS semantics: NaN in
  * an output that is being overwritten must not survive).
+ *
+ * SVK_GEMM_FLAG_SUM_A (a Linear's bias gradient beside its weight
+ * gradient, svk_gemm_args.sum_a): the workgroups of the first column of
+ * tiles also sum their rows of op(A) as they read them from the staged
+ * tile, in increasing k, and their first column of invocations adds the
+ * sums to sum_a (or, with SUM_A_STORE, split-K's partial products, stores
+ * matrix b's at b M). The other workgroups skip it (a branch uniform over
+ * the workgroup).
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -29,6 +37,7 @@ layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
 layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
 layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+layout(set = 0, binding = 6, std430) buffer BufSumA { float sum_a[]; };
 #define GEMM_AUX_BINDING 4
 #include "common/gemm_epilogue.glsl"
 
@@ -62,6 +71,10 @@ void main()
     float acc[TM * TN];
     [[unroll]] for (uint i = 0u; i < TM * TN; i++)
         acc[i] = 0.0;
+    const bool sums = (pc.flags & SVK_GEMM_FLAG_SUM_A) != 0u && gl_WorkGroupID.x == 0u;
+    float rsum[TM];
+    [[unroll]] for (uint i = 0u; i < TM; i++)
+        rsum[i] = 0.0;
 
     for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
         /* Stage op(A)[m0:m0+BM, k0:k0+BK]; consecutive invocations take
@@ -99,9 +112,25 @@ void main()
             [[unroll]] for (uint i = 0u; i < TM; i++)
                 [[unroll]] for (uint j = 0u; j < TN; j++)
                     acc[i * TN + j] += ra[i] * rb[j];
+            if (sums)
+                [[unroll]] for (uint i = 0u; i < TM; i++)
+                    rsum[i] += ra[i];
         }
         /* The next stage overwrites the tiles this one is still reading. */
         barrier();
+    }
+
+    if (sums && tx == 0u) {
+        const bool store = (pc.flags & SVK_GEMM_FLAG_SUM_A_STORE) != 0u;
+        [[unroll]] for (uint i = 0u; i < TM; i++) {
+            const uint m = m0 + ty + i * WG_Y;
+            if (m >= pc.M)
+                continue;
+            if (store)
+                sum_a[pc.off_sum_a + batch * pc.M + m] = rsum[i];
+            else
+                sum_a[pc.off_sum_a + m] += rsum[i];
+        }
     }
 
     const bool has_bias = (pc.flags & SVK_GEMM_FLAG_BIAS) != 0u;

@@ -111,7 +111,7 @@ const bool TEXEL_EPI = (EPI_FLAGS & SVK_GEMM_SPEC_TEXEL_EPI) != 0u;
  * every invocation cost a quarter of the multiply-adds (measured 10-15%).
  * Without SUM_A, C stands in for the binding. */
 layout(set = 0, binding = 10, std430) buffer BufSumA { float sum_a[]; };
-const bool SUM_A = (EPI_FLAGS & SVK_GEMM_SPEC_SUM_A) != 0u;
+const bool SUM_A = (EPI_FLAGS & SVK_GEMM_FLAG_SUM_A) != 0u;
 #define GEMM_LOAD_AUX4(i) (TEXEL_EPI ? texelFetch(aux_t4, int(i)) : aux4[i])
 #define GEMM_LOAD_C4(i) (TEXEL_EPI ? texelFetch(c_t4, int(i)) : c4[i])
 #define GEMM_AUX_BINDING 6

@@ -185,11 +185,13 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
                : 0;
 }
 
-/* Whether kernel id adds g's sum_a itself (gemm_texel.comp's SUM_A: op(A)
- * shared over subgroups of a multiple of TM / 4 invocations), rather than
- * after a column sum of A. */
+/* Whether kernel id adds g's sum_a itself (gemm.comp always;
+ * gemm_texel.comp where it shares op(A) over subgroups of a multiple of
+ * TM / 4 invocations), rather than after a column sum of A. */
 static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_id id)
 {
+    if (id == SVK_KERNEL_GEMM)
+        return true;
     if (id != SVK_KERNEL_GEMM_TEXEL)
         return false;
     uint32_t spec[SVK_MAX_SPEC];
@@ -244,7 +246,8 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
     return SVK_OK;
 }
 
-/* Floats of scratch split-K would use for g (0: no split). */
+/* Floats of scratch split-K would use for g (0: no split), with the
+ * portable kernel's partial row sums where g has sum_a. */
 static uint64_t split_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
     /* The portable and coopmat kernels split; a CPU variant's fallback to
@@ -264,7 +267,7 @@ static uint64_t split_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
         block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, &bm, &bn);
     }
     const uint32_t s = svk_gemm_split_count(g, g->ldc ? g->ldc : g->N, bm, bn);
-    return s > 1 ? (uint64_t)s * g->M * g->N : 0;
+    return s > 1 ? svk_gemm_split_scratch_elems(g, s, g->sum_a && variant == SVK_GEMM_VARIANT_PORTABLE) : 0;
 }
 
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
@@ -379,21 +382,26 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (dual && (st = check_operand(ctx, label, "aux2", g->aux2, g->off_aux2, g->M, g->N, ldc, sc, batch,
                                     g->stride2_c, outer)) != SVK_OK)
         return st;
-    if (g->sum_a && (!g->trans_a || batch != 1 || outer != 1 || g->structure != SVK_GEMM_DENSE))
+    if (g->sum_a &&
+        (!g->trans_a || (batch != 1 && !g->sum_a_per_matrix) || outer != 1 || g->structure != SVK_GEMM_DENSE))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': sum_a needs trans_a, one matrix (batch %llu, outer %llu) and the DENSE structure",
                          label, (unsigned long long)batch, (unsigned long long)outer);
-    if (g->sum_a && (st = check_operand(ctx, label, "sum_a", g->sum_a, g->off_sum_a, 1, g->M, g->M, 0, 1, 0, 1)) !=
-                        SVK_OK)
+    const uint64_t n_sum = g->sum_a_per_matrix ? batch * g->M : g->M;
+    if (g->sum_a &&
+        (st = check_operand(ctx, label, "sum_a", g->sum_a, g->off_sum_a, 1, n_sum, n_sum, 0, 1, 0, 1)) != SVK_OK)
         return st;
 
     svk_kernel_id kernel_id;
     if ((st = choose_kernel(ctx, label, g, true, &kernel_id)) != SVK_OK)
         return st;
+    if (g->sum_a_per_matrix && kernel_id != SVK_KERNEL_GEMM)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "gemm '%s': per-matrix sums need the portable kernel", label);
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
-    bool texel_epi = false, texel_aux = false, texel_c = false, sum_fused = false;
+    bool texel_epi = false, texel_aux = false, texel_c = false;
+    bool sum_fused = g->sum_a && kernel_id == SVK_KERNEL_GEMM;
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
     /* What the output loop does: the bias and the epilogue. The CPU forms
@@ -424,7 +432,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[13] = g->beta != 0.0f;
         sum_fused = g->sum_a && sum_a_fused(ctx, g, kernel_id);
         if (sum_fused)
-            spec[12] |= SVK_GEMM_SPEC_SUM_A;
+            spec[12] |= SVK_GEMM_FLAG_SUM_A;
         /* The output loop's vec4 reads of aux and C through texel views,
          * where it has any and their buffers can be viewed. */
         const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
@@ -486,7 +494,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                  (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u) |
                  (g->structure == SVK_GEMM_CAUSAL_OUT ? SVK_GEMM_FLAG_CAUSAL_OUT : 0u) |
                  (g->structure == SVK_GEMM_A_LOWER ? SVK_GEMM_FLAG_A_LOWER : 0u) |
-                 (g->structure == SVK_GEMM_A_UPPER ? SVK_GEMM_FLAG_A_UPPER : 0u),
+                 (g->structure == SVK_GEMM_A_UPPER ? SVK_GEMM_FLAG_A_UPPER : 0u) |
+                 (sum_fused ? SVK_GEMM_FLAG_SUM_A : 0u) | (g->sum_a_per_matrix ? SVK_GEMM_FLAG_SUM_A_STORE : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
         .off_sum_a = sum_fused ? (uint32_t)g->off_sum_a : 0u,
@@ -496,7 +505,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
     const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
     const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
-    const svk_range rsum = g->sum_a ? (svk_range){g->sum_a, g->off_sum_a * 4, (uint64_t)g->M * 4} : rc;
+    const svk_range rsum = g->sum_a ? (svk_range){g->sum_a, g->off_sum_a * 4, n_sum * 4} : rc;
     if (g->sum_a && (svk_range_overlap(rsum, ra) || svk_range_overlap(rsum, rb) || svk_range_overlap(rsum, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': sum_a (element %llu of '%s') overlaps A, B or C",
                          label, (unsigned long long)g->off_sum_a, g->sum_a->name);
@@ -504,14 +513,15 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         return st;
     if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch) {
         const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
-        const uint64_t need = (uint64_t)splits * g->M * g->N;
+        const bool split_sums = sum_fused; /* the portable kernel's partial sums */
+        const uint64_t need = svk_gemm_split_scratch_elems(g, splits, split_sums);
         if (splits > 1 && g->scratch_elems >= need) {
             const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
             if (svk_range_overlap(rs, ra) || svk_range_overlap(rs, rb) || svk_range_overlap(rs, rc))
                 return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                                  "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
                                  (unsigned long long)g->off_scratch, g->scratch->name);
-            return svk_gemm_split_record(cl, g, splits, lda, ldb);
+            return svk_gemm_split_record(cl, g, splits, lda, ldb, split_sums);
         }
     }
     /* Without a bias the shaders never read its binding; A stands in.
@@ -548,6 +558,11 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                                  texel_c ? rc : ra, sum_fused ? rsum : rc};
         memcpy(d.bindings, b, sizeof(b));
         d.n_bindings = 11;
+    } else if (kernel_id == SVK_KERNEL_GEMM) {
+        /* sum_a last (C stands in). */
+        const svk_range b[7] = {ra, rb, rc, rbias, raux, raux2, sum_fused ? rsum : rc};
+        memcpy(d.bindings, b, sizeof(b));
+        d.n_bindings = 7;
     } else {
         const svk_range b[6] = {ra, rb, rc, rbias, raux, raux2};
         memcpy(d.bindings, b, sizeof(b));

@@ -119,12 +119,18 @@ typedef struct svk_gemm_args {
      * A Linear's bias gradient beside its weight gradient: dW = dy^T x with
      * A = dy [K, M] transposed, db = colsum(dy). Needs trans_a, one matrix
      * (batch and outer 1) and the DENSE structure; must not overlap A, B or
-     * C. gemm_texel.comp adds the sums in its k loop where it shares op(A)
-     * over the subgroup (a fixed order for the device's subgroup size);
-     * elsewhere a column sum of A (lib/ops/colsum.c) is recorded before the
-     * product, with room from scratch (svk_gemm_scratch_elems counts it). */
+     * C. gemm.comp adds the sums as it reads op(A)'s tiles (split-K: beside
+     * each partial product, then a column sum of the partial sums);
+     * gemm_texel.comp in its k loop where it shares op(A) over the subgroup
+     * (a fixed order for the device's subgroup size); elsewhere (the
+     * storage-buffer CPU form, coopmat) a column sum of A (lib/ops/colsum.c)
+     * is recorded before the product. svk_gemm_scratch_elems counts the
+     * room any of these needs. */
     svk_buffer *sum_a;
     uint64_t off_sum_a;
+    /* Internal (lib/ops/gemm_split.c): the portable kernel stores the sums
+     * of matrix b of a batch at sum_a + b M (split-K's partial sums). */
+    bool sum_a_per_matrix;
 } svk_gemm_args;
 
 /* Floats of scratch svk_gemm_record would use for g on ctx's device now:

@@ -39,8 +39,13 @@ uint32_t svk_gemm_split_count(const svk_gemm_args *g, uint64_t ldc, uint32_t bm,
     return (uint32_t)(s > 1 ? s : 1);
 }
 
+uint64_t svk_gemm_split_scratch_elems(const svk_gemm_args *g, uint32_t splits, bool sums)
+{
+    return (uint64_t)splits * g->M * g->N + (sums ? (uint64_t)splits * g->M : 0);
+}
+
 svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32_t splits, uint64_t lda,
-                                 uint64_t ldb)
+                                 uint64_t ldb, bool sums)
 {
     const uint32_t kp = g->K / splits;
     const uint64_t mn = (uint64_t)g->M * g->N;
@@ -61,10 +66,25 @@ svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32
     part.c = g->scratch;
     part.off_c = g->off_scratch;
     part.scratch = NULL;
-    part.sum_a = NULL; /* the caller's, recorded before the split */
+    /* Without sums, sum_a is the caller's to record (before the split). */
+    part.sum_a = sums ? g->scratch : NULL;
+    part.off_sum_a = g->off_scratch + splits * mn;
+    part.sum_a_per_matrix = sums;
     svk_status st = svk_gemm_record(cl, &part);
     if (st != SVK_OK)
         return st;
+    if (sums) {
+        /* Independent of C's sum below: no barrier between the two. */
+        svk_colsum_args rs = {
+            .rows = splits,
+            .N = g->M,
+            .src = {g->scratch, g->off_scratch + splits * mn},
+            .dst = {g->sum_a, g->off_sum_a},
+            .label = g->label,
+        };
+        if ((st = svk_colsum_record_named(cl, &rs, "gemm", "split-K row sums", "sum_a")) != SVK_OK)
+            return st;
+    }
     svk_colsum_args sum = {
         .rows = splits,
         .N = mn,

@@ -19,8 +19,16 @@
 uint32_t svk_gemm_split_count(const svk_gemm_args *g, uint64_t ldc, uint32_t bm, uint32_t bn);
 
 /* Records g as `splits` partial products into g->scratch and their column
- * sum into C. lda and ldb are g's (resolved) leading dimensions. */
+ * sum into C. lda and ldb are g's (resolved) leading dimensions. sums: g's
+ * sum_a too, each partial product storing its row sums of op(A) after the
+ * partials ([splits, M] from element splits M N of the scratch) and a
+ * second column sum adding them to sum_a (the portable kernel; room:
+ * svk_gemm_split_scratch_elems). */
 svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32_t splits, uint64_t lda,
-                                 uint64_t ldb);
+                                 uint64_t ldb, bool sums);
+
+/* Floats of scratch a split of g into `splits` parts uses (sums: as
+ * svk_gemm_split_record's). */
+uint64_t svk_gemm_split_scratch_elems(const svk_gemm_args *g, uint32_t splits, bool sums);
 
 #endif

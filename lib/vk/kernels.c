@@ -93,8 +93,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM] = {
         .name = "gemm",
         SPV(svk_spv_gemm),
-        .n_buffers = 6,      /* A, B, C, bias, aux, aux2 (the epilogue's) */
-        .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
+        .n_buffers = 7,      /* A, B, C, bias, aux, aux2 (the epilogue's), sum_a */
+        .write_mask = 1u << 2 | 1u << 4 | 1u << 5 | 1u << 6,
         .push_size = sizeof(svk_push_gemm),
         /* workgroup 16x16, each invocation a 4x4 block of C, K tiles of 16:
          * 64x64 tiles of C, 8 KiB of shared memory. */
@@ -104,7 +104,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_CPU] = {
         .name = "gemm_cpu",
         SPV(svk_spv_gemm_cpu),
-        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: as SVK_KERNEL_GEMM */
+        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six */
         .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),
         /* A row of 16 invocations, each an 8x4 block of C (TM, TN); then
@@ -134,7 +134,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_COOPMAT] = {
         .name = "gemm_coopmat",
         SPV(svk_spv_gemm_coopmat),
-        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: as SVK_KERNEL_GEMM */
+        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six */
         .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),
         /* local_size_x = subgroup size x SGM x SGN and the fragment shape

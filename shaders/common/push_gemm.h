@@ -31,7 +31,7 @@ SVK_PUSH_BEGIN(svk_push_gemm)
     SVK_PUSH_F32(res_c)     /* DUAL_RESIDUAL's divisor of the x stream's update */
     SVK_PUSH_F32(alpha)
     SVK_PUSH_F32(beta)
-    SVK_PUSH_U32(off_sum_a) /* gemm_texel.comp's SVK_GEMM_SPEC_SUM_A output */
+    SVK_PUSH_U32(off_sum_a) /* SVK_GEMM_FLAG_SUM_A's output */
 SVK_PUSH_END(svk_push_gemm)
 
 #define SVK_GEMM_FLAG_TRANS_A 1u
@@ -66,9 +66,13 @@ SVK_PUSH_END(svk_push_gemm)
  * specialisation, set where the output loop may read aux and C through
  * their RGBA32F texel views (bindings 8 and 9) instead of storage loads. */
 #define SVK_GEMM_SPEC_TEXEL_EPI 4096u
-/* Likewise: gemm_texel.comp also adds the row sums of op(A) to sum_a
- * (binding 10, from off_sum_a; svk_gemm_args.sum_a), in its k loop. */
-#define SVK_GEMM_SPEC_SUM_A 8192u
+/* SUM_A (svk_gemm_args.sum_a): the kernel also adds the row sums of op(A)
+ * to sum_a, from off_sum_a (gemm.comp: binding 6, a push flag;
+ * gemm_texel.comp: binding 10, a bit of its EPI_FLAGS). With SUM_A_STORE
+ * (gemm.comp only: split-K's partial products) matrix b of the batch
+ * stores its sums at off_sum_a + b M instead. */
+#define SVK_GEMM_FLAG_SUM_A 8192u
+#define SVK_GEMM_FLAG_SUM_A_STORE 16384u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */
