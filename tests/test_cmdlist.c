@@ -12,6 +12,7 @@
 
 #include "common/push_gemm.h"
 #include "ops/gemm.h"
+#include "ops/transpose.h"
 #include "ref.h"
 #include "test_util.h"
 #include "vk/context.h"
@@ -196,6 +197,15 @@ int main(int argc, char **argv)
     st = svk_gemm_record(cl, &bad);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "overlaps"),
              "sum_a overlapping C refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
+    /* A transpose's leading dimension below its width, and dst over src. */
+    svk_transpose_args ta = {.rows = DIM, .cols = DIM, .ld = DIM - 1, .src = {a, 0}, .dst = {x, 0}};
+    st = svk_transpose_record(cl, &ta);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "ld="),
+             "transpose with ld < cols refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
+    ta = (svk_transpose_args){.rows = 2, .cols = DIM, .src = {a, 0}, .dst = {a, DIM}};
+    st = svk_transpose_record(cl, &ta);
+    tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "overlaps"),
+             "transpose onto its own source refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
     svk_dispatch d = {.kernel = SVK_KERNEL_GEMM, .n_bindings = 3, .groups = {1, 1, 1}};
     st = svk_cmdlist_dispatch(cl, &d);
     tu_check(&t, st == SVK_ERROR_INTERNAL, "wrong buffer count refused: %s (%s)", svk_status_string(st),
