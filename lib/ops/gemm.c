@@ -300,6 +300,20 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
     return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
+/* Whether the first `need` floats of g's scratch stay clear of A, B and C
+ * (ops); if not, the error naming them. */
+static svk_status check_scratch(svk_ctx *ctx, const svk_gemm_args *g, const char *label, uint64_t need,
+                                const svk_range ops[3])
+{
+    const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
+    for (int i = 0; i < 3; i++)
+        if (svk_range_overlap(rs, ops[i]))
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
+                             (unsigned long long)g->off_scratch, g->scratch->name);
+    return SVK_OK;
+}
+
 /* sum_a where the kernel does not add it: the column sums of A [K, M]
  * (lda), accumulated, before the product; room from g's scratch, which must
  * not overlap A, B or C (ops). */
@@ -312,14 +326,9 @@ static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': sum_a's column sum needs %llu floats of scratch, %llu given", label,
                          (unsigned long long)need, (unsigned long long)(g->scratch ? g->scratch_elems : 0));
-    if (need) {
-        const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
-        for (int i = 0; i < 3; i++)
-            if (svk_range_overlap(rs, ops[i]))
-                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
-                                 (unsigned long long)g->off_scratch, g->scratch->name);
-    }
+    svk_status st;
+    if (need && (st = check_scratch(ctx, g, label, need, ops)) != SVK_OK)
+        return st;
     svk_colsum_args cs = {
         .rows = g->K,
         .N = g->M,
@@ -401,7 +410,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
     bool texel_epi = false, texel_aux = false, texel_c = false;
-    bool sum_fused = g->sum_a && kernel_id == SVK_KERNEL_GEMM;
+    const bool sum_fused = g->sum_a && sum_a_fused(ctx, g, kernel_id);
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
     /* What the output loop does: the bias and the epilogue. The CPU forms
@@ -430,7 +439,6 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                    (!dual || g->off_aux2 % 4 == 0);
         spec[12] = out_flags;
         spec[13] = g->beta != 0.0f;
-        sum_fused = g->sum_a && sum_a_fused(ctx, g, kernel_id);
         if (sum_fused)
             spec[12] |= SVK_GEMM_FLAG_SUM_A;
         /* The output loop's vec4 reads of aux and C through texel views,
@@ -509,19 +517,17 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     if (g->sum_a && (svk_range_overlap(rsum, ra) || svk_range_overlap(rsum, rb) || svk_range_overlap(rsum, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': sum_a (element %llu of '%s') overlaps A, B or C",
                          label, (unsigned long long)g->off_sum_a, g->sum_a->name);
-    if (g->sum_a && !sum_fused && (st = record_sum_a(cl, g, lda, label, (svk_range[]){ra, rb, rc})) != SVK_OK)
+    const svk_range operands[3] = {ra, rb, rc};
+    if (g->sum_a && !sum_fused && (st = record_sum_a(cl, g, lda, label, operands)) != SVK_OK)
         return st;
     if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch) {
+        /* sum_fused here: the portable kernel's partial sums beside its partials. */
         const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
-        const bool split_sums = sum_fused; /* the portable kernel's partial sums */
-        const uint64_t need = svk_gemm_split_scratch_elems(g, splits, split_sums);
+        const uint64_t need = svk_gemm_split_scratch_elems(g, splits, sum_fused);
         if (splits > 1 && g->scratch_elems >= need) {
-            const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
-            if (svk_range_overlap(rs, ra) || svk_range_overlap(rs, rb) || svk_range_overlap(rs, rc))
-                return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                                 "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
-                                 (unsigned long long)g->off_scratch, g->scratch->name);
-            return svk_gemm_split_record(cl, g, splits, lda, ldb, split_sums);
+            if ((st = check_scratch(ctx, g, label, need, operands)) != SVK_OK)
+                return st;
+            return svk_gemm_split_record(cl, g, splits, lda, ldb, sum_fused);
         }
     }
     /* Without a bias the shaders never read its binding; A stands in.

@@ -68,7 +68,8 @@ svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32
     part.scratch = NULL;
     /* Without sums, sum_a is the caller's to record (before the split). */
     part.sum_a = sums ? g->scratch : NULL;
-    part.off_sum_a = g->off_scratch + splits * mn;
+    const uint64_t off_sums = g->off_scratch + splits * mn; /* the partial row sums, after the partials */
+    part.off_sum_a = off_sums;
     part.sum_a_per_matrix = sums;
     svk_status st = svk_gemm_record(cl, &part);
     if (st != SVK_OK)
@@ -78,7 +79,7 @@ svk_status svk_gemm_split_record(svk_cmdlist *cl, const svk_gemm_args *g, uint32
         svk_colsum_args rs = {
             .rows = splits,
             .N = g->M,
-            .src = {g->scratch, g->off_scratch + splits * mn},
+            .src = {g->scratch, off_sums},
             .dst = {g->sum_a, g->off_sum_a},
             .label = g->label,
         };

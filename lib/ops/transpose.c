@@ -12,15 +12,16 @@ svk_status svk_transpose_record(svk_cmdlist *cl, const svk_transpose_args *a)
     if (a->rows == 0 || a->cols == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: empty shape rows=%u cols=%u", op, a->rows, a->cols);
     const uint64_t ld = a->ld ? a->ld : a->cols, n = (uint64_t)a->rows * a->cols;
+    const uint64_t span = (uint64_t)(a->rows - 1) * ld + a->cols; /* of src */
     if (ld < a->cols)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: ld=%llu is less than cols=%u", op,
                          (unsigned long long)ld, a->cols);
-    if (n > UINT32_MAX || (uint64_t)(a->rows - 1) * ld + a->cols > UINT32_MAX)
+    if (n > UINT32_MAX || span > UINT32_MAX)
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: %u x %u (ld %llu) spans 2^32 elements", op, a->rows,
                          a->cols, (unsigned long long)ld);
     svk_range r[2];
     svk_status st;
-    if ((st = svk_op_bind(ctx, op, "src", a->src, (uint64_t)(a->rows - 1) * ld + a->cols, &r[0])) != SVK_OK ||
+    if ((st = svk_op_bind(ctx, op, "src", a->src, span, &r[0])) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "dst", a->dst, n, &r[1])) != SVK_OK)
         return st;
     if (svk_range_overlap(r[0], r[1]))
