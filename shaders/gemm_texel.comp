@@ -112,6 +112,11 @@ const bool TEXEL_EPI = (EPI_FLAGS & SVK_GEMM_SPEC_TEXEL_EPI) != 0u;
  * Without SUM_A, C stands in for the binding. */
 layout(set = 0, binding = 10, std430) buffer BufSumA { float sum_a[]; };
 const bool SUM_A = (EPI_FLAGS & SVK_GEMM_FLAG_SUM_A) != 0u;
+/* A chunk of K (SVK_GEMM_SPEC_ACC_IN, _ACC_OUT in push_gemm.h): with
+ * ACC_IN the block's accumulators start from C, read through C's texel
+ * view where TEXEL_EPI; with ACC_OUT they are stored as they are. */
+const bool ACC_IN = (EPI_FLAGS & SVK_GEMM_SPEC_ACC_IN) != 0u;
+const bool ACC_OUT = (EPI_FLAGS & SVK_GEMM_SPEC_ACC_OUT) != 0u;
 #define GEMM_LOAD_AUX4(i) (TEXEL_EPI ? texelFetch(aux_t4, int(i)) : aux4[i])
 #define GEMM_LOAD_C4(i) (TEXEL_EPI ? texelFetch(c_t4, int(i)) : c4[i])
 #define GEMM_AUX_BINDING 6
@@ -282,6 +287,28 @@ void store_sum_a(const uint n_first)
     }
 }
 
+/* ACC_IN: the block's accumulators from C (the sums of the chunks of K
+ * before this dispatch's); outputs past M or N stay 0 and are never
+ * stored. */
+void load_acc(const uint base_c)
+{
+    for (uint i = 0u; i < TM; i++) {
+        const uint m = m0 + i;
+        if (m >= M)
+            break;
+        for (uint j = 0u; j < TN; j++) {
+            const uint n = n0 + j;
+            if (n >= N)
+                break;
+            const uint idx = base_c + m * pc.ldc + n;
+            if (!VEC_C)
+                acc[i * TN4 + j / 4u][j % 4u] = c[idx];
+            else if (j % 4u == 0u)
+                acc[i * TN4 + j / 4u] = GEMM_LOAD_C4(idx >> 2);
+        }
+    }
+}
+
 void main()
 {
     M = pc.M;
@@ -298,6 +325,8 @@ void main()
 
     for (uint i = 0u; i < TM * TN4; i++)
         acc[i] = vec4(0.0);
+    if (ACC_IN)
+        load_acc(base_c);
     rsum = vec4(0.0);
     /* Sharing op(A), the subgroup must run the loop as one: the same steps
      * for all of it, from its first invocation's columns. */
@@ -315,7 +344,9 @@ void main()
     if (SUM_A)
         store_sum_a(n_first);
 
-    const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
+    /* (one test: glslang 12 emits a short-circuit && of spec constants as
+     * a branch whose result spirv-val finds used outside it) */
+    const bool has_bias = (EPI_FLAGS & (SVK_GEMM_FLAG_BIAS | SVK_GEMM_SPEC_ACC_OUT)) == SVK_GEMM_FLAG_BIAS;
     const float alpha = pc.alpha, beta = pc.beta;
     /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
      * one pass for four floats. The bias of the block's columns is loaded
@@ -335,12 +366,16 @@ void main()
                 if (n >= N)
                     break;
                 const uint idx = (base_c + m * pc.ldc + n) >> 2;
-                vec4 v = alpha * acc[i * TN4 + j4];
-                if (READ_C)
-                    v += beta * GEMM_LOAD_C4(idx);
-                if (has_bias)
-                    v += bias_col[j4];
-                c4[idx] = svk_gemm_epilogue4(v, idx);
+                if (ACC_OUT) {
+                    c4[idx] = acc[i * TN4 + j4];
+                } else {
+                    vec4 v = alpha * acc[i * TN4 + j4];
+                    if (READ_C)
+                        v += beta * GEMM_LOAD_C4(idx);
+                    if (has_bias)
+                        v += bias_col[j4];
+                    c4[idx] = svk_gemm_epilogue4(v, idx);
+                }
             }
         }
         return;
@@ -358,12 +393,16 @@ void main()
             if (n >= N)
                 break;
             const uint idx = base_c + m * pc.ldc + n;
-            float v = alpha * acc[i * TN4 + j / 4u][j % 4u];
-            if (READ_C)
-                v += beta * c[idx];
-            if (has_bias)
-                v += bias_col[j];
-            c[idx] = svk_gemm_epilogue(v, idx);
+            if (ACC_OUT) {
+                c[idx] = acc[i * TN4 + j / 4u][j % 4u];
+            } else {
+                float v = alpha * acc[i * TN4 + j / 4u][j % 4u];
+                if (READ_C)
+                    v += beta * c[idx];
+                if (has_bias)
+                    v += bias_col[j];
+                c[idx] = svk_gemm_epilogue(v, idx);
+            }
         }
     }
 }

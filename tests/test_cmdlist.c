@@ -169,6 +169,37 @@ int main(int argc, char **argv)
     }
     tu_check(&t, same, "5 replays give the first submission's result bit for bit");
 
+    /* 6b. The CPU texel GEMM runs a long K with A [M, K] as dispatches
+     *     over chunks of K, the sums kept in C: 4 at K = 4100 (the last
+     *     takes the 1028 steps left), each after a barrier; a product
+     *     that reads C (beta) stays one. Results: the conformance rows. */
+    {
+        const uint32_t KL = 4100;
+        svk_buffer *la = make(ctx, "long a", 4 * KL, NULL), *lc = make(ctx, "long c", 16, NULL);
+        svk_gemm_args lg = {.M = 4, .N = 4, .K = KL, .alpha = 1, .a = la, .b = la, .c = lc, .trans_b = true,
+                            .variant = SVK_GEMM_VARIANT_CPU};
+        svk_kernel_id kid = SVK_KERNEL_GEMM;
+        if (la && lc && svk_gemm_kernel(&lg, &kid) == SVK_OK && kid == SVK_KERNEL_GEMM_TEXEL) {
+            uint32_t nd[2], nb[2];
+            for (int i = 0; i < 2; i++) {
+                lg.beta = (float)i;
+                svk_cmdlist_begin(cl);
+                st = svk_gemm_record(cl, &lg);
+                svk_cmdlist_end(cl);
+                svk_cmdlist_stats(cl, &nd[i], &nb[i]);
+                tu_check(&t, st == SVK_OK, "long-K GEMM (beta %d) recorded: %s", i, svk_status_string(st));
+            }
+            tu_check(&t, nd[0] == 4 && nb[0] == 3, "K = 4100 in chunks: %u dispatches, %u barriers (want 4, 3)",
+                     nd[0], nb[0]);
+            tu_check(&t, nd[1] == 1, "K = 4100 with beta 1 in one dispatch: %u (want 1)", nd[1]);
+        } else {
+            printf("note: the CPU texel GEMM is not this device's (kernel '%s'): K chunks not checked\n",
+                   svk_kernel_info_get(kid)->name);
+        }
+        svk_buffer_destroy(&la);
+        svk_buffer_destroy(&lc);
+    }
+
     /* 7. The dispatch checks refuse instead of recording something invalid. */
     svk_cmdlist_begin(cl);
     svk_gemm_args bad = {.M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x, .lda = DIM - 1};

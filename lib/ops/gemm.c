@@ -200,6 +200,31 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
     return sg && sg % (spec[3] / 4) == 0;
 }
 
+/* The chunks of K gemm_texel.comp runs g in (1: one dispatch): products
+ * whose A is [M, K] with K > SVK_GEMM_TEXEL_KCHUNK_ABOVE go as dispatches
+ * over SVK_GEMM_TEXEL_KCHUNK steps of k each (the last takes the rest),
+ * the partial sums kept in C between them (SVK_GEMM_SPEC_ACC_IN, _ACC_OUT),
+ * which is why C must not be read (beta 0, no dual residual).
+ *
+ * Why: at K = 3C and 4C, the backward's dx products at C = 1024, an
+ * invocation's 16 rows of A span 192 to 256 KiB, which the sweep of the
+ * workgroups along N pushes out of a core's L2 before the next invocation
+ * of the row reads them again. Measured on lavapipe (2 threads, Zen 4
+ * host, alternated runs): NN 1024x1024x4096 44.7 -> 65.5 GFLOP/s and
+ * 1024x1024x3072 52 -> 65 with chunks of 1024; chunks of 768 to 2048
+ * within noise of each other, 256 and 512 worse (58.8, 62.7). Products
+ * with A [K, M] (the weight gradients, K = tokens) gained nothing
+ * measurable at K = 4096, nor did K <= 2048. */
+#define SVK_GEMM_TEXEL_KCHUNK 1024u
+#define SVK_GEMM_TEXEL_KCHUNK_ABOVE 2048u
+static uint32_t texel_k_chunks(const svk_gemm_args *g)
+{
+    const bool reads_c = g->beta != 0.0f || g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    if (g->trans_a || reads_c || g->sum_a || g->structure != SVK_GEMM_DENSE || g->K <= SVK_GEMM_TEXEL_KCHUNK_ABOVE)
+        return 1;
+    return g->K / SVK_GEMM_TEXEL_KCHUNK;
+}
+
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
 static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, uint32_t *bn)
 {
@@ -341,6 +366,32 @@ static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t
     return svk_colsum_record_named(cl, &cs, "gemm", "A", "sum_a");
 }
 
+/* d, gemm_texel.comp's dispatch of all of g's K, as `chunks` dispatches
+ * over consecutive chunks of it (texel_k_chunks). */
+static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, const svk_gemm_args *g,
+                                  uint32_t chunks, uint64_t ldb)
+{
+    uint32_t spec[SVK_MAX_SPEC];
+    memcpy(spec, whole->spec, sizeof(spec));
+    svk_push_gemm push = *(const svk_push_gemm *)whole->push;
+    const uint32_t epi = spec[12];
+    svk_dispatch d = *whole;
+    d.spec = spec;
+    d.push = &push;
+    for (uint32_t j = 0; j < chunks; j++) {
+        const uint32_t k0 = j * SVK_GEMM_TEXEL_KCHUNK;
+        push.K = j + 1 < chunks ? SVK_GEMM_TEXEL_KCHUNK : g->K - k0;
+        push.off_a = (uint32_t)(g->off_a + k0);
+        push.off_b = (uint32_t)(g->off_b + (g->trans_b ? k0 : (uint64_t)k0 * ldb));
+        spec[9] = push.K % 4;
+        spec[12] = epi | (j > 0 ? SVK_GEMM_SPEC_ACC_IN : 0u) | (j + 1 < chunks ? SVK_GEMM_SPEC_ACC_OUT : 0u);
+        const svk_status st = svk_cmdlist_dispatch(cl, &d);
+        if (st != SVK_OK)
+            return st;
+    }
+    return SVK_OK;
+}
+
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
     SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
@@ -445,7 +496,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * where it has any and their buffers can be viewed. */
         const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
                                g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL || dual;
-        const bool reads_c = g->beta != 0.0f || dual;
+        const bool reads_c = g->beta != 0.0f || dual || texel_k_chunks(g) > 1;
         texel_epi = spec[11] && (reads_aux || reads_c) && svk_op_texel_allowed() &&
                     (!reads_aux || svk_texel_usable(g->aux, SVK_TEXEL_RGBA32F, NULL, 0)) &&
                     (!reads_c || svk_texel_usable(g->c, SVK_TEXEL_RGBA32F, NULL, 0));
@@ -564,6 +615,9 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                                  texel_c ? rc : ra, sum_fused ? rsum : rc};
         memcpy(d.bindings, b, sizeof(b));
         d.n_bindings = 11;
+        const uint32_t chunks = texel_k_chunks(g);
+        if (chunks > 1)
+            return record_k_chunks(cl, &d, g, chunks, ldb);
     } else if (kernel_id == SVK_KERNEL_GEMM) {
         /* sum_a last (C stands in). */
         const svk_range b[7] = {ra, rb, rc, rbias, raux, raux2, sum_fused ? rsum : rc};

@@ -73,6 +73,15 @@ SVK_PUSH_END(svk_push_gemm)
  * stores its sums at off_sum_a + b M instead. */
 #define SVK_GEMM_FLAG_SUM_A 8192u
 #define SVK_GEMM_FLAG_SUM_A_STORE 16384u
+/* Not push-constant flags: bits of gemm_texel.comp's EPI_FLAGS for a
+ * product recorded as dispatches over consecutive chunks of K
+ * (lib/ops/gemm.c says when): ACC_IN, the accumulators start from what C
+ * holds (the previous chunk's); ACC_OUT, they are stored to C as they are,
+ * without alpha, the bias or the epilogue (a chunk before the last). Each
+ * output is then still one float summed in increasing k: the same bits as
+ * one dispatch. */
+#define SVK_GEMM_SPEC_ACC_IN 32768u
+#define SVK_GEMM_SPEC_ACC_OUT 65536u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */

@@ -84,6 +84,18 @@ static const gemm_case cases[] = {
     {0, 0, 9, 70, 20011, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
     {1, 1, 9, 70, 20000, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
     {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    /* Products with A [M, K] and K > 2048, which gemm_texel.comp runs as
+     * dispatches over chunks of 1024 steps of k, the sums kept in C
+     * between them (lib/ops/gemm.c, texel_k_chunks): a last chunk with a
+     * K % 4 tail, alpha, the bias and the epilogues applied once at the
+     * end, C's rows not vec4-aligned (N odd, padded) and aligned, batches;
+     * and products that read C (beta, the dual residual), which are not
+     * chunked. */
+    {0, 0, 37, 45, 2053, 1, 0.5f, 0.0f, 1, 3, 1, 1, 0, 1, 0, 0, 0},
+    {0, 0, 33, 64, 3072, 2, 1.0f, 0.0f, 0, 0, 1, 2, 0, 2, 1, 0, 0},
+    {0, 1, 40, 36, 2500, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 3, 1, 0, 0},
+    {0, 0, 21, 19, 2100, 1, 1.0f, 1.0f, 0, 1, 1, 1, 0, 0, 0, 0, 0},
+    {0, 1, 24, 32, 2200, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
     {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
     /* Split-K on GPUs (few tiles of C, long K): beta 0 and 1, parts of K
