@@ -192,6 +192,27 @@ int main(int argc, char **argv)
             tu_check(&t, nd[0] == 4 && nb[0] == 3, "K = 4100 in chunks: %u dispatches, %u barriers (want 4, 3)",
                      nd[0], nb[0]);
             tu_check(&t, nd[1] == 1, "K = 4100 with beta 1 in one dispatch: %u (want 1)", nd[1]);
+            /* B [64, 1024] of an NT product, its rows 4 KiB apart: with
+             * scratch, copied there with a wider leading dimension first
+             * (ops/gemm_pack.h), then the product reads the copy. */
+            svk_buffer *pb = make(ctx, "pack b", 64 * 1024, NULL), *pc = make(ctx, "pack c", 4 * 64, NULL);
+            svk_gemm_args pg = {.M = 4, .N = 64, .K = 1024, .alpha = 1, .a = la, .b = pb, .c = pc, .trans_b = true,
+                                .variant = SVK_GEMM_VARIANT_CPU};
+            const uint64_t need = svk_gemm_pack_scratch_elems(ctx, &pg);
+            svk_buffer *ls = need ? make(ctx, "pack scratch", need, NULL) : NULL;
+            pg.scratch = ls;
+            pg.scratch_elems = need;
+            svk_cmdlist_begin(cl);
+            st = pb && pc && ls ? svk_gemm_record(cl, &pg) : SVK_ERROR_INVALID_ARG;
+            svk_cmdlist_end(cl);
+            svk_cmdlist_stats(cl, &nd[0], &nb[0]);
+            tu_check(&t, st == SVK_OK && need >= 64 * 1024 && nd[0] == 2 && nb[0] == 1,
+                     "NT with B's rows 4 KiB apart packs B: %s, %llu floats of scratch, %u commands, %u barriers "
+                     "(want >= 65536, 2, 1)",
+                     svk_status_string(st), (unsigned long long)need, nd[0], nb[0]);
+            svk_buffer_destroy(&pb);
+            svk_buffer_destroy(&pc);
+            svk_buffer_destroy(&ls);
         } else {
             printf("note: the CPU texel GEMM is not this device's (kernel '%s'): K chunks not checked\n",
                    svk_kernel_info_get(kid)->name);

@@ -169,10 +169,11 @@ static uint64_t scratch_elems(svk_ctx *ctx, const svk_plan *p)
             n = svk_colsum_scratch_elems(d[0], d[1]);
             break;
         case SVK_OP_GEMM: {
-            /* Split-K's partials, where the GEMM would split (gemm_split.h);
-             * a bias (t[3]) never splits, but plan_gemm has no buffer to say so. */
+            /* Split-K's partials, where the GEMM would split (gemm_split.h),
+             * or the CPU texel form's packed operands (gemm_pack.h); a bias
+             * (t[3]) never splits, but plan_gemm has no buffer to say so. */
             const svk_gemm_args g = plan_gemm(o);
-            n = o->t[3] != SVK_NONE ? 0 : svk_gemm_scratch_elems(ctx, &g);
+            n = o->t[3] != SVK_NONE ? svk_gemm_pack_scratch_elems(ctx, &g) : svk_gemm_scratch_elems(ctx, &g);
             break;
         }
         default:

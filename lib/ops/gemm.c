@@ -6,6 +6,7 @@
 
 #include "colsum.h"
 #include "common/push_gemm.h"
+#include "gemm_pack.h"
 #include "gemm_split.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
@@ -225,6 +226,18 @@ static uint32_t texel_k_chunks(const svk_gemm_args *g)
     return g->K / SVK_GEMM_TEXEL_KCHUNK;
 }
 
+/* What gemm_texel.comp would pack of g (gemm_pack.h): the rows of A and
+ * of B one iteration of its k loop reads are its block's TM and the TN
+ * columns of each lane of a subgroup. */
+static void texel_pack_plan(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm_pack *p)
+{
+    const uint32_t *spec = svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults;
+    const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
+    const uint64_t lda = g->lda ? g->lda : g->trans_a ? g->M : g->K;
+    const uint64_t ldb = g->ldb ? g->ldb : g->trans_b ? g->K : g->N;
+    svk_gemm_pack_plan(g, lda, ldb, spec[3], spec[4] * sg, p);
+}
+
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
 static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, uint32_t *bn)
 {
@@ -295,6 +308,19 @@ static uint64_t split_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     return s > 1 ? svk_gemm_split_scratch_elems(g, s, g->sum_a && variant == SVK_GEMM_VARIANT_PORTABLE) : 0;
 }
 
+uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
+{
+    /* Where the CPU variant would run gemm_texel.comp (which needs A and B
+     * viewable as texel buffers: without them to look at, it counts). */
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
+    svk_gemm_pack pack = {0};
+    if (ctx && g && ctx->subgroup_shuffle && svk_op_texel_allowed() && coopmat_env() >= 0 &&
+        pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) == SVK_OK &&
+        variant == SVK_GEMM_VARIANT_CPU)
+        texel_pack_plan(ctx, g, &pack);
+    return pack.elems;
+}
+
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
     /* A query logs nothing: an unusable explicit COOPMAT or a bad
@@ -310,7 +336,8 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
                        choose_kernel(ctx, g->label ? g->label : "gemm", g, false, &id) == SVK_OK &&
                        sum_a_fused(ctx, g, id);
     const uint64_t sums = g->sum_a && !fused ? svk_colsum_scratch_elems(g->K, g->M) : 0;
-    return split > sums ? split : sums;
+    const uint64_t most = split > sums ? split : sums, pack = sums ? 0 : svk_gemm_pack_scratch_elems(ctx, g);
+    return most > pack ? most : pack;
 }
 
 svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out)
@@ -392,6 +419,59 @@ static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, co
     return SVK_OK;
 }
 
+/* gemm_texel.comp's g with scratch: its operands packed first where
+ * texel_pack_plan says (then the product on the copies, without scratch),
+ * else as it is. */
+static svk_status record_packed(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint64_t ldc,
+                                uint64_t sc)
+{
+    svk_ctx *ctx = g->a->ctx;
+    svk_gemm_pack p;
+    texel_pack_plan(ctx, g, &p);
+    svk_gemm_args h = *g;
+    h.scratch = NULL;
+    h.off_scratch = h.scratch_elems = 0;
+    if (!p.elems || g->scratch_elems < p.elems || !svk_texel_usable(g->scratch, SVK_TEXEL_R32F, NULL, 0) ||
+        !svk_texel_usable(g->scratch, SVK_TEXEL_RGBA32F, NULL, 0))
+        return svk_gemm_record(cl, &h);
+    const svk_range operands[3] = {
+        {g->a, g->off_a * 4, extent(g->trans_a ? g->K : g->M, g->trans_a ? g->M : g->K, lda, 0, 1, 0, 1) * 4},
+        {g->b, g->off_b * 4, extent(g->trans_b ? g->N : g->K, g->trans_b ? g->K : g->N, ldb, 0, 1, 0, 1) * 4},
+        {g->c, g->off_c * 4, extent(g->M, g->N, ldc, sc, 1, 0, 1) * 4},
+    };
+    svk_status st = check_scratch(ctx, g, g->label ? g->label : "gemm", p.elems, operands);
+    if (st != SVK_OK)
+        return st;
+    /* The copies must not clobber what the product then reads or writes. */
+    const uint64_t n_c = operands[2].size / 4;
+    const bool epi = g->epilogue != SVK_GEMM_EPILOGUE_NONE, dual = g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    const svk_range others[4] = {
+        {g->bias, g->off_bias * 4, (uint64_t)g->N * 4},
+        {epi ? g->aux : NULL, g->off_aux * 4, n_c * 4},
+        {dual ? g->aux2 : NULL, g->off_aux2 * 4, n_c * 4},
+        {g->sum_a, g->off_sum_a * 4, (uint64_t)g->M * 4},
+    };
+    const svk_range rs = {g->scratch, g->off_scratch * 4, p.elems * 4};
+    for (int i = 0; i < 4; i++)
+        if (others[i].buf && svk_range_overlap(rs, others[i]))
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
+                             "gemm '%s': scratch (element %llu of '%s') overlaps the bias, aux, aux2 or sum_a",
+                             g->label ? g->label : "gemm", (unsigned long long)g->off_scratch, g->scratch->name);
+    if ((st = svk_gemm_pack_record(cl, g, lda, ldb, &p)) != SVK_OK)
+        return st;
+    if (p.a) {
+        h.a = g->scratch;
+        h.off_a = g->off_scratch + p.off_a;
+        h.lda = p.lda;
+    }
+    if (p.b) {
+        h.b = g->scratch;
+        h.off_b = g->off_scratch + p.off_b;
+        h.ldb = p.ldb;
+    }
+    return svk_gemm_record(cl, &h);
+}
+
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
     SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
@@ -457,6 +537,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         return st;
     if (g->sum_a_per_matrix && kernel_id != SVK_KERNEL_GEMM)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "gemm '%s': per-matrix sums need the portable kernel", label);
+    if (kernel_id == SVK_KERNEL_GEMM_TEXEL && g->scratch && (!g->sum_a || sum_a_fused(ctx, g, kernel_id)))
+        return record_packed(cl, g, lda, ldb, ldc, sc);
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));

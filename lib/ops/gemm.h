@@ -137,6 +137,9 @@ typedef struct svk_gemm_args {
  * split-K's partials, or sum_a's column sum where the kernel does not add
  * it itself (0: none); g's buffers are not looked at. */
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
+/* The part of that the CPU texel form's packed operands take
+ * (lib/ops/gemm_pack.h), which GEMMs with a bias (never split) need too. */
+uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 
 /* The variant a GEMM asking for AUTO gets on ctx's device now (the rule of
  * svk_gemm_variant, environment included): what a training step's GEMMs

@@ -77,6 +77,12 @@ bool svk_op_vec4_allowed(void)
     return !env || strcmp(env, "0") != 0;
 }
 
+bool svk_op_gemm_pack_allowed(void)
+{
+    const char *env = getenv("SVK_GEMM_PACK");
+    return !env || strcmp(env, "0") != 0;
+}
+
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)
 {
     uint32_t g = 2 * ctx->info.subgroup_size;

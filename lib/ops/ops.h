@@ -75,6 +75,11 @@ bool svk_op_transfer_allowed(void);
  * comparisons and tests). Read at each call. */
 bool svk_op_vec4_allowed(void);
 
+/* Whether the CPU texel GEMM may pack operands into its scratch
+ * (lib/ops/gemm_pack.h): true unless $SVK_GEMM_PACK is "0" (for
+ * comparisons). Read at each call. */
+bool svk_op_gemm_pack_allowed(void);
+
 /* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
  * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
  * [8, 64]: full SIMD batches, and workgroups small enough that a few

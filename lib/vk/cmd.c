@@ -510,21 +510,35 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     if (!copy && (t->dst.offset % 4 || size[0] % 4))
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': a fill of [%llu, +%llu) is not whole words",
                          label, (unsigned long long)t->dst.offset, (unsigned long long)size[0]);
-    if (copy && size[1] != size[0])
+    const bool rows = copy && t->rows > 1;
+    if (rows && (t->row_bytes == 0 || t->row_bytes > t->src_pitch || t->row_bytes > t->dst_pitch ||
+                 size[1] != (t->rows - 1) * t->src_pitch + t->row_bytes ||
+                 size[0] != (t->rows - 1) * t->dst_pitch + t->row_bytes))
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL,
+                         "transfer '%s': %u rows of %llu bytes (pitches %llu, %llu) do not span [%llu, %llu) bytes",
+                         label, t->rows, (unsigned long long)t->row_bytes, (unsigned long long)t->src_pitch,
+                         (unsigned long long)t->dst_pitch, (unsigned long long)size[1], (unsigned long long)size[0]);
+    if (copy && !rows && size[1] != size[0])
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': copies %llu bytes into %llu", label,
                          (unsigned long long)size[1], (unsigned long long)size[0]);
     if (copy && t->src.buf->alloc.block == t->dst.buf->alloc.block) {
         const uint64_t s0 = t->src.buf->alloc.offset + t->src.offset, d0 = t->dst.buf->alloc.offset + t->dst.offset;
-        if (s0 < d0 + size[0] && d0 < s0 + size[0])
+        if (s0 < d0 + size[0] && d0 < s0 + size[1])
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': source and destination overlap", label);
     }
     if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "transfer '%s': more commands than the %u timestamps the list was created for", label,
                          cl->ts_capacity);
+    /* (allocated first: nothing is recorded on error) */
+    VkBufferCopy *region = rows ? svk_malloc(t->rows * sizeof(*region)) : NULL;
+    if (rows && !region)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "transfer '%s': %u copy regions", label, t->rows);
     const svk_range ranges[2] = {t->dst, t->src};
-    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) != SVK_OK)
+    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) != SVK_OK) {
+        free(region);
         return st;
+    }
     VkCommandBuffer cmd = cl->cmd;
     if (cl->queries) {
         cl->labels[cl->n_dispatch] = label;
@@ -533,11 +547,20 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     }
     const VkBuffer dst = t->dst.buf->alloc.block->buffer;
     const uint64_t dst_off = t->dst.buf->alloc.offset + t->dst.offset;
-    if (copy) {
-        const VkBufferCopy region = {
+    if (rows) {
+        for (uint32_t r = 0; r < t->rows; r++)
+            region[r] = (VkBufferCopy){
+                .srcOffset = t->src.buf->alloc.offset + t->src.offset + r * t->src_pitch,
+                .dstOffset = dst_off + r * t->dst_pitch,
+                .size = t->row_bytes,
+            };
+        ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, t->rows, region);
+        free(region);
+    } else if (copy) {
+        const VkBufferCopy whole = {
             .srcOffset = t->src.buf->alloc.offset + t->src.offset, .dstOffset = dst_off, .size = size[0],
         };
-        ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, 1, &region);
+        ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, 1, &whole);
     } else {
         ctx->vkd.vkCmdFillBuffer(cmd, dst, dst_off, size[0], t->fill);
     }

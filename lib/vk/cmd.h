@@ -79,6 +79,12 @@ typedef struct svk_transfer {
     svk_range src;           /* COPY only */
     uint32_t fill;           /* FILL: the 32-bit pattern (a float's bits) */
     const char *label;       /* for messages and timings */
+    /* COPY of rows (rows > 1): row r's row_bytes from src.offset +
+     * r src_pitch to dst.offset + r dst_pitch, each range spanning
+     * exactly (rows - 1) pitch + row_bytes (one region each: a strided
+     * copy, such as a matrix into a wider leading dimension). */
+    uint32_t rows;
+    uint64_t row_bytes, src_pitch, dst_pitch;
 } svk_transfer;
 svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t);
 

@@ -29,7 +29,7 @@ typedef struct gemm_ctx {
     const gemm_shape *g;
     svk_gemm_variant variant;
     svk_tref a[8], bm[8], c[8], bias[8];
-    svk_tref scratch;      /* split-K's partials (lib/ops/gemm_split.h), as the model gives them */
+    svk_tref scratch;      /* split-K's partials, packed operands (lib/ops/gemm_split.h, gemm_pack.h), as the model gives them */
     uint64_t scratch_n;
 } gemm_ctx;
 
@@ -50,12 +50,13 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
     return svk_gemm_record(cl, &a);
 }
 
-/* Split-K's scratch for g in variant v (0: none). */
+/* The scratch g in variant v may use (0: none): split-K's partials, the
+ * CPU texel form's packed operands (the model gives both). */
 static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
 {
     const svk_gemm_args a = {.trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = 1,
                              .alpha = 1.0f, .beta = g->beta, .variant = v, .label = g->what};
-    return g->bias ? 0 : svk_gemm_scratch_elems(b->ctx, &a);
+    return g->bias ? svk_gemm_pack_scratch_elems(b->ctx, &a) : svk_gemm_scratch_elems(b->ctx, &a);
 }
 
 #define N_VARIANTS 3

@@ -96,6 +96,15 @@ static const gemm_case cases[] = {
     {0, 1, 40, 36, 2500, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 3, 1, 0, 0},
     {0, 0, 21, 19, 2100, 1, 1.0f, 1.0f, 0, 1, 1, 1, 0, 0, 0, 0, 0},
     {0, 1, 24, 32, 2200, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
+    /* Operands read along k whose rows are 2 or 4 KiB apart, which the
+     * CPU texel form copies into its scratch with a wider leading
+     * dimension first (lib/ops/gemm_pack.h): B of NT (with bias and
+     * GELU), A of NN with K % 4 != 0 (the padding makes lda 1024), B of
+     * TT beside sum_a, and both with the chunks of K above. */
+    {0, 1, 37, 70, 512, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 1, 1, 0, 0},
+    {0, 0, 33, 20, 1022, 1, 0.5f, 0.0f, 0, 2, 1, 1, 0, 0, 0, 0, 0},
+    {1, 1, 40, 64, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 1},
+    {0, 1, 20, 40, 3072, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 3, 1, 0, 0},
     /* Training shapes: dW = X^T dY over 1024 tokens, aligned. */
     {1, 0, 128, 512, 1024, 1, 1.0f, 1.0f, 0, 0, 1, 1, 0, 0, 0, 0, 0},
     /* Split-K on GPUs (few tiles of C, long K): beta 0 and 1, parts of K

@@ -1,0 +1,47 @@
+/*
+ * Packing of GEMM operands for gemm_texel.comp (the CPU texel form): an
+ * operand read along k (A [M, K], B [N, K]) whose rows are a multiple of
+ * about 1 KiB apart is first copied into scratch with a wider leading
+ * dimension, and the product reads the copy.
+ *
+ * Why: a CPU's L1 data cache maps addresses 4 KiB apart to the same set
+ * (64 sets of 64-byte lines on the x86 cores these devices run on, 8 to
+ * 12 ways). Each k-loop iteration of gemm_texel.comp reads 16 rows of such
+ * an A and, in NT, 32 rows of B (4 columns per lane, 8 lanes); at 2 or 4
+ * KiB apart they fall in one or two sets, each line is evicted before the
+ * next iteration reads the rest of it, and the product runs from L2. With
+ * the rows one line further apart they spread over all sets. Measured on
+ * lavapipe (2 threads, Zen 4 host, svk-bench with the operands' leading
+ * dimensions widened by 16, alternated runs): NT at C = 1024 40 -> 58-72
+ * GFLOP/s, NN dx 61-66 -> 75-78, NT with K = 1024 or 2048 (mlp.proj's
+ * forward at C = 256, 512) 41 -> 71; rows 1 KiB apart (32 rows in 4 sets)
+ * and A's 16 rows 2 KiB apart (2 sets) within noise of unpacked.
+ */
+#ifndef SVK_OPS_GEMM_PACK_H
+#define SVK_OPS_GEMM_PACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "gemm.h"
+#include "vk/cmd.h"
+
+typedef struct svk_gemm_pack {
+    bool a, b;            /* which operands are packed */
+    uint32_t lda, ldb;    /* their leading dimensions in scratch */
+    uint64_t off_a, off_b; /* their offsets in scratch, from g->off_scratch */
+    uint64_t elems;       /* scratch floats both take (0: nothing packed) */
+} svk_gemm_pack;
+
+/* What gemm_texel.comp should pack for g (one matrix: batch and outer 1),
+ * given the rows of A and of B one k-loop iteration of a SIMD batch reads
+ * (TM, and TN times the subgroup size), and the leading dimensions g has
+ * (lda, ldb, the packed values where g says 0). */
+void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint32_t rows_a, uint32_t rows_b,
+                        svk_gemm_pack *out);
+
+/* Records the copies of p's operands into g's scratch (which must hold
+ * p->elems floats from off_scratch and overlap none of A, B and C). */
+svk_status svk_gemm_pack_record(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, uint64_t ldb,
+                                const svk_gemm_pack *p);
+
+#endif
