@@ -208,9 +208,10 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
  * which is why C must not be read (beta 0, no dual residual).
  *
  * Why: at K = 3C and 4C, the backward's dx products at C = 1024, an
- * invocation's 16 rows of A span 192 to 256 KiB, which the sweep of the
- * workgroups along N pushes out of a core's L2 before the next invocation
- * of the row reads them again. Measured on lavapipe (2 threads, Zen 4
+ * invocation's 16 rows of A span 192 to 256 KiB; our reading is that the
+ * sweep of the workgroups along N pushes them out of a core's L2 before
+ * the next invocation of the row reads them again (the gain is measured,
+ * the cause inferred). Measured on lavapipe (2 threads, Zen 4
  * host, alternated runs): NN 1024x1024x4096 44.7 -> 65.5 GFLOP/s and
  * 1024x1024x3072 52 -> 65 with chunks of 1024; chunks of 768 to 2048
  * within noise of each other, 256 and 512 worse (58.8, 62.7). Products
