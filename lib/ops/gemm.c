@@ -186,6 +186,21 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
                : 0;
 }
 
+/* gemm_texel.comp's rows of C per invocation (its TM, spec 3) for g: 32
+ * where C has 256 rows or more, else the default 16 (fewer rows past M
+ * computed for nothing in small products, such as attention's per-head
+ * ones). Each iteration of the k loop then fetches each B item for twice
+ * the multiply-adds. Measured on lavapipe (2 threads, Zen 4 host, after
+ * the packing of gemm_pack.h, svk-bench alternated): every GEMM row at
+ * N = 1024, C = 1024 65-73 -> 75-84 GFLOP/s; at C = 256 and 512 the weight
+ * gradients 70 -> 80-85 and the other rows within noise; at C = 128 within
+ * the host's noise. (Before the packing, tiles of 24 and 32 rows had
+ * measured within noise of 16 at C = 128 and 256.) */
+static uint32_t texel_tm(const svk_gemm_args *g)
+{
+    return g->M >= 256 ? 32u : svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults[3];
+}
+
 /* Whether kernel id adds g's sum_a itself (gemm.comp always;
  * gemm_texel.comp where it shares op(A) over subgroups of a multiple of
  * TM / 4 invocations), rather than after a column sum of A. */
@@ -197,6 +212,7 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
         return false;
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, svk_kernel_info_get(id)->spec_defaults, sizeof(spec));
+    spec[3] = texel_tm(g);
     const uint32_t sg = texel_shape(ctx, g, spec);
     return sg && sg % (spec[3] / 4) == 0;
 }
@@ -236,7 +252,7 @@ static void texel_pack_plan(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm
     const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
     const uint64_t lda = g->lda ? g->lda : g->trans_a ? g->M : g->K;
     const uint64_t ldb = g->ldb ? g->ldb : g->trans_b ? g->K : g->N;
-    svk_gemm_pack_plan(g, lda, ldb, spec[3], spec[4] * sg, p);
+    svk_gemm_pack_plan(g, lda, ldb, texel_tm(g), spec[4] * sg, p);
 }
 
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
@@ -561,6 +577,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
+        spec[3] = texel_tm(g);
         const uint32_t share = texel_shape(ctx, g, spec);
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;

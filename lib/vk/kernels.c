@@ -126,7 +126,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on
          * lavapipe at 8 lanes about 10% faster than 8x4 and 4x4 over the
          * training step's shapes (TN 8 with TM 8 or more is many times
-         * slower there). Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG,
+         * slower there); lib/ops/gemm.c takes TM 32 where C has 256 rows
+         * or more (texel_tm). Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG,
          * VEC_C, EPI_FLAGS and READ_C, set per call by lib/ops/gemm.c. */
         .n_spec = 14,
         .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
