@@ -369,17 +369,16 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
     return choose_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
-/* Whether the first `need` floats of g's scratch stay clear of A, B and C
- * (ops); if not, the error naming them. */
+/* Whether the first `need` floats of g's scratch stay clear of the n
+ * ranges ops (named by `what` in the error); if not, the error. */
 static svk_status check_scratch(svk_ctx *ctx, const svk_gemm_args *g, const char *label, uint64_t need,
-                                const svk_range ops[3])
+                                const svk_range *ops, int n, const char *what)
 {
     const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < n; i++)
         if (svk_range_overlap(rs, ops[i]))
-            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                             "gemm '%s': scratch (element %llu of '%s') overlaps A, B or C", label,
-                             (unsigned long long)g->off_scratch, g->scratch->name);
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': scratch (element %llu of '%s') overlaps %s",
+                             label, (unsigned long long)g->off_scratch, g->scratch->name, what);
     return SVK_OK;
 }
 
@@ -396,7 +395,7 @@ static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t
                          "gemm '%s': sum_a's column sum needs %llu floats of scratch, %llu given", label,
                          (unsigned long long)need, (unsigned long long)(g->scratch ? g->scratch_elems : 0));
     svk_status st;
-    if (need && (st = check_scratch(ctx, g, label, need, ops)) != SVK_OK)
+    if (need && (st = check_scratch(ctx, g, label, need, ops, 3, "A, B or C")) != SVK_OK)
         return st;
     svk_colsum_args cs = {
         .rows = g->K,
@@ -436,55 +435,26 @@ static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, co
     return SVK_OK;
 }
 
-/* gemm_texel.comp's g with scratch: its operands packed first where
- * texel_pack_plan says (then the product on the copies, without scratch),
- * else as it is. */
-static svk_status record_packed(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint64_t ldc,
-                                uint64_t sc)
+/* gemm_texel.comp's g with p's operands copied into g's scratch first
+ * (gemm_pack.h), then the product on the copies, without scratch. */
+static svk_status record_packed(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, uint64_t ldb,
+                                const svk_gemm_pack *p)
 {
-    svk_ctx *ctx = g->a->ctx;
-    svk_gemm_pack p;
-    texel_pack_plan(ctx, g, &p);
+    svk_status st = svk_gemm_pack_record(cl, g, lda, ldb, p);
+    if (st != SVK_OK)
+        return st;
     svk_gemm_args h = *g;
     h.scratch = NULL;
     h.off_scratch = h.scratch_elems = 0;
-    if (!p.elems || g->scratch_elems < p.elems || !svk_texel_usable(g->scratch, SVK_TEXEL_R32F, NULL, 0) ||
-        !svk_texel_usable(g->scratch, SVK_TEXEL_RGBA32F, NULL, 0))
-        return svk_gemm_record(cl, &h);
-    const svk_range operands[3] = {
-        {g->a, g->off_a * 4, extent(g->trans_a ? g->K : g->M, g->trans_a ? g->M : g->K, lda, 0, 1, 0, 1) * 4},
-        {g->b, g->off_b * 4, extent(g->trans_b ? g->N : g->K, g->trans_b ? g->K : g->N, ldb, 0, 1, 0, 1) * 4},
-        {g->c, g->off_c * 4, extent(g->M, g->N, ldc, sc, 1, 0, 1) * 4},
-    };
-    svk_status st = check_scratch(ctx, g, g->label ? g->label : "gemm", p.elems, operands);
-    if (st != SVK_OK)
-        return st;
-    /* The copies must not clobber what the product then reads or writes. */
-    const uint64_t n_c = operands[2].size / 4;
-    const bool epi = g->epilogue != SVK_GEMM_EPILOGUE_NONE, dual = g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
-    const svk_range others[4] = {
-        {g->bias, g->off_bias * 4, (uint64_t)g->N * 4},
-        {epi ? g->aux : NULL, g->off_aux * 4, n_c * 4},
-        {dual ? g->aux2 : NULL, g->off_aux2 * 4, n_c * 4},
-        {g->sum_a, g->off_sum_a * 4, (uint64_t)g->M * 4},
-    };
-    const svk_range rs = {g->scratch, g->off_scratch * 4, p.elems * 4};
-    for (int i = 0; i < 4; i++)
-        if (others[i].buf && svk_range_overlap(rs, others[i]))
-            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
-                             "gemm '%s': scratch (element %llu of '%s') overlaps the bias, aux, aux2 or sum_a",
-                             g->label ? g->label : "gemm", (unsigned long long)g->off_scratch, g->scratch->name);
-    if ((st = svk_gemm_pack_record(cl, g, lda, ldb, &p)) != SVK_OK)
-        return st;
-    if (p.a) {
+    if (p->a) {
         h.a = g->scratch;
-        h.off_a = g->off_scratch + p.off_a;
-        h.lda = p.lda;
+        h.off_a = g->off_scratch + p->off_a;
+        h.lda = p->lda;
     }
-    if (p.b) {
+    if (p->b) {
         h.b = g->scratch;
-        h.off_b = g->off_scratch + p.off_b;
-        h.ldb = p.ldb;
+        h.off_b = g->off_scratch + p->off_b;
+        h.ldb = p->ldb;
     }
     return svk_gemm_record(cl, &h);
 }
@@ -554,8 +524,6 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         return st;
     if (g->sum_a_per_matrix && kernel_id != SVK_KERNEL_GEMM)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "gemm '%s': per-matrix sums need the portable kernel", label);
-    if (kernel_id == SVK_KERNEL_GEMM_TEXEL && g->scratch && (!g->sum_a || sum_a_fused(ctx, g, kernel_id)))
-        return record_packed(cl, g, lda, ldb, ldc, sc);
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
@@ -676,7 +644,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         const uint32_t splits = svk_gemm_split_count(g, ldc, bm, bn);
         const uint64_t need = svk_gemm_split_scratch_elems(g, splits, sum_fused);
         if (splits > 1 && g->scratch_elems >= need) {
-            if ((st = check_scratch(ctx, g, label, need, operands)) != SVK_OK)
+            if ((st = check_scratch(ctx, g, label, need, operands, 3, "A, B or C")) != SVK_OK)
                 return st;
             return svk_gemm_split_record(cl, g, splits, lda, ldb, sum_fused);
         }
@@ -699,6 +667,21 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux2 (element %llu of '%s') overlaps A, B, C or aux", label,
                          (unsigned long long)g->off_aux2, g->aux2->name);
+    /* gemm_texel.comp with scratch (and no column sum using it): operands
+     * whose rows share L1 sets are copied there first, clear of everything
+     * the product reads or writes. */
+    if (kernel_id == SVK_KERNEL_GEMM_TEXEL && g->scratch && (!g->sum_a || sum_fused)) {
+        svk_gemm_pack p;
+        texel_pack_plan(ctx, g, &p);
+        if (p.elems && g->scratch_elems >= p.elems && svk_texel_usable(g->scratch, SVK_TEXEL_R32F, NULL, 0) &&
+            svk_texel_usable(g->scratch, SVK_TEXEL_RGBA32F, NULL, 0)) {
+            const svk_range touched[7] = {ra, rb, rc, rbias, raux, raux2, rsum};
+            if ((st = check_scratch(ctx, g, label, p.elems, touched, 7, "A, B, C, the bias, aux, aux2 or sum_a")) !=
+                SVK_OK)
+                return st;
+            return record_packed(cl, g, lda, ldb, &p);
+        }
+    }
     svk_dispatch d = {
         .kernel = kernel_id,
         .spec = spec,
