@@ -89,12 +89,21 @@ if want coopmat && "$build/tools/svk-info" | grep -q "cooperative matrix  *[0-9]
         env SVK_GEMM_COOPMAT=1 "$build/tools/train/svk-train"
     stage "svk-bench steps (coopmat)" 200 "$out/bench_steps_coopmat.txt" bash -c \
         "SVK_GEMM_COOPMAT=1 '$build/tools/bench/svk-bench' --no-kernels --json >'$out/bench_steps_coopmat.json'"
+    # NV is the default where both are offered; the KHR module is the one
+    # AMD and Intel run (shaders/coopmat_khr.py).
+    if ! "$build/tools/svk-info" | grep -q "VK_KHR_cooperative_matrix" &&
+        SVK_COOPMAT_EXT=khr "$build/tools/svk-info" | grep -q "VK_KHR_cooperative_matrix"; then
+        stage "svk-conformance gemm (KHR module)" 200 "$out/conformance_gemm_khr.txt" \
+            "${test_env[@]}" SVK_COOPMAT_EXT=khr "$build/tools/conformance/svk-conformance" --kernel gemm -v
+        stage "test model (coopmat, KHR module)" 120 "$out/test_model_coopmat_khr.txt" \
+            "${test_env[@]}" SVK_COOPMAT_EXT=khr "$build/tests/test_model" --test=coopmat
+    fi
 fi
 
 echo
 echo "== summary ($out)"
 cat "$summary"
-for f in "$out"/test_*.txt "$out/conformance.txt" "$out/train_cli.txt"; do
+for f in "$out"/test_*.txt "$out"/conformance*.txt "$out/train_cli.txt"; do
     [ -f "$f" ] || continue
     grep -w FAIL "$f" | head -8 | sed "s|^|$(basename "$f"): |"
 done

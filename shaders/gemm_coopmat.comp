@@ -9,7 +9,15 @@
  * when staged (round to nearest even; beyond 65504 they become infinite),
  * products are accumulated in float32. lib/ops/gemm.c records this only on
  * request (SVK_GEMM_VARIANT_COOPMAT, or $SVK_GEMM_COOPMAT=1) on a device
- * with VK_NV_cooperative_matrix and a float16 x float16 + float32 shape.
+ * with a float16 x float16 + float32 shape.
+ *
+ * Written against GL_NV_cooperative_matrix, the one Debian 12's glslang
+ * compiles; the build also embeds this module rewritten into
+ * SPV_KHR_cooperative_matrix (shaders/coopmat_khr.py) for devices that
+ * offer only VK_KHR_cooperative_matrix. So use only what the rewrite
+ * knows: matrix types each in one role of the multiply-adds, and loads and
+ * stores whose column-major flag is a constant or a specialisation
+ * constant.
  *
  * A workgroup is SGM x SGN subgroups; each subgroup owns FM x FN fragments
  * of C, each LM x LN (the device's shape, spec constants). op(A) and op(B)

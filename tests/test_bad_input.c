@@ -92,6 +92,19 @@ static svk_status ctx_no_such_name(fixture *f)
     svk_ctx_destroy(&c);
     return st;
 }
+/* $SVK_COOPMAT_EXT takes "nv" or "khr" (lib/vk/device.c); the context
+ * refuses anything else before it touches Vulkan. */
+static svk_status ctx_bad_coopmat_ext(fixture *f)
+{
+    (void)f;
+    svk_ctx_params p = svk_ctx_params_default();
+    svk_ctx *c = NULL;
+    setenv("SVK_COOPMAT_EXT", "amd", 1);
+    svk_status st = svk_ctx_create(&p, &c);
+    unsetenv("SVK_COOPMAT_EXT");
+    svk_ctx_destroy(&c);
+    return st;
+}
 static svk_status list_null_count(fixture *f)
 {
     (void)f;
@@ -486,6 +499,7 @@ static const bad_case global_cases[] = {
     {"svk_ctx_create reserved set", ctx_reserved, SVK_ERROR_INVALID_ARG, {"reserved[3] is 7", NULL}},
     {"svk_ctx_create device 999", ctx_no_such_index, SVK_ERROR_NO_DEVICE, {"999", NULL}},
     {"svk_ctx_create device name unknown", ctx_no_such_name, SVK_ERROR_NO_DEVICE, {"no-such-gpu-xyzzy", NULL}},
+    {"svk_ctx_create SVK_COOPMAT_EXT=amd", ctx_bad_coopmat_ext, SVK_ERROR_INVALID_ARG, {"SVK_COOPMAT_EXT", "'amd'"}},
     {"svk_list_devices count NULL", list_null_count, SVK_ERROR_INVALID_ARG, {"count", NULL}},
     {"svk_buffer_create ctx NULL", buffer_null_ctx, SVK_ERROR_INVALID_ARG, {"ctx", NULL}},
     {"svk_buffer_create size 0", buffer_size_zero, SVK_ERROR_INVALID_ARG, {"size", "0"}},

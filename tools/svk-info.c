@@ -57,8 +57,9 @@ static void print_device(const svk_device_info *d, int chosen)
         printf("  timestamps           no\n");
     printf("  push descriptors     %s\n", d->push_descriptor ? "yes" : "no");
     if (d->coopmat_m)
-        printf("  cooperative matrix   %u x %u x %u, float16 in, float32 accumulate (SVK_GEMM_COOPMAT=1)\n",
-               d->coopmat_m, d->coopmat_k, d->coopmat_n);
+        printf("  cooperative matrix   %u x %u x %u, float16 in, float32 accumulate, %s (SVK_GEMM_COOPMAT=1)\n",
+               d->coopmat_m, d->coopmat_k, d->coopmat_n,
+               d->coopmat_khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix");
     else
         printf("  cooperative matrix   no\n");
 }

@@ -53,12 +53,15 @@ typedef struct svk_device_info {
     bool timestamps;              /* compute queue supports timestamps */
     float timestamp_period_ns;    /* nanoseconds per timestamp tick */
     bool push_descriptor;         /* VK_KHR_push_descriptor */
-    /* Cooperative matrices (VK_NV_cooperative_matrix) as the coopmat GEMM
-     * uses them: the fragment shape (M x K times K x N) of float16 x
-     * float16 + float32 products on a subgroup; all 0 where libsvk cannot
-     * use them (no extension, no such shape, several subgroup sizes, or an
-     * imported device). */
+    /* Cooperative matrices as the coopmat GEMM uses them: the fragment
+     * shape (M x K times K x N) of float16 x float16 + float32 products on
+     * a subgroup; all 0 where libsvk cannot use them (no extension, no such
+     * shape, several subgroup sizes, or an imported device). coopmat_khr:
+     * the shape is VK_KHR_cooperative_matrix's, which libsvk then enables;
+     * false: VK_NV_cooperative_matrix's. Where a device offers both, NV
+     * unless $SVK_COOPMAT_EXT is "khr". */
     uint32_t coopmat_m, coopmat_n, coopmat_k;
+    bool coopmat_khr;
     bool supported;               /* meets libsvk's requirements (Vulkan 1.2, compute queue) */
     char unsupported_reason[128]; /* why not, when !supported */
 } svk_device_info;

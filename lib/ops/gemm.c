@@ -85,7 +85,7 @@ static svk_status pick_variant(svk_ctx *ctx, const char *label, svk_gemm_variant
         if (!ctx->info.coopmat_m)
             return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                              "gemm '%s': device '%s' has no cooperative matrices libsvk can use "
-                             "(VK_NV_cooperative_matrix with float16 x float16 + float32, one subgroup size)",
+                             "(VK_KHR_ or VK_NV_cooperative_matrix with float16 x float16 + float32, one subgroup size)",
                              label, ctx->info.name);
         *out = want;
         return SVK_OK;

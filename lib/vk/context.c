@@ -132,20 +132,26 @@ static svk_status create_device(svk_ctx *ctx)
     if (ctx->info.push_descriptor)
         exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     /* What shaders/gemm_coopmat.comp declares, where the device offers it
-     * all (device.c); nothing else needs a feature beyond Vulkan 1.2's core. */
+     * all (device.c), under the extension device.c chose; nothing else
+     * needs a feature beyond Vulkan 1.2's core. */
     const bool coopmat = ctx->info.coopmat_m != 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
         .cooperativeMatrix = VK_TRUE,
     };
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR kmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .cooperativeMatrix = VK_TRUE,
+    };
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = &cmf,
+        .pNext = ctx->info.coopmat_khr ? (void *)&kmf : (void *)&cmf,
         .shaderFloat16 = VK_TRUE,
         .vulkanMemoryModel = VK_TRUE,
     };
     if (coopmat)
-        exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        exts[n_exts++] = ctx->info.coopmat_khr ? VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME
+                                               : VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = coopmat ? &f12 : NULL,
@@ -200,8 +206,13 @@ svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
     svk_device_info *infos = NULL;
     uint32_t *families = NULL, *ts_bits = NULL, n = 0, chosen = 0;
 
-    svk_status st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki);
-    if (st != SVK_OK)
+    svk_status st = SVK_OK;
+    if (svk_vk_coopmat_ext_env() < 0) {
+        st = svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "SVK_COOPMAT_EXT='%s', expected 'nv' or 'khr'",
+                       getenv("SVK_COOPMAT_EXT"));
+        goto fail;
+    }
+    if ((st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki)) != SVK_OK)
         goto fail;
     ctx->validation = (p.flags & SVK_CTX_VALIDATION) || env_flag("SVK_VALIDATION");
     VkDebugUtilsMessengerCreateInfoEXT dbg;
@@ -306,6 +317,7 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
         listed(params->enabled_extensions, params->num_enabled_extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     /* Which features the application enabled is not known here. */
     ctx->info.coopmat_m = ctx->info.coopmat_n = ctx->info.coopmat_k = 0;
+    ctx->info.coopmat_khr = false;
     ctx->device = params->device;
     ctx->queue = params->queue;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)

@@ -90,6 +90,12 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
                         uint32_t index, svk_device_info *info, uint32_t *timestamp_bits,
                         uint32_t *queue_family);
 
+/* $SVK_COOPMAT_EXT: which cooperative-matrix extension libsvk prefers where
+ * a device offers both ("nv", the default, or "khr"); -1 for any other
+ * value (svk_ctx_create refuses it by name). */
+enum { SVK_COOPMAT_EXT_DEFAULT = 0, SVK_COOPMAT_EXT_NV = 1, SVK_COOPMAT_EXT_KHR = 2 };
+int svk_vk_coopmat_ext_env(void);
+
 /* Fills ctx->texel and ctx->subgroup_shuffle for ctx->physical_device
  * (before the first memory block is made: blocks take the texel usage from
  * it). */

@@ -28,39 +28,99 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const c
     return false;
 }
 
-/* The fragment shape of float16 x float16 + float32 -> float32 products on
- * a subgroup, preferring 16 x 16 x 16 (which every vendor offering the
- * extension lists), else the listed shape with the most multiply-adds. */
-static void coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, svk_device_info *info)
+int svk_vk_coopmat_ext_env(void)
 {
-    uint32_t n = 0;
-    if (vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, NULL) != VK_SUCCESS || n == 0)
-        return;
-    VkCooperativeMatrixPropertiesNV *p = svk_calloc(n, sizeof(*p));
-    if (!p)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-    VkResult r = vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, p);
+    const char *env = getenv("SVK_COOPMAT_EXT");
+    if (!env || !*env)
+        return SVK_COOPMAT_EXT_DEFAULT;
+    if (!strcmp(env, "nv"))
+        return SVK_COOPMAT_EXT_NV;
+    if (!strcmp(env, "khr"))
+        return SVK_COOPMAT_EXT_KHR;
+    return -1;
+}
+
+/* Drivers known to crash creating gemm_coopmat's pipeline. llvmpipe (Mesa
+ * 26.2.6, the first lavapipe seen offering VK_KHR_cooperative_matrix)
+ * crashes inside vkCreateComputePipelines at subgroup size 16
+ * (LP_NATIVE_VECTOR_WIDTH=512) on the KHR module, on glslang 16's own
+ * compile of the same shader alike and at any fragment count; at 8 the
+ * module passes conformance, at 4 lavapipe offers no cooperative
+ * matrices. No version is known to be fixed, so the rule has none. */
+static bool coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
+{
+    return driver == VK_DRIVER_ID_MESA_LLVMPIPE && subgroup_size > 8;
+}
+
+/* One listed float16 x float16 + float32 -> float32 subgroup shape. */
+typedef struct coopmat_shape_entry {
+    uint32_t m, n, k;
+} coopmat_shape_entry;
+
+/* The device's float16 x float16 + float32 -> float32 subgroup shapes under
+ * one extension (khr or NV), at most cap of them; returns how many. */
+static uint32_t coopmat_shapes(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, bool khr,
+                               coopmat_shape_entry *out, uint32_t cap)
+{
+    uint32_t n = 0, found = 0;
+    VkResult r = khr ? vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(phys, &n, NULL)
+                     : vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, NULL);
+    if (r != VK_SUCCESS || n == 0)
+        return 0;
+    if (khr) {
+        VkCooperativeMatrixPropertiesKHR *p = svk_calloc(n, sizeof(*p));
+        if (!p)
+            return 0;
+        for (uint32_t i = 0; i < n; i++)
+            p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+        r = vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(phys, &n, p);
+        for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n && found < cap; i++)
+            if (p[i].AType == VK_COMPONENT_TYPE_FLOAT16_KHR && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_KHR &&
+                p[i].CType == VK_COMPONENT_TYPE_FLOAT32_KHR && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_KHR &&
+                p[i].scope == VK_SCOPE_SUBGROUP_KHR && !p[i].saturatingAccumulation)
+                out[found++] = (coopmat_shape_entry){p[i].MSize, p[i].NSize, p[i].KSize};
+        free(p);
+    } else {
+        VkCooperativeMatrixPropertiesNV *p = svk_calloc(n, sizeof(*p));
+        if (!p)
+            return 0;
+        for (uint32_t i = 0; i < n; i++)
+            p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+        r = vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(phys, &n, p);
+        for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n && found < cap; i++)
+            if (p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                p[i].scope == VK_SCOPE_SUBGROUP_NV)
+                out[found++] = (coopmat_shape_entry){p[i].MSize, p[i].NSize, p[i].KSize};
+        free(p);
+    }
+    return found;
+}
+
+/* The fragment shape libsvk uses under one extension, preferring 16 x 16 x
+ * 16 (which every vendor offering the extensions lists), else the listed
+ * shape with the most multiply-adds; false where none is usable. */
+static bool coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, bool khr, svk_device_info *info)
+{
+    coopmat_shape_entry shapes[64];
+    const uint32_t n = coopmat_shapes(vki, phys, khr, shapes, 64);
     uint64_t best = 0;
-    for (uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < n; i++) {
-        const VkCooperativeMatrixPropertiesNV *c = &p[i];
-        if (c->AType != VK_COMPONENT_TYPE_FLOAT16_NV || c->BType != VK_COMPONENT_TYPE_FLOAT16_NV ||
-            c->CType != VK_COMPONENT_TYPE_FLOAT32_NV || c->DType != VK_COMPONENT_TYPE_FLOAT32_NV ||
-            c->scope != VK_SCOPE_SUBGROUP_NV || c->MSize == 0 || c->NSize == 0 || c->KSize == 0 ||
-            c->MSize > 64 || c->NSize > 64 || c->KSize > 64)
+    for (uint32_t i = 0; i < n; i++) {
+        const coopmat_shape_entry *c = &shapes[i];
+        if (c->m == 0 || c->n == 0 || c->k == 0 || c->m > 64 || c->n > 64 || c->k > 64)
             continue;
-        uint64_t score = (uint64_t)c->MSize * c->NSize * c->KSize;
-        if (c->MSize == 16 && c->NSize == 16 && c->KSize == 16)
+        uint64_t score = (uint64_t)c->m * c->n * c->k;
+        if (c->m == 16 && c->n == 16 && c->k == 16)
             score = UINT64_MAX;
         if (score > best) {
             best = score;
-            info->coopmat_m = c->MSize;
-            info->coopmat_n = c->NSize;
-            info->coopmat_k = c->KSize;
+            info->coopmat_m = c->m;
+            info->coopmat_n = c->n;
+            info->coopmat_k = c->k;
+            info->coopmat_khr = khr;
         }
     }
-    free(p);
+    return best > 0;
 }
 
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
@@ -139,19 +199,30 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
                has_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
     const bool nv_coopmat = has_extension(exts, next, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
                             vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL;
+    const bool khr_coopmat = has_extension(exts, next, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+                             vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL;
     free(exts);
 
     /* Only chain structures the device's version (or extension) defines. */
     VkPhysicalDeviceSubgroupSizeControlProperties sgp = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES,
     };
+    void *chain = sgc ? &sgp : NULL;
     VkPhysicalDeviceCooperativeMatrixPropertiesNV cmp = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
-        .pNext = sgc ? &sgp : NULL,
+        .pNext = chain,
     };
+    if (nv_coopmat)
+        chain = &cmp;
+    VkPhysicalDeviceCooperativeMatrixPropertiesKHR kmp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR,
+        .pNext = chain,
+    };
+    if (khr_coopmat)
+        chain = &kmp;
     VkPhysicalDeviceMaintenance3Properties m3 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
-        .pNext = nv_coopmat ? (void *)&cmp : (sgc ? (void *)&sgp : NULL),
+        .pNext = chain,
     };
     VkPhysicalDeviceVulkan12Properties p12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
@@ -177,13 +248,22 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     VkPhysicalDeviceSubgroupSizeControlFeatures sgf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
     };
+    chain = sgc ? &sgf : NULL;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
-        .pNext = sgc ? &sgf : NULL,
+        .pNext = chain,
     };
+    if (nv_coopmat)
+        chain = &cmf;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR kmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .pNext = chain,
+    };
+    if (khr_coopmat)
+        chain = &kmf;
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = nv_coopmat ? (void *)&cmf : (sgc ? (void *)&sgf : NULL),
+        .pNext = chain,
     };
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -197,11 +277,21 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     /* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and
      * the Vulkan memory model (its scopes), and a workgroup of whole
      * subgroups: one subgroup size on the device, since libsvk does not
-     * require a size per pipeline. */
-    if (nv_coopmat && cmf.cooperativeMatrix && f12.shaderFloat16 && f12.vulkanMemoryModel &&
-        info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
-        (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
-        coopmat_shape(vki, phys, info);
+     * require a size per pipeline. Where both extensions qualify, NV's
+     * (the module glslang wrote, run on an H200) unless $SVK_COOPMAT_EXT
+     * says "khr"; the KHR module is rewritten from it
+     * (shaders/coopmat_khr.py). */
+    const bool base = f12.shaderFloat16 && f12.vulkanMemoryModel &&
+                      info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
+                      !coopmat_crashes(p12.driverID, info->subgroup_size);
+    const bool nv_ok = base && nv_coopmat && cmf.cooperativeMatrix &&
+                       (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    const bool khr_ok = base && khr_coopmat && kmf.cooperativeMatrix &&
+                        (kmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    const bool ok[2] = {nv_ok, khr_ok}; /* indexed by "is KHR" */
+    const bool first = svk_vk_coopmat_ext_env() == SVK_COOPMAT_EXT_KHR;
+    if (!(ok[first] && coopmat_shape(vki, phys, first, info)) && ok[!first])
+        coopmat_shape(vki, phys, !first, info);
     info->supported = true;
 }
 

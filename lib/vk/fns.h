@@ -14,26 +14,29 @@
 
 #include <vulkan/vulkan.h>
 
+#include "coopmat_khr.h"
+
 #define SVK_VK_GLOBAL_FNS(X, O)                         \
     X(vkCreateInstance)                                 \
     X(vkEnumerateInstanceExtensionProperties)           \
     X(vkEnumerateInstanceLayerProperties)               \
     O(vkEnumerateInstanceVersion)
 
-#define SVK_VK_INSTANCE_FNS(X, O)                       \
-    X(vkDestroyInstance)                                \
-    X(vkEnumeratePhysicalDevices)                       \
-    X(vkGetPhysicalDeviceProperties)                    \
-    X(vkGetPhysicalDeviceProperties2)                   \
-    X(vkGetPhysicalDeviceFeatures2)                     \
-    X(vkGetPhysicalDeviceMemoryProperties)              \
-    X(vkGetPhysicalDeviceFormatProperties)              \
-    X(vkGetPhysicalDeviceQueueFamilyProperties)         \
-    X(vkEnumerateDeviceExtensionProperties)             \
-    X(vkCreateDevice)                                   \
-    X(vkGetDeviceProcAddr)                              \
-    O(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) \
-    O(vkCreateDebugUtilsMessengerEXT)                   \
+#define SVK_VK_INSTANCE_FNS(X, O)                        \
+    X(vkDestroyInstance)                                 \
+    X(vkEnumeratePhysicalDevices)                        \
+    X(vkGetPhysicalDeviceProperties)                     \
+    X(vkGetPhysicalDeviceProperties2)                    \
+    X(vkGetPhysicalDeviceFeatures2)                      \
+    X(vkGetPhysicalDeviceMemoryProperties)               \
+    X(vkGetPhysicalDeviceFormatProperties)               \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)          \
+    X(vkEnumerateDeviceExtensionProperties)              \
+    X(vkCreateDevice)                                    \
+    X(vkGetDeviceProcAddr)                               \
+    O(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)  \
+    O(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR) \
+    O(vkCreateDebugUtilsMessengerEXT)                    \
     O(vkDestroyDebugUtilsMessengerEXT)
 
 #define SVK_VK_DEVICE_FNS(X, O)                         \

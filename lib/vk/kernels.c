@@ -8,6 +8,7 @@
 #include "gemm_cpu.spv.h"
 #include "gemm_texel.spv.h"
 #include "gemm_coopmat.spv.h"
+#include "gemm_coopmat_khr.spv.h"
 #include "common/push_copy.h"
 #include "copy.spv.h"
 #include "common/push_fma_peak.h"
@@ -135,6 +136,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_GEMM_COOPMAT] = {
         .name = "gemm_coopmat",
         SPV(svk_spv_gemm_coopmat),
+        .spv_khr = svk_spv_gemm_coopmat_khr,
+        .spv_khr_size = sizeof(svk_spv_gemm_coopmat_khr),
         .n_buffers = 6,      /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six */
         .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
         .push_size = sizeof(svk_push_gemm),

@@ -108,6 +108,11 @@ typedef struct svk_kernel_info {
     const char *name;          /* shaders/<name>.comp */
     const uint32_t *spv;
     size_t spv_size;           /* bytes */
+    /* gemm_coopmat's module rewritten for VK_KHR_cooperative_matrix
+     * (shaders/coopmat_khr.py), created instead of spv where the context
+     * enabled that extension (svk_device_info.coopmat_khr); NULL elsewhere. */
+    const uint32_t *spv_khr;
+    size_t spv_khr_size;
     uint32_t n_buffers;        /* buffers at set 0, bindings 0..n-1 */
     uint32_t write_mask;       /* bit i: binding i is written */
     /* svk_binding_kind of each binding; all zero (the default): storage

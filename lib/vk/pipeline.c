@@ -50,10 +50,11 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
                          "kernel '%s' binds %u storage buffers; device '%s' allows %u per shader stage", k->name,
                          storage, ctx->info.name, ctx->info.max_storage_buffers);
 
+    const bool khr = k->spv_khr && ctx->info.coopmat_khr;
     VkShaderModuleCreateInfo smci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = k->spv_size,
-        .pCode = k->spv,
+        .codeSize = khr ? k->spv_khr_size : k->spv_size,
+        .pCode = khr ? k->spv_khr : k->spv,
     };
     /* Into locals: a failed create leaves its output undefined. */
     VkShaderModule module;

@@ -476,11 +476,12 @@ void cf_run_gemm(cf_state *cf)
     };
     const svk_device_info *di = &cf->ctx->info;
     if (di->coopmat_m)
-        printf("gemm: coopmat rows: cooperative matrices of %u x %u x %u, float16 operands, tolerance %g\n",
-               di->coopmat_m, di->coopmat_k, di->coopmat_n, TOL_GEMM_F16);
+        printf("gemm: coopmat rows: cooperative matrices of %u x %u x %u (%s), float16 operands, tolerance %g\n",
+               di->coopmat_m, di->coopmat_k, di->coopmat_n,
+               di->coopmat_khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix", TOL_GEMM_F16);
     else
         printf("gemm: no coopmat rows: device '%s' has no cooperative matrices libsvk can use "
-               "(VK_NV_cooperative_matrix, float16 x float16 + float32, one subgroup size)\n", di->name);
+               "(VK_KHR_ or VK_NV_cooperative_matrix, float16 x float16 + float32, one subgroup size)\n", di->name);
     for (size_t v = 0; v < sizeof(rows) / sizeof(rows[0]); v++) {
         if (v == 2 && !texel)
             continue; /* row 1 was the storage-buffer form already */
