@@ -4,6 +4,7 @@
 
 #include "core/alloc.h"
 #include "context.h"
+#include "layer_settings.h"
 #include "loader.h"
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
@@ -65,10 +66,27 @@ svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool v
         .enabledValidationFeatureCount = 1,
         .pEnabledValidationFeatures = enables,
     };
+    /* Where the layer takes settings, synchronisation validation is asked
+     * for through them, with its checks of what shaders access through
+     * descriptors: layers since about 1.3.290 leave those out unless this
+     * heuristic is on, and then miss a missing barrier between two
+     * dispatches, the hazard that matters to libsvk (tests/test_cmdlist.c
+     * provokes one). The two ways are not mixed: a layer that sees both
+     * warns, and takes the old one. */
+    const VkBool32 on = VK_TRUE;
+    const VkLayerSettingEXT settings[] = {
+        {VALIDATION_LAYER, "validate_sync", VK_LAYER_SETTING_TYPE_BOOL32_EXT, 1, &on},
+        {VALIDATION_LAYER, "syncval_shader_accesses_heuristic", VK_LAYER_SETTING_TYPE_BOOL32_EXT, 1, &on},
+    };
+    VkLayerSettingsCreateInfoEXT layer_settings = {
+        .sType = VK_STRUCTURE_TYPE_LAYER_SETTINGS_CREATE_INFO_EXT,
+        .settingCount = sizeof(settings) / sizeof(settings[0]),
+        .pSettings = settings,
+    };
     VkDebugUtilsMessengerCreateInfoEXT dbg_copy;
     const void *chain = NULL;
     if (validation) {
-        bool layer = false, has_features = false, utils = false, layer_utils = false;
+        bool layer = false, has_features = false, has_settings = false, utils = false, layer_utils = false;
         svk_status st = layer_present(log, vki, VALIDATION_LAYER, &layer);
         if (st != SVK_OK)
             return st;
@@ -78,24 +96,34 @@ svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool v
                              "layer %s is not installed (Debian: vulkan-validationlayers)", VALIDATION_LAYER);
         if ((st = extension_present(log, vki, VALIDATION_LAYER, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME,
                                     &has_features)) != SVK_OK ||
+            (st = extension_present(log, vki, VALIDATION_LAYER, VK_EXT_LAYER_SETTINGS_EXTENSION_NAME,
+                                    &has_settings)) != SVK_OK ||
             (st = extension_present(log, vki, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME, &utils)) != SVK_OK ||
             (st = extension_present(log, vki, VALIDATION_LAYER, VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
                                     &layer_utils)) != SVK_OK)
             return st;
-        if (!has_features || !(utils || layer_utils))
+        if (!(has_features || has_settings) || !(utils || layer_utils))
             return svk_error(log, SVK_ERROR_UNSUPPORTED,
-                             "validation requested but %s lacks %s or %s", VALIDATION_LAYER,
-                             VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+                             "validation requested but %s lacks %s (or %s) or %s", VALIDATION_LAYER,
+                             VK_EXT_LAYER_SETTINGS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME,
+                             VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         layers[n_layers++] = VALIDATION_LAYER;
         exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-        exts[n_exts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+        exts[n_exts++] = has_settings ? VK_EXT_LAYER_SETTINGS_EXTENSION_NAME : VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+        const void *tail = NULL;
         if (dbg) {
             /* A copy, so the chain can be extended without touching the caller's. */
             dbg_copy = *dbg;
             dbg_copy.pNext = NULL;
-            features.pNext = &dbg_copy;
+            tail = &dbg_copy;
         }
-        chain = &features;
+        if (has_settings) {
+            layer_settings.pNext = tail;
+            chain = &layer_settings;
+        } else {
+            features.pNext = tail;
+            chain = &features;
+        }
     }
 
     VkApplicationInfo app = {
