@@ -78,7 +78,7 @@ static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
         /* The texel forms where the rows are vec4s and can be viewed:
          * lavapipe fetches through a view in one call where it loads from a
          * storage buffer lane by lane. */
-        texel = vec4 && svk_op_texel_allowed() && svk_texel_usable(p.buf, SVK_TEXEL_RGBA32F, NULL, 0) &&
+        texel = vec4 && svk_op_texel_allowed(ctx) && svk_texel_usable(p.buf, SVK_TEXEL_RGBA32F, NULL, 0) &&
                 (fwd || svk_texel_usable(d.buf, SVK_TEXEL_RGBA32F, NULL, 0));
         kernel = fwd ? (texel ? SVK_KERNEL_ATTENTION_SOFTMAX_FWD_TEXEL : SVK_KERNEL_ATTENTION_SOFTMAX_FWD_CPU)
                      : (texel ? SVK_KERNEL_ATTENTION_SOFTMAX_BWD_TEXEL : SVK_KERNEL_ATTENTION_SOFTMAX_BWD_CPU);

@@ -39,7 +39,7 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
     svk_status st = svk_op_variant(ctx, op, &var);
     if (st != SVK_OK)
         return st;
-    const svk_kernel_id k = vec4 && var == SVK_KERNEL_VARIANT_CPU && svk_op_texel_allowed() &&
+    const svk_kernel_id k = vec4 && var == SVK_KERNEL_VARIANT_CPU && svk_op_texel_allowed(ctx) &&
                                     svk_texel_usable(src.buf, SVK_TEXEL_RGBA32F, NULL, 0)
                                 ? SVK_KERNEL_COLSUM_TEXEL
                                 : SVK_KERNEL_COLSUM;

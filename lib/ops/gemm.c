@@ -146,7 +146,7 @@ static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *s
  * RGBA32F texel buffers. If not and log, says why, once per context. */
 static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log)
 {
-    if (!svk_op_texel_allowed())
+    if (!svk_op_texel_allowed(ctx))
         return false;
     const svk_buffer *ops[2] = {g->a, g->b};
     char why[256];
@@ -331,7 +331,7 @@ uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
      * viewable as texel buffers: without them to look at, it counts). */
     svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
     svk_gemm_pack pack = {0};
-    if (ctx && g && ctx->subgroup_shuffle && svk_op_texel_allowed() && coopmat_env() >= 0 &&
+    if (ctx && g && ctx->subgroup_shuffle && svk_op_texel_allowed(ctx) && coopmat_env() >= 0 &&
         pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) == SVK_OK &&
         variant == SVK_GEMM_VARIANT_CPU)
         texel_pack_plan(ctx, g, &pack);
@@ -565,7 +565,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
                                g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL || dual;
         const bool reads_c = g->beta != 0.0f || dual || texel_k_chunks(g) > 1;
-        texel_epi = spec[11] && (reads_aux || reads_c) && svk_op_texel_allowed() &&
+        texel_epi = spec[11] && (reads_aux || reads_c) && svk_op_texel_allowed(ctx) &&
                     (!reads_aux || svk_texel_usable(g->aux, SVK_TEXEL_RGBA32F, NULL, 0)) &&
                     (!reads_c || svk_texel_usable(g->c, SVK_TEXEL_RGBA32F, NULL, 0));
         if (texel_epi)

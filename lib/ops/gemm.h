@@ -17,7 +17,7 @@
  * thing, summing each output in increasing k; conformance runs each.
  *
  * CPU records shaders/gemm_texel.comp, which reads A and B through uniform
- * texel buffers, when svk_op_texel_allowed() and both operands can be
+ * texel buffers, when svk_op_texel_allowed(ctx) and both operands can be
  * viewed as R32F and RGBA32F texel buffers (lib/vk/texel.h); otherwise it
  * falls back to shaders/gemm_cpu.comp, the same method on storage buffers,
  * and says why once per context (a warning). Either CPU form gives way to

@@ -141,7 +141,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
         const struct texel_form *f = &texel_forms[t];
         if (f->cpu != cpu_kernel)
             continue;
-        if (!form.vec4 || !svk_op_texel_allowed() || n_bindings + f->n > SVK_MAX_BINDINGS)
+        if (!form.vec4 || !svk_op_texel_allowed(ctx) || n_bindings + f->n > SVK_MAX_BINDINGS)
             break;
         svk_range all[SVK_MAX_BINDINGS];
         bool usable = true;

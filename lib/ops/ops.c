@@ -59,10 +59,12 @@ svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
     return SVK_OK;
 }
 
-bool svk_op_texel_allowed(void)
+bool svk_op_texel_allowed(const svk_ctx *ctx)
 {
     const char *env = getenv("SVK_TEXEL_BUFFERS");
-    return !env || strcmp(env, "0") != 0;
+    if (env && *env)
+        return strcmp(env, "0") != 0;
+    return !ctx->texel.slow_fetch;
 }
 
 bool svk_op_transfer_allowed(void)

@@ -59,11 +59,13 @@ typedef enum svk_kernel_variant {
  * SVK_ERROR_INVALID_ARG, naming op, for any other value. */
 svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out);
 
-/* Whether kernels may read their inputs through uniform texel buffers
- * (lib/vk/texel.h) where the device and the buffer allow: true unless
- * $SVK_TEXEL_BUFFERS is "0", which makes them record their storage-buffer
- * forms instead (for comparisons and tests). Read at each call. */
-bool svk_op_texel_allowed(void);
+/* Whether kernels on ctx read their inputs through uniform texel buffers
+ * (lib/vk/texel.h) where the device and the buffer allow: unless the
+ * driver's texel fetches are the slower (svk_texel_caps.slow_fetch,
+ * lib/vk/quirks.c). $SVK_TEXEL_BUFFERS overrides: "0" makes kernels record
+ * their storage-buffer forms, any other non-empty value their texel forms
+ * (for comparisons and tests). Read at each call. */
+bool svk_op_texel_allowed(const svk_ctx *ctx);
 
 /* Whether fills and copies record transfer commands (svk_cmdlist_transfer):
  * true unless $SVK_TRANSFER_COPIES is "0", which makes them run

@@ -25,6 +25,10 @@ typedef struct svk_texel_caps {
     bool r32f, rgba32f;
     uint32_t max_elements;    /* maxTexelBufferElements */
     uint64_t offset_align;    /* minTexelBufferOffsetAlignment */
+    /* The driver fetches texel buffers slower than it loads storage
+     * buffers (svk_quirk_texel_fetch_slow): kernels read storage buffers
+     * unless $SVK_TEXEL_BUFFERS asks otherwise (svk_op_texel_allowed). */
+    bool slow_fetch;
     bool fallback_logged;     /* a kernel's fallback to storage buffers was logged */
 } svk_texel_caps;
 

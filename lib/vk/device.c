@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "context.h"
+#include "quirks.h"
 
 #define SVK_MIN_API VK_API_VERSION_1_2
 
@@ -38,18 +39,6 @@ int svk_vk_coopmat_ext_env(void)
     if (!strcmp(env, "khr"))
         return SVK_COOPMAT_EXT_KHR;
     return -1;
-}
-
-/* Drivers known to crash creating gemm_coopmat's pipeline. llvmpipe (Mesa
- * 26.2.6, the first lavapipe seen offering VK_KHR_cooperative_matrix)
- * crashes inside vkCreateComputePipelines at subgroup size 16
- * (LP_NATIVE_VECTOR_WIDTH=512) on the KHR module, on glslang 16's own
- * compile of the same shader alike and at any fragment count; at 8 the
- * module passes conformance, at 4 lavapipe offers no cooperative
- * matrices. No version is known to be fixed, so the rule has none. */
-static bool coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
-{
-    return driver == VK_DRIVER_ID_MESA_LLVMPIPE && subgroup_size > 8;
 }
 
 /* One listed float16 x float16 + float32 -> float32 subgroup shape. */
@@ -283,7 +272,7 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
      * (shaders/coopmat_khr.py). */
     const bool base = f12.shaderFloat16 && f12.vulkanMemoryModel &&
                       info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
-                      !coopmat_crashes(p12.driverID, info->subgroup_size);
+                      !svk_quirk_coopmat_crashes(p12.driverID, info->subgroup_size);
     const bool nv_ok = base && nv_coopmat && cmf.cooperativeMatrix &&
                        (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     const bool khr_ok = base && khr_coopmat && kmf.cooperativeMatrix &&
@@ -297,7 +286,9 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
 
 void svk_vk_kernel_caps(svk_ctx *ctx)
 {
-    VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+                                             .pNext = &drv};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
     ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
     const VkPhysicalDeviceProperties props = p2.properties;
@@ -311,7 +302,13 @@ void svk_vk_kernel_caps(svk_ctx *ctx)
         .rgba32f = (rgba.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0,
         .max_elements = props.limits.maxTexelBufferElements,
         .offset_align = props.limits.minTexelBufferOffsetAlignment ? props.limits.minTexelBufferOffsetAlignment : 1,
+        .slow_fetch = svk_quirk_texel_fetch_slow(drv.driverID, drv.driverInfo),
     };
+    if (ctx->texel.slow_fetch)
+        svk_log_msg(&ctx->log, SVK_LOG_INFO,
+                    "'%s' (%s) fetches texel buffers slower than it loads storage buffers: CPU kernels read "
+                    "storage buffers (lib/vk/quirks.c; SVK_TEXEL_BUFFERS=1 overrides)",
+                    ctx->info.name, drv.driverInfo);
 }
 
 static int type_rank(svk_device_type t)

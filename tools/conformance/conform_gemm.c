@@ -462,9 +462,9 @@ void cf_run_gemm(cf_state *cf)
 {
     /* The CPU variant runs gemm_texel.comp wherever the device reads both
      * float formats as uniform texel buffers (lavapipe does) and
-     * $SVK_TEXEL_BUFFERS does not forbid it. */
+     * the driver fetches them fast (or $SVK_TEXEL_BUFFERS asks for them). */
     const svk_texel_caps *tc = &cf->ctx->texel;
-    const bool texel = tc->r32f && tc->rgba32f && svk_op_texel_allowed();
+    const bool texel = tc->r32f && tc->rgba32f && svk_op_texel_allowed(cf->ctx);
     /* Without subgroupShuffle both CPU forms give way to the portable one. */
     const bool sh = cf->ctx->subgroup_shuffle;
     const gemm_row rows[] = {
