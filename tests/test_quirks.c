@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     tu_tally t = {0, 0};
     const VkDriverId lvp = VK_DRIVER_ID_MESA_LLVMPIPE;
 
-    /* Texel fetches slower than storage loads: lavapipe of Mesa 24.1 to 25.x. */
+    /* Texel fetches slower than storage loads: lavapipe of Mesa 24.1 to 26.0. */
     static const struct {
         const char *info;
         bool slow;
@@ -27,6 +27,7 @@ int main(int argc, char **argv)
         {"Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)", true},
         {"Mesa 25.0.7-2+deb13u1 (LLVM 19.1.7)", true},
         {"Mesa 25.2.8-0ubuntu0.24.04.5 (LLVM 20.1.2)", true},
+        {"Mesa 26.0.3-1ubuntu1 (LLVM 21.1.8)", true},
         {"Mesa 26.1.6-1~bpo13+1 (LLVM 19.1.7)", false},
         {"Mesa 26.2.6-1 (LLVM 22.1.8)", false},
         {"Mesa 25", false},          /* no minor: not a version this rule knows */

@@ -35,18 +35,19 @@ bool svk_quirk_coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
  *   Mesa 24.0.5 (Ubuntu 24.04)                 53 against 20
  *   Mesa 25.0.7 (Debian 13, Debian 12 backports) 5-8 against 17-34
  *   Mesa 25.2.8 (Ubuntu 24.04 updates)         6 against 18-34
+ *   Mesa 26.0.3 (Ubuntu 26.04)                 4-6 against 35
  *   Mesa 26.1.6 (Debian 13 backports)          38 against 17
  *   Mesa 26.2.6 (Debian unstable)              55 against 24
  * On 25.x the whole default training step took 800-920 ms with the texel
  * forms and 213 with the storage-buffer forms (147 on 22.3 with texel). So
- * Mesa 25 gets the storage-buffer forms, and so does 24.1 to 24.3, which
- * nothing here measured: there the texel forms would cost 5-8 times in
- * the GEMMs if the slowdown came before 25.0, the storage forms 2.5 times
- * if it did not. */
+ * Mesa 25.0 to 26.0 get the storage-buffer forms, and so does 24.1 to
+ * 24.3, which nothing here measured: there the texel forms would cost 5-8
+ * times in the GEMMs if the slowdown came before 25.0, the storage forms
+ * 2.5 times if it did not. */
 bool svk_quirk_texel_fetch_slow(VkDriverId driver, const char *driver_info)
 {
     uint32_t major, minor;
     if (driver != VK_DRIVER_ID_MESA_LLVMPIPE || !svk_quirk_mesa_version(driver_info, &major, &minor))
         return false;
-    return (major == 24 && minor >= 1) || major == 25;
+    return (major == 24 && minor >= 1) || major == 25 || (major == 26 && minor == 0);
 }
