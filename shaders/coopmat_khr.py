@@ -233,7 +233,9 @@ def rewrite(words):
         raise RewriteError("the module lacks the CooperativeMatrixNV capability or its extension")
     at = out.index(None)
     out[at:at + 1] = new_consts
-    first_fn = next(i for i, inst in enumerate(out) if inst[0] == OP_FUNCTION)
+    first_fn = next((i for i, inst in enumerate(out) if inst[0] == OP_FUNCTION), None)
+    if first_fn is None:
+        raise RewriteError("the module has no function")
     out[first_fn:first_fn] = late
     header = list(header)
     header[3] = bound

@@ -40,7 +40,7 @@
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(constant_id = 3) const uint TM = 8;          /* rows of C per invocation, a multiple of 4 */
+layout(constant_id = 3) const uint TM = 16;         /* rows of C per invocation, a multiple of 4 */
 layout(constant_id = 4) const uint TN = 4;          /* columns of C per invocation, a multiple of 4 */
 layout(constant_id = 5) const bool TRANS_A = false; /* must match pc.flags */
 layout(constant_id = 6) const bool TRANS_B = false; /* must match pc.flags */
