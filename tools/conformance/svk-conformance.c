@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "conform.h"
-#include "vk/context.h"
 
 typedef struct cf_family {
     const char *name;
@@ -134,13 +133,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-conformance: %s: %s\n", svk_status_string(st), svk_last_error());
         return 1;
     }
-    /* The texel forms are tested wherever the device can view texel
-     * buffers, also where the driver's rule records the storage forms
-     * instead (lib/vk/quirks.c): SVK_TEXEL_BUFFERS=1 selects them there. */
-    if (cf.ctx->texel.slow_fetch)
-        printf("note: this driver's texel fetches are slow (lib/vk/quirks.c); the texel forms are tested "
-               "all the same\n");
-    cf.ctx->texel.slow_fetch = false;
     const svk_device_info *di = svk_ctx_device_info(cf.ctx);
     printf("svk-conformance %s on %s (%s), subgroup size %u, validation %s\n", svk_version(), di->name,
            di->driver_info, di->subgroup_size, svk_ctx_validation_enabled(cf.ctx) ? "on" : "off");
