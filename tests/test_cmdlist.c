@@ -12,6 +12,7 @@
 
 #include "common/push_gemm.h"
 #include "ops/gemm.h"
+#include "ops/ops.h"
 #include "ops/transpose.h"
 #include "ref.h"
 #include "test_util.h"
@@ -276,6 +277,33 @@ int main(int argc, char **argv)
     tu_check(&t, st == SVK_ERROR_UNSUPPORTED && strstr(svk_ctx_last_error(ctx), "maxTexelBufferElements"),
              "texel binding beyond maxTexelBufferElements refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
+    /* On a driver whose texel fetches are slow (lib/vk/quirks.c) the ops
+     * record the storage forms; SVK_TEXEL_BUFFERS=1 brings the texel forms
+     * back at subgroup size 8 only, "0" removes them anywhere. */
+    {
+        const char *env = getenv("SVK_TEXEL_BUFFERS");
+        char *saved_env = env ? strdup(env) : NULL;
+        const bool slow = ctx->texel.slow_fetch;
+        ctx->texel.slow_fetch = true;
+        unsetenv("SVK_TEXEL_BUFFERS");
+        const bool unset_slow = svk_op_texel_allowed(ctx);
+        setenv("SVK_TEXEL_BUFFERS", "1", 1);
+        const bool forced_slow = svk_op_texel_allowed(ctx);
+        ctx->texel.slow_fetch = false;
+        const bool forced_fast = svk_op_texel_allowed(ctx);
+        setenv("SVK_TEXEL_BUFFERS", "0", 1);
+        const bool off_fast = svk_op_texel_allowed(ctx);
+        unsetenv("SVK_TEXEL_BUFFERS");
+        const bool unset_fast = svk_op_texel_allowed(ctx);
+        ctx->texel.slow_fetch = slow;
+        if (saved_env)
+            setenv("SVK_TEXEL_BUFFERS", saved_env, 1);
+        free(saved_env);
+        const bool sg8 = ctx->info.subgroup_size == 8;
+        tu_check(&t, !unset_slow && forced_slow == sg8 && forced_fast && !off_fast && unset_fast,
+                 "texel forms: slow driver %d, forced there %d (subgroup %u), fast driver %d, forced %d, "
+                 "off %d", unset_slow, forced_slow, ctx->info.subgroup_size, unset_fast, forced_fast, off_fast);
+    }
     svk_cmdlist_end(cl);
     svk_buffer_destroy(&big);
     uint32_t nd;

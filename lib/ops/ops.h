@@ -63,8 +63,9 @@ svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
  * (lib/vk/texel.h) where the device and the buffer allow: unless the
  * driver's texel fetches are the slower (svk_texel_caps.slow_fetch,
  * lib/vk/quirks.c). $SVK_TEXEL_BUFFERS overrides: "0" makes kernels record
- * their storage-buffer forms, any other non-empty value their texel forms
- * (for comparisons and tests). Read at each call. */
+ * their storage-buffer forms; any other non-empty value their texel forms
+ * also on such a driver, but only at subgroup size 8, the one size where
+ * they were seen to work there (for comparisons). Read at each call. */
 bool svk_op_texel_allowed(const svk_ctx *ctx);
 
 /* Whether fills and copies record transfer commands (svk_cmdlist_transfer):

@@ -43,7 +43,13 @@ bool svk_quirk_coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
  * Mesa 25.0 to 26.0 get the storage-buffer forms, and so does 24.1 to
  * 24.3, which nothing here measured: there the texel forms would cost 5-8
  * times in the GEMMs if the slowdown came before 25.0, the storage forms
- * 2.5 times if it did not. */
+ * 2.5 times if it did not. On Mesa 25.0.7 the texel forms are also wrong
+ * away from subgroup size 8 (forced with SVK_TEXEL_BUFFERS=1, GEMM
+ * conformance): at 4 the driver crashes on the texel GEMM, at 16 69 of
+ * 222 quick rows fail (sums far off); at 8 they pass. Debian 12's 22.3 and
+ * 26.2.6 pass at all three sizes. So before this rule, libsvk on Mesa 25
+ * was wrong at LP_NATIVE_VECTOR_WIDTH=128 and 512; now the override is
+ * honoured at 8 only (svk_op_texel_allowed). */
 bool svk_quirk_texel_fetch_slow(VkDriverId driver, const char *driver_info)
 {
     uint32_t major, minor;
