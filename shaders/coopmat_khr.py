@@ -2,8 +2,8 @@
 """Rewrite a SPV_NV_cooperative_matrix module into a SPV_KHR_cooperative_matrix one.
 
 Debian 12's glslang (12.0) compiles GL_NV_cooperative_matrix but not
-GL_KHR_cooperative_matrix, and AMD and Intel drivers (and lavapipe from Mesa
-25.1 on) offer only VK_KHR_cooperative_matrix. The two SPIR-V extensions
+GL_KHR_cooperative_matrix, and AMD and Intel drivers (and lavapipe of Mesa
+26) offer only VK_KHR_cooperative_matrix. The two SPIR-V extensions
 express the same operations; they differ in encoding only:
 
 - the capability (CooperativeMatrixNV -> CooperativeMatrixKHR) and the

@@ -3,7 +3,7 @@
  *
  * Debian 12's headers (1.3.239) end before the extension (1.3.255), yet
  * libsvk must enable it on devices that offer only it (AMD, Intel, lavapipe
- * from Mesa 25.1). What follows is the extension's ABI as the Vulkan
+ * of Mesa 26; 25.0's does not). What follows is the extension's ABI as the Vulkan
  * registry defines it: structure-type values, the structures' layouts and
  * the one entry point's signature. With newer headers they come from there.
  */
