@@ -31,7 +31,7 @@
 typedef struct bench_opts {
     bool quick;             /* tiny shapes, few runs: the test suite's smoke test */
     bool json;              /* the JSON document on stdout (the table then goes to stderr) */
-    const char *filter;     /* only rows whose name contains this; NULL: all */
+    const char *filter;     /* only rows whose name contains one of its '|' alternatives; NULL: all */
     uint32_t reps;          /* most timed runs per row (default 20; quick 3) */
     double budget_s;        /* timed runs stop being added past this much GPU time per row */
     double max_run_s;       /* skip a row whose single run is estimated to take longer */
@@ -134,6 +134,9 @@ typedef struct bench_shapes {
 
 bench_shapes bench_shapes_for(const bench *b);
 
+/* Whether name passes --filter: it contains one of the filter's
+ * '|'-separated alternatives (all names pass without a filter). */
+bool bench_filter_match(const bench *b, const char *name);
 /* Starts a row (not yet added); false when --filter excludes its name
  * "section kernel direction variant shape dims". */
 bool bench_row_init(bench *b, bench_row *r, const char *section, const char *kernel, const char *direction,

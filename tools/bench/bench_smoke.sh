@@ -1,6 +1,8 @@
 #!/bin/sh
 # svk-bench --quick --json, whose output must be one JSON document with
-# rows and steps; times are never judged. Usage: bench_smoke.sh SVK_BENCH
+# rows and steps; times are never judged. Then --filter with two
+# alternatives must keep the rows of either and no other.
+# Usage: bench_smoke.sh SVK_BENCH
 set -eu
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -23,4 +25,22 @@ for limit in ("copy_gbps", "fma_gflops"):
     assert (d["limits"].get(limit) or 0) > 0, "limit %s not measured" % limit
 print("bench_smoke: %d rows (%d measured), %d steps, %d targets"
       % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"])))
+PY
+
+"$1" --quick --json --no-step --filter 'limit copy|residual fwd' >"$out" 2>/dev/null || {
+    echo "bench_smoke: svk-bench --filter exited $?" >&2
+    exit 1
+}
+python3 - "$out" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+names = {(r["section"], r["kernel"], r["direction"]) for r in d["rows"]}
+assert ("limit", "copy", "-") in names, "the filter's first alternative was lost: %s" % names
+assert ("residual", "residual", "fwd") in names, "the filter's second alternative was lost: %s" % names
+for s, k, dr in names:
+    assert (s == "limit" and k.startswith("copy")) or (k, dr) == ("residual", "fwd"), \
+        "row %s %s %s passed the filter" % (s, k, dr)
+assert not d["steps"], "--no-step ran steps"
+print("bench_smoke: --filter 'limit copy|residual fwd' kept %d rows" % len(d["rows"]))
 PY

@@ -163,7 +163,7 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     snprintf(s.name, sizeof(s.name), "%s", cfg->name);
     char full[64];
     snprintf(full, sizeof(full), "step %s", cfg->name);
-    if (b->opt.filter && !strstr(full, b->opt.filter))
+    if (!bench_filter_match(b, full))
         return;
     s.config = svk_model_config_default();
     s.B = b->opt.batch ? b->opt.batch : cfg->B;
