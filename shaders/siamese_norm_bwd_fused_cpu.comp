@@ -18,11 +18,11 @@
  * The staged form writes du to scratch and reads it back, and each of its
  * three row kernels reads its inputs twice: 22 streams per row. Here du is
  * recomputed from x, y and dh wherever it is needed, which is arithmetic,
- * and the P and Q sums share one pass:
- *   1. I's sums and partials (x, y, dh)
- *   2. P's and Q's sums and partials (x, y, dh, dxn)
- *   3. dx and dy (x, y, dh, dxn, dy_in; dx, dy and dz written)
- * 14 streams, and one dispatch instead of three; dz is one more, against
+ * and P's and Q's sums, linear in I's, are taken beside them:
+ *   1. I's, P's and Q's sums, I's partials (x, y, dh, dxn)
+ *   2. dx and dy, P's and Q's partials (x, y, dh, dxn, dy_in; dx, dy and
+ *      dz written)
+ * 11 streams, and one dispatch instead of three; dz is one more, against
  * three and a dispatch for residual_bwd. P's and Q's LayerNorm means are
  * the forward's K + m (SVK_SIAMESE_MEAN_ROWS), not summed again: a pass
  * over x and y fewer.

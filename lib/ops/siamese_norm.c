@@ -182,7 +182,7 @@ static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_j
     const uint64_t offs[] = {j->dh.off, j->dxn.buf ? j->dxn.off : 0, j->dy_in.buf ? j->dy_in.off : 0, j->x.off,
                              j->y.off, j->g.off, ln ? j->b.off : 0, j->dx.off, j->dy.off, j->scratch.off + n,
                              j->dz.buf ? j->dz.off : 0};
-    *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), 3u, lanes.rows_per_part, 1, flags};
+    *form = (svk_norm_cpu_form){svk_op_vec4(j->C, offs, 11), 2u, lanes.rows_per_part, 1, flags};
     return var != SVK_KERNEL_VARIANT_CPU || svk_norm_cpu_fits(j->C, *form);
 }
 

@@ -113,21 +113,73 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         }
     }
 
-    /* 1. I's sums and partials. */
+    /* 1. The sums of all three norms, and I's partials. P's and Q's sums
+     * are over du (times their gains, and their normalised inputs), and du
+     * needs I's sums, which this same pass takes; but du is linear in them,
+     * du = rsI (d gI - mdI - xh mdxI), so each of P's and Q's sums is a
+     * combination of sums this pass can take without them (g, xn: P's or
+     * Q's gain and normalised input):
+     *   sum(du g)    = rsI (sum(d gI g)    - mdI sum(g)    - mdxI sum(xh g)),
+     *   sum(du g xn) = rsI (sum(d gI g xn) - mdI sum(g xn) - mdxI sum(xh g xn)),
+     * and dxn's share of P's as sum(dxn g), sum(dxn g xn). A pass over x, y,
+     * dh and dxn fewer than taking P's and Q's sums over du in a pass of
+     * their own (measured: docs/PERFORMANCE.md).
+     * I's sums and the gains' are compensated (rc_add) as everywhere; P's
+     * and Q's twelve are plain sums. Their error reaches dx and dy through
+     * P's and Q's means, each divided by C: about an ulp of the terms
+     * (d gI g), the size of the rounding du itself carries, whether or not
+     * the combination cancels. Compensating them as well was slower than
+     * the pass it replaces (twice the accumulators, which spill). */
+    float mdP[RC_ROWS], mdxP[RC_ROWS], mdQ[RC_ROWS], mdxQ[RC_ROWS];
     {
+        /* I: sum(d gI), sum(d gI xh). P (Q): p1 sum(d gI g), p2 sum(xh g),
+         * p3 sum(d gI g xn), p4 sum(g xn), p5 sum(xh g xn); P's dxn: p6
+         * sum(dxn g), p7 sum(dxn g xn). The means' sums only for
+         * LayerNorm; sgp, sgq: sum(g), the same for every row. */
         vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
-        [[unroll]] for (uint k = 0u; k < n; k++)
+        vec4 p1[RC_ROWS], p2[RC_ROWS], p3[RC_ROWS], p4[RC_ROWS], p5[RC_ROWS], p6[RC_ROWS], p7[RC_ROWS];
+        vec4 q1[RC_ROWS], q2[RC_ROWS], q3[RC_ROWS], q4[RC_ROWS], q5[RC_ROWS];
+        vec4 sgp = vec4(0.0), sgp_c = vec4(0.0), sgq = vec4(0.0), sgq_c = vec4(0.0);
+        [[unroll]] for (uint k = 0u; k < n; k++) {
             sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+            p1[k] = p2[k] = p3[k] = p4[k] = p5[k] = p6[k] = p7[k] = vec4(0.0);
+            q1[k] = q2[k] = q3[k] = q4[k] = q5[k] = vec4(0.0);
+        }
         for (uint i = 0u; i < C; i += RC_STEP) {
             const params q = params_at(i);
+            if (!RMS) {
+                rc_add(sgp, sgp_c, q.gp);
+                rc_add(sgq, sgq_c, q.gq);
+            }
             vec4 pgi, pbi; /* the partials with rows row .. row + k added */
             [[unroll]] for (uint k = 0u; k < n; k++) {
                 const uint ek = e_[k] + i;
-                const vec4 xh = xhat_i(k, SN_LD_X(pc.off_x + ek), SN_LD_Y(pc.off_y + ek), q);
+                const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
+                const vec4 xh = xhat_i(k, xv, yv, q);
                 const vec4 d = SN_LD_DH(pc.off_dh + ek), dxhat = d * q.gi;
-                if (!RMS)
+                const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
+                const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
+                const vec4 gxp = q.gp * xhp, gxq = q.gq * xhq;
+                if (!RMS) {
                     rc_add(sd[k], sd_c[k], dxhat);
+                    p1[k] += dxhat * q.gp;
+                    p2[k] += xh * q.gp;
+                    p4[k] += gxp;
+                    q1[k] += dxhat * q.gq;
+                    q2[k] += xh * q.gq;
+                    q4[k] += gxq;
+                }
                 rc_add(sdx[k], sdx_c[k], dxhat * xh);
+                p3[k] += dxhat * gxp;
+                p5[k] += xh * gxp;
+                q3[k] += dxhat * gxq;
+                q5[k] += xh * gxq;
+                if (ADD_DXN) {
+                    const vec4 dn = SN_LD_DXN(pc.off_dxn + ek);
+                    if (!RMS)
+                        p6[k] += dn * q.gp;
+                    p7[k] += dn * gxp;
+                }
                 const vec4 cg = d * xh;
                 if (k == 0u) {
                     pgi = first ? cg : P_LD(pgI + i) + cg;
@@ -143,75 +195,22 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             if (!RMS)
                 P_ST(pgI + pb + i, pbi);
         }
+        const float fC = float(C), Sgp = rc_sum(sgp), Sgq = rc_sum(sgq);
         [[unroll]] for (uint k = 0u; k < n; k++) {
-            mdI[k] = RMS ? 0.0 : rc_sum(sd[k]) / float(C);
-            mdxI[k] = rc_sum(sdx[k]) / float(C);
+            mdI[k] = RMS ? 0.0 : rc_sum(sd[k]) / fC;
+            mdxI[k] = rc_sum(sdx[k]) / fC;
+            const float a = mdI[k], c = mdxI[k];
+            mdP[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(p1[k]) - a * Sgp) - c * rc_sum(p2[k])) + rc_sum(p6[k])) / fC;
+            mdQ[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(q1[k]) - a * Sgq) - c * rc_sum(q2[k]))) / fC;
+            mdxP[k] = (rsI[k] * ((rc_sum(p3[k]) - a * rc_sum(p4[k])) - c * rc_sum(p5[k])) + rc_sum(p7[k])) / fC;
+            mdxQ[k] = (rsI[k] * ((rc_sum(q3[k]) - a * rc_sum(q4[k])) - c * rc_sum(q5[k]))) / fC;
         }
     }
 
-    /* 2. P's and Q's sums and partials. */
-    float mdP[RC_ROWS], mdxP[RC_ROWS], mdQ[RC_ROWS], mdxQ[RC_ROWS];
-    {
-        vec4 sdp[RC_ROWS], sdp_c[RC_ROWS], sdxp[RC_ROWS], sdxp_c[RC_ROWS];
-        vec4 sdq[RC_ROWS], sdq_c[RC_ROWS], sdxq[RC_ROWS], sdxq_c[RC_ROWS];
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            sdp[k] = sdp_c[k] = sdxp[k] = sdxp_c[k] = vec4(0.0);
-            sdq[k] = sdq_c[k] = sdxq[k] = sdxq_c[k] = vec4(0.0);
-        }
-        for (uint i = 0u; i < C; i += RC_STEP) {
-            const params q = params_at(i);
-            vec4 pgp, pbp, pgq, pbq;
-            [[unroll]] for (uint k = 0u; k < n; k++) {
-                const uint ek = e_[k] + i;
-                const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
-                const vec4 du = du_at(k, xv, yv, SN_LD_DH(pc.off_dh + ek), q);
-                vec4 dvp = du;
-                if (ADD_DXN)
-                    dvp += SN_LD_DXN(pc.off_dxn + ek);
-                const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
-                const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
-                const vec4 dxhp = dvp * q.gp, dxhq = du * q.gq;
-                if (!RMS) {
-                    rc_add(sdp[k], sdp_c[k], dxhp);
-                    rc_add(sdq[k], sdq_c[k], dxhq);
-                }
-                rc_add(sdxp[k], sdxp_c[k], dxhp * xhp);
-                rc_add(sdxq[k], sdxq_c[k], dxhq * xhq);
-                const vec4 cgp = dvp * xhp, cgq = du * xhq;
-                if (k == 0u) {
-                    pgp = first ? cgp : P_LD(pg + i) + cgp;
-                    pgq = first ? cgq : P_LD(pgQ + i) + cgq;
-                    if (!RMS) {
-                        pbp = first ? dvp : P_LD(pg + pb + i) + dvp;
-                        pbq = first ? du : P_LD(pgQ + pb + i) + du;
-                    }
-                } else {
-                    pgp += cgp;
-                    pgq += cgq;
-                    if (!RMS) {
-                        pbp += dvp;
-                        pbq += du;
-                    }
-                }
-            }
-            P_ST(pg + i, pgp);
-            P_ST(pgQ + i, pgq);
-            if (!RMS) {
-                P_ST(pg + pb + i, pbp);
-                P_ST(pgQ + pb + i, pbq);
-            }
-        }
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            mdP[k] = RMS ? 0.0 : rc_sum(sdp[k]) / float(C);
-            mdQ[k] = RMS ? 0.0 : rc_sum(sdq[k]) / float(C);
-            mdxP[k] = rc_sum(sdxp[k]) / float(C);
-            mdxQ[k] = rc_sum(sdxq[k]) / float(C);
-        }
-    }
-
-    /* 3. dx and dy. */
+    /* 2. dx and dy, and P's and Q's partials. */
     for (uint i = 0u; i < C; i += RC_STEP) {
         const params q = params_at(i);
+        vec4 pgp, pbp, pgq, pbq;
         [[unroll]] for (uint k = 0u; k < n; k++) {
             const uint ek = e_[k] + i;
             const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
@@ -219,20 +218,44 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             vec4 dvp = du;
             if (ADD_DXN)
                 dvp += SN_LD_DXN(pc.off_dxn + ek);
+            const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
+            const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
             vec4 vx, vy;
             if (RMS) {
-                vx = rsP[k] * (dvp * q.gp - (xv * rsP[k]) * mdxP[k]);
-                vy = rsQ[k] * (du * q.gq - (yv * rsQ[k]) * mdxQ[k]);
+                vx = rsP[k] * (dvp * q.gp - xhp * mdxP[k]);
+                vy = rsQ[k] * (du * q.gq - xhq * mdxQ[k]);
             } else {
-                vx = rsP[k] * (dvp * q.gp - mdP[k] - ((xv - muP[k]) * rsP[k]) * mdxP[k]);
-                vy = rsQ[k] * (du * q.gq - mdQ[k] - ((yv - muQ[k]) * rsQ[k]) * mdxQ[k]);
+                vx = rsP[k] * (dvp * q.gp - mdP[k] - xhp * mdxP[k]);
+                vy = rsQ[k] * (du * q.gq - mdQ[k] - xhq * mdxQ[k]);
             }
             if (ADD_DY)
                 vy += SN_LD_DYI(pc.off_dy_in + ek);
+            const vec4 cgp = dvp * xhp, cgq = du * xhq;
+            if (k == 0u) {
+                pgp = first ? cgp : P_LD(pg + i) + cgp;
+                pgq = first ? cgq : P_LD(pgQ + i) + cgq;
+                if (!RMS) {
+                    pbp = first ? dvp : P_LD(pg + pb + i) + dvp;
+                    pbq = first ? du : P_LD(pgQ + pb + i) + du;
+                }
+            } else {
+                pgp += cgp;
+                pgq += cgq;
+                if (!RMS) {
+                    pbp += dvp;
+                    pbq += du;
+                }
+            }
             RC_ST(dx, dx4, pc.off_dx + ek, vx);
             RC_ST(dy, dy4, pc.off_dy + ek, vy);
             if (DZ)
                 RC_ST(dz, dz4, pc.off_dz + ek, vx / pc.dz_c + vy);
+        }
+        P_ST(pg + i, pgp);
+        P_ST(pgQ + i, pgq);
+        if (!RMS) {
+            P_ST(pg + pb + i, pbp);
+            P_ST(pgQ + pb + i, pbq);
         }
     }
 }
