@@ -4,7 +4,8 @@
  * for devices that allow 13 storage buffers per shader stage. It computes
  * what the staged CPU form (siamese_norm_bwd_cpu, then layernorm_bwd_cpu /
  * rmsnorm_bwd_cpu for Q and P; lib/ops/siamese_norm.c) computes, with the
- * same formulas and the same partials layout:
+ * same partials layout and formulas (P's and Q's means of du's terms
+ * rearranged, below; the partials are the same bits):
  *   u = P(x) + Q(y), recomputed as the forward did; h = I(u)
  *   du = I's backward of dh
  *   dx = P's backward of du (+ dxn),  dy = Q's backward of du (+ dy_in)
