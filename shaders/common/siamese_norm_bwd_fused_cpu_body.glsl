@@ -81,7 +81,18 @@ vec4 xhat_i(const uint k, const vec4 xv, const vec4 yv, const params q)
     return (u - muI[k]) * rsI[k];
 }
 
-/* du, the gradient of u, at a chunk of row k (after pass 1). */
+/* P's and Q's normalised inputs at a chunk of row k (x, y). */
+vec4 xhat_p(const uint k, const vec4 xv)
+{
+    return RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
+}
+
+vec4 xhat_q(const uint k, const vec4 yv)
+{
+    return RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
+}
+
+/* du, the gradient of u, at a chunk of row k (after pass 1's sums). */
 vec4 du_at(const uint k, const vec4 xv, const vec4 yv, const vec4 d, const params q)
 {
     const vec4 xh = xhat_i(k, xv, yv, q);
@@ -157,8 +168,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
                 const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
                 const vec4 xh = xhat_i(k, xv, yv, q);
                 const vec4 d = SN_LD_DH(pc.off_dh + ek), dxhat = d * q.gi;
-                const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
-                const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
+                const vec4 xhp = xhat_p(k, xv), xhq = xhat_q(k, yv);
                 const vec4 gxp = q.gp * xhp, gxq = q.gq * xhq;
                 if (!RMS) {
                     rc_add(sd[k], sd_c[k], dxhat);
@@ -218,8 +228,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             vec4 dvp = du;
             if (ADD_DXN)
                 dvp += SN_LD_DXN(pc.off_dxn + ek);
-            const vec4 xhp = RMS ? xv * rsP[k] : (xv - muP[k]) * rsP[k];
-            const vec4 xhq = RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
+            const vec4 xhp = xhat_p(k, xv), xhq = xhat_q(k, yv);
             vec4 vx, vy;
             if (RMS) {
                 vx = rsP[k] * (dvp * q.gp - xhp * mdxP[k]);
