@@ -43,22 +43,22 @@ void main()
     }
 
     if ((RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u) {
-        vec4 ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
+        float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-            ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = vec4(0.0);
+            ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
         for (uint i = 0u; i < C; i += RC_STEP) {
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 vx = SN_LD_X(pc.off_x + e[k] + i), vy = SN_LD_Y(pc.off_y + e[k] + i);
-                rc_add(ssx[k], ssx_c[k], vx * vx);
-                rc_add(ssy[k], ssy_c[k], vy * vy);
+                rc_add_chunk(ssx[k], ssx_c[k], vx * vx);
+                rc_add_chunk(ssy[k], ssy_c[k], vy * vy);
             }
         }
         float rsx[RC_ROWS], rsy[RC_ROWS];
-        vec4 ssu[RC_ROWS], ssu_c[RC_ROWS];
+        float ssu[RC_ROWS], ssu_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            rsx[k] = inversesqrt(rc_sum(ssx[k]) / float(C) + pc.eps);
-            rsy[k] = inversesqrt(rc_sum(ssy[k]) / float(C) + pc.eps);
-            ssu[k] = ssu_c[k] = vec4(0.0);
+            rsx[k] = inversesqrt(ssx[k] / float(C) + pc.eps);
+            rsy[k] = inversesqrt(ssy[k] / float(C) + pc.eps);
+            ssu[k] = ssu_c[k] = 0.0;
         }
 
         for (uint i = 0u; i < C; i += RC_STEP) {
@@ -71,12 +71,12 @@ void main()
                         RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
                     RC_ST(h, h4, pc.off_h + e[k] + i, u);
                 }
-                rc_add(ssu[k], ssu_c[k], u * u);
+                rc_add_chunk(ssu[k], ssu_c[k], u * u);
             }
         }
         float rsu[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-            rsu[k] = inversesqrt(rc_sum(ssu[k]) / float(C) + pc.eps);
+            rsu[k] = inversesqrt(ssu[k] / float(C) + pc.eps);
 
         for (uint i = 0u; i < C; i += RC_STEP) {
             const vec4 gi = RC_LD(g, g4, gI + i);
@@ -96,43 +96,43 @@ void main()
 
     /* LayerNorm. Means as K + m, see layernorm_fwd.comp. */
     float Kx[RC_ROWS], Ky[RC_ROWS];
-    vec4 sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
+    float sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
         Kx[k] = x[pc.off_x + e[k]];
         Ky[k] = y[pc.off_y + e[k]];
-        sx[k] = sx_c[k] = sy[k] = sy_c[k] = vec4(0.0);
+        sx[k] = sx_c[k] = sy[k] = sy_c[k] = 0.0;
     }
     for (uint i = 0u; i < C; i += RC_STEP) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
-            rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
+            rc_add_chunk(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
+            rc_add_chunk(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
         }
     }
     float mx[RC_ROWS], my[RC_ROWS];
-    vec4 ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
+    float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mx[k] = rc_sum(sx[k]) / float(C);
-        my[k] = rc_sum(sy[k]) / float(C);
-        ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = vec4(0.0);
+        mx[k] = sx[k] / float(C);
+        my[k] = sy[k] / float(C);
+        ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < C; i += RC_STEP) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 dx = (SN_LD_X(pc.off_x + e[k] + i) - Kx[k]) - mx[k];
             const vec4 dy = (SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]) - my[k];
-            rc_add(ssx[k], ssx_c[k], dx * dx);
-            rc_add(ssy[k], ssy_c[k], dy * dy);
+            rc_add_chunk(ssx[k], ssx_c[k], dx * dx);
+            rc_add_chunk(ssy[k], ssy_c[k], dy * dy);
         }
     }
     float rsx[RC_ROWS], rsy[RC_ROWS], Ku[RC_ROWS];
-    vec4 su[RC_ROWS], su_c[RC_ROWS];
+    float su[RC_ROWS], su_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        rsx[k] = inversesqrt(rc_sum(ssx[k]) / float(C) + pc.eps);
-        rsy[k] = inversesqrt(rc_sum(ssy[k]) / float(C) + pc.eps);
+        rsx[k] = inversesqrt(ssx[k] / float(C) + pc.eps);
+        rsy[k] = inversesqrt(ssy[k] / float(C) + pc.eps);
         /* u's shift: its first element, as in the portable form. */
         Ku[k] = (((x[pc.off_x + e[k]] - Kx[k]) - mx[k]) * rsx[k] * g[gP] + b[bP]) +
                 (((y[pc.off_y + e[k]] - Ky[k]) - my[k]) * rsy[k] * g[gQ] + b[bQ]);
-        su[k] = su_c[k] = vec4(0.0);
+        su[k] = su_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < C; i += RC_STEP) {
@@ -146,25 +146,25 @@ void main()
                     RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
                 RC_ST(h, h4, pc.off_h + e[k] + i, u);
             }
-            rc_add(su[k], su_c[k], u - Ku[k]);
+            rc_add_chunk(su[k], su_c[k], u - Ku[k]);
         }
     }
     float mu[RC_ROWS];
-    vec4 ssu[RC_ROWS], ssu_c[RC_ROWS];
+    float ssu[RC_ROWS], ssu_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mu[k] = rc_sum(su[k]) / float(C);
-        ssu[k] = ssu_c[k] = vec4(0.0);
+        mu[k] = su[k] / float(C);
+        ssu[k] = ssu_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < C; i += RC_STEP) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
-            rc_add(ssu[k], ssu_c[k], d * d);
+            rc_add_chunk(ssu[k], ssu_c[k], d * d);
         }
     }
     float rsu[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rsu[k] = inversesqrt(rc_sum(ssu[k]) / float(C) + pc.eps);
+        rsu[k] = inversesqrt(ssu[k] / float(C) + pc.eps);
 
     for (uint i = 0u; i < C; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, gI + i), bi = RC_LD(b, b4, bI + i);
