@@ -61,17 +61,17 @@ void main()
     const float lt = logits[base + uint(tgt)];
 
     /* Every term but the maxima's (each exactly 1), which are counted. */
-    vec4 rest4 = vec4(0.0), rest_c = vec4(0.0);
+    float rest_s = 0.0, rest_c = 0.0;
     uvec4 n_max4 = uvec4(0u);
     for (uint i = 0u; i < V; i += RC_STEP) {
         const vec4 l = RC_LD(logits, logits4, base + i);
         const bvec4 top = equal(l, vec4(mx));
         n_max4 += uvec4(top);
-        rc_add(rest4, rest_c, mix(exp(l - mx), vec4(0.0), top));
+        rc_add(rest_s, rest_c, mix(exp(l - mx), vec4(0.0), top));
     }
     const uint n_max = VEC4 != 0u ? (n_max4.x + n_max4.y) + (n_max4.z + n_max4.w) : n_max4.x;
     /* sum = 1 + rest, one maximum's term aside (see cross_entropy.comp). */
-    const float rest = rc_sum(rest4) + (float(n_max) - 1.0);
+    const float rest = rest_s + (float(n_max) - 1.0);
     const float sum = 1.0 + rest;
 
     losses[pc.off_losses + row] = (mx - lt) + log1p_pos(rest);

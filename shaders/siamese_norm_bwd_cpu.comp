@@ -60,9 +60,9 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
     }
 
     if ((RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u) {
-        vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];
+        float sdx[RC_ROWS], sdx_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < n; k++)
-            sdx[k] = sdx_c[k] = vec4(0.0);
+            sdx[k] = sdx_c[k] = 0.0;
         for (uint i = 0u; i < C; i += RC_STEP) {
             const vec4 gp = RC_LD(g, g4, gP + i), gq = RC_LD(g, g4, gQ + i), gi = RC_LD(g, g4, gI + i);
             vec4 pgi; /* the partial with rows row .. row + k added */
@@ -82,7 +82,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         }
         float mean_dx[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < n; k++)
-            mean_dx[k] = rc_sum(sdx[k]) / float(C);
+            mean_dx[k] = sdx[k] / float(C);
         for (uint i = 0u; i < C; i += RC_STEP) {
             const vec4 gi = RC_LD(g, g4, gI + i);
             [[unroll]] for (uint k = 0u; k < n; k++) {
@@ -96,14 +96,14 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
     /* LayerNorm: P's and Q's means as the forward's K + m. */
     float Kx[RC_ROWS], Ky[RC_ROWS], mx[RC_ROWS], my[RC_ROWS], muu[RC_ROWS];
-    vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
+    float sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
         Kx[k] = x[pc.off_x + e[k]];
         Ky[k] = y[pc.off_y + e[k]];
         mx[k] = mean[pc.off_mean + 3u * R + row + k];
         my[k] = mean[pc.off_mean + 4u * R + row + k];
         muu[k] = mean[pc.off_mean + 2u * R + row + k];
-        sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+        sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < C; i += RC_STEP) {
@@ -133,8 +133,8 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
     }
     float mean_d[RC_ROWS], mean_dx[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
-        mean_d[k] = rc_sum(sd[k]) / float(C);
-        mean_dx[k] = rc_sum(sdx[k]) / float(C);
+        mean_d[k] = sd[k] / float(C);
+        mean_dx[k] = sdx[k] / float(C);
     }
     for (uint i = 0u; i < C; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, gI + i);

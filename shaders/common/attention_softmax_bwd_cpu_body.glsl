@@ -21,12 +21,11 @@ void main()
     const uint T = pc.T, n = row % T + 1u;
     const uint bp = pc.off_p + row * T, bd = pc.off_d + row * T;
 
-    vec4 dot4 = vec4(0.0), dot_c = vec4(0.0);
+    float dot = 0.0, dot_c = 0.0;
     for (uint j = 0u; j < n; j += RC_STEP) {
         const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
-        rc_add(dot4, dot_c, mix(vec4(0.0), SM_LD_P(bp + j) * SM_LD_D(bd + j), key));
+        rc_add(dot, dot_c, mix(vec4(0.0), SM_LD_P(bp + j) * SM_LD_D(bd + j), key));
     }
-    const float dot = rc_sum(dot4);
 
     uint j = 0u;
     for (; j < n; j += RC_STEP) {

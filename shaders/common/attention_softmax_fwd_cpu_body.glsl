@@ -28,14 +28,13 @@ void main()
     }
     const float mx = VEC4 != 0u ? max(max(mx4.x, mx4.y), max(mx4.z, mx4.w)) : mx4.x;
 
-    vec4 sum4 = vec4(0.0), sum_c = vec4(0.0);
+    float sum = 0.0, sum_c = 0.0;
     for (uint j = 0u; j < n; j += RC_STEP) {
         const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
         const vec4 e = mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key);
         RC_ST(p, p4, base + j, e);
-        rc_add(sum4, sum_c, e);
+        rc_add(sum, sum_c, e);
     }
-    const float sum = rc_sum(sum4);
 
     uint j = 0u;
     for (; j < n; j += RC_STEP)

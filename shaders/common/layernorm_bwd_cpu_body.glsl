@@ -44,12 +44,12 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
     const bool add_dx = (RC_FLAGS & SVK_NORM_FLAG_ADD_DX) != 0u;
     uint e[RC_ROWS];
     float mu[RC_ROWS], rs[RC_ROWS];
-    vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
+    float sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
         e[k] = (row + k) * W;
         mu[k] = mean[pc.off_mean + row + k];
         rs[k] = rstd[pc.off_rstd + row + k];
-        sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+        sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < W; i += RC_STEP) {
@@ -76,8 +76,8 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
     float mean_d[RC_ROWS], mean_dx[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
-        mean_d[k] = rc_sum(sd[k]) / float(W);
-        mean_dx[k] = rc_sum(sdx[k]) / float(W);
+        mean_d[k] = sd[k] / float(W);
+        mean_dx[k] = sdx[k] / float(W);
     }
     for (uint i = 0u; i < W; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);

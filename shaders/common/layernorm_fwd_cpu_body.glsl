@@ -29,13 +29,13 @@ void main()
     uint row[RC_ROWS], e[RC_ROWS];
     bool keep[RC_ROWS];
     float K[RC_ROWS];
-    vec4 s[RC_ROWS], s_c[RC_ROWS];
+    float s[RC_ROWS], s_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
         row[k] = min(row0 + k, pc.rows - 1u);
         e[k] = row[k] * W;
         keep[k] = row0 + k < pc.rows;
         K[k] = x[pc.off_x + e[k]];
-        s[k] = s_c[k] = vec4(0.0);
+        s[k] = s_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < W; i += RC_STEP) {
@@ -43,10 +43,10 @@ void main()
             rc_add(s[k], s_c[k], NR_LD_X(pc.off_x + e[k] + i) - K[k]);
     }
     float m[RC_ROWS];
-    vec4 ss[RC_ROWS], ss_c[RC_ROWS];
+    float ss[RC_ROWS], ss_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        m[k] = rc_sum(s[k]) / float(W);
-        ss[k] = ss_c[k] = vec4(0.0);
+        m[k] = s[k] / float(W);
+        ss[k] = ss_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < W; i += RC_STEP) {
@@ -57,7 +57,7 @@ void main()
     }
     float rs[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rs[k] = inversesqrt(rc_sum(ss[k]) / float(W) + pc.eps);
+        rs[k] = inversesqrt(ss[k] / float(W) + pc.eps);
 
     for (uint i = 0u; i < W; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i), bi = RC_LD(b, b4, pc.off_b + i);

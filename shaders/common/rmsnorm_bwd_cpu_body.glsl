@@ -40,11 +40,11 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
     const bool add_dx = (RC_FLAGS & SVK_NORM_FLAG_ADD_DX) != 0u;
     uint e[RC_ROWS];
     float rs[RC_ROWS];
-    vec4 sdx[RC_ROWS], sdx_c[RC_ROWS];
+    float sdx[RC_ROWS], sdx_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
         e[k] = (row + k) * W;
         rs[k] = rstd[pc.off_rstd + row + k];
-        sdx[k] = sdx_c[k] = vec4(0.0);
+        sdx[k] = sdx_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < W; i += RC_STEP) {
@@ -65,7 +65,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
     float mean_dx[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++)
-        mean_dx[k] = rc_sum(sdx[k]) / float(W);
+        mean_dx[k] = sdx[k] / float(W);
     for (uint i = 0u; i < W; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         [[unroll]] for (uint k = 0u; k < n; k++) {

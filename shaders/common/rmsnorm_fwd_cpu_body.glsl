@@ -24,12 +24,12 @@ void main()
     /* Rows and keep as in layernorm_fwd_cpu.comp. */
     uint row[RC_ROWS], e[RC_ROWS];
     bool keep[RC_ROWS];
-    vec4 ss[RC_ROWS], ss_c[RC_ROWS];
+    float ss[RC_ROWS], ss_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
         row[k] = min(row0 + k, pc.rows - 1u);
         e[k] = row[k] * W;
         keep[k] = row0 + k < pc.rows;
-        ss[k] = ss_c[k] = vec4(0.0);
+        ss[k] = ss_c[k] = 0.0;
     }
 
     for (uint i = 0u; i < W; i += RC_STEP) {
@@ -40,7 +40,7 @@ void main()
     }
     float rs[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rs[k] = inversesqrt(rc_sum(ss[k]) / float(W) + pc.eps);
+        rs[k] = inversesqrt(ss[k] / float(W) + pc.eps);
 
     for (uint i = 0u; i < W; i += RC_STEP) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);

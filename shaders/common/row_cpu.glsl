@@ -47,29 +47,19 @@ float rc_sum(vec4 s)
     return VEC4 != 0u ? (s.x + s.y) + (s.z + s.w) : s.x;
 }
 
-/* s + v in Kahan's compensated summation, c carrying what s lost: a row is
- * summed in one sequence, which in plain float would err by up to ~n
- * roundings (1e-4 relative for 8192 squares of similar size, where the
- * portable forms' trees keep ~log2 n); compensated, by ~2 whatever n.
- * precise: the compiler must not simplify (t - s) - y to 0. Start s and c
- * at 0; the total is rc_sum(s) (c is below s's last bit). */
-void rc_add(inout vec4 s, inout vec4 c, vec4 v)
-{
-    precise vec4 y = v - c;
-    precise vec4 t = s + y;
-    precise vec4 lost = (t - s) - y;
-    c = lost;
-    s = t;
-}
-
-/* s + rc_sum(v), compensated as rc_add, into a scalar sum: a chunk's four
- * elements are added plainly first (two roundings), then once with
- * compensation. Why: on lavapipe a forward norm whose rows are in cache is
- * bound by arithmetic and registers: rc_add keeps eight floats per sum
- * (s, c) and takes sixteen operations per chunk; this keeps two and takes
- * seven (measured: a quarter to a third of the SiameseNorm forward). A
- * row's sum then errs by ~4 roundings of its terms' size instead of ~2. */
-void rc_add_chunk(inout float s, inout float c, vec4 v)
+/* s + the sum of chunk v (rc_sum), in Kahan's compensated summation, c
+ * carrying what s lost: a row is summed in one sequence, which in plain
+ * float would err by up to ~n roundings (1e-4 relative for 8192 squares of
+ * similar size, where the portable forms' trees keep ~log2 n); compensated,
+ * by ~4 whatever n (the chunk's own two roundings, then the compensated
+ * add). The sum is a float, not a vec4 compensated per component: two
+ * floats of state per sum instead of eight and seven operations per chunk
+ * instead of sixteen, which matters on lavapipe, where a row kernel whose
+ * rows are in cache is bound by arithmetic and registers (measured: the
+ * SiameseNorm forward 7 to 17% faster). precise: the compiler must not
+ * simplify (t - s) - y to 0. Start s and c at 0; the total is s (c is
+ * below s's last bit). */
+void rc_add(inout float s, inout float c, vec4 v)
 {
     precise float y = rc_sum(v) - c;
     precise float t = s + y;

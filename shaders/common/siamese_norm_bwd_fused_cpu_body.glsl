@@ -147,12 +147,12 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
          * p3 sum(d gI g xn), p4 sum(g xn), p5 sum(xh g xn); P's dxn: p6
          * sum(dxn g), p7 sum(dxn g xn). The means' sums only for
          * LayerNorm; sgp, sgq: sum(g), the same for every row. */
-        vec4 sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
+        float sd[RC_ROWS], sd_c[RC_ROWS], sdx[RC_ROWS], sdx_c[RC_ROWS];
         vec4 p1[RC_ROWS], p2[RC_ROWS], p3[RC_ROWS], p4[RC_ROWS], p5[RC_ROWS], p6[RC_ROWS], p7[RC_ROWS];
         vec4 q1[RC_ROWS], q2[RC_ROWS], q3[RC_ROWS], q4[RC_ROWS], q5[RC_ROWS];
-        vec4 sgp = vec4(0.0), sgp_c = vec4(0.0), sgq = vec4(0.0), sgq_c = vec4(0.0);
+        float sgp = 0.0, sgp_c = 0.0, sgq = 0.0, sgq_c = 0.0;
         [[unroll]] for (uint k = 0u; k < n; k++) {
-            sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = vec4(0.0);
+            sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = 0.0;
             p1[k] = p2[k] = p3[k] = p4[k] = p5[k] = p6[k] = p7[k] = vec4(0.0);
             q1[k] = q2[k] = q3[k] = q4[k] = q5[k] = vec4(0.0);
         }
@@ -205,10 +205,10 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             if (!RMS)
                 P_ST(pgI + pb + i, pbi);
         }
-        const float fC = float(C), Sgp = rc_sum(sgp), Sgq = rc_sum(sgq);
+        const float fC = float(C), Sgp = sgp, Sgq = sgq;
         [[unroll]] for (uint k = 0u; k < n; k++) {
-            mdI[k] = RMS ? 0.0 : rc_sum(sd[k]) / fC;
-            mdxI[k] = rc_sum(sdx[k]) / fC;
+            mdI[k] = RMS ? 0.0 : sd[k] / fC;
+            mdxI[k] = sdx[k] / fC;
             const float a = mdI[k], c = mdxI[k];
             mdP[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(p1[k]) - a * Sgp) - c * rc_sum(p2[k])) + rc_sum(p6[k])) / fC;
             mdQ[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(q1[k]) - a * Sgq) - c * rc_sum(q2[k]))) / fC;

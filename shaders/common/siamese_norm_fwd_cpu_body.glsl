@@ -49,8 +49,8 @@ void main()
         for (uint i = 0u; i < C; i += RC_STEP) {
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 vx = SN_LD_X(pc.off_x + e[k] + i), vy = SN_LD_Y(pc.off_y + e[k] + i);
-                rc_add_chunk(ssx[k], ssx_c[k], vx * vx);
-                rc_add_chunk(ssy[k], ssy_c[k], vy * vy);
+                rc_add(ssx[k], ssx_c[k], vx * vx);
+                rc_add(ssy[k], ssy_c[k], vy * vy);
             }
         }
         float rsx[RC_ROWS], rsy[RC_ROWS];
@@ -71,7 +71,7 @@ void main()
                         RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
                     RC_ST(h, h4, pc.off_h + e[k] + i, u);
                 }
-                rc_add_chunk(ssu[k], ssu_c[k], u * u);
+                rc_add(ssu[k], ssu_c[k], u * u);
             }
         }
         float rsu[RC_ROWS];
@@ -104,8 +104,8 @@ void main()
     }
     for (uint i = 0u; i < C; i += RC_STEP) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            rc_add_chunk(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
-            rc_add_chunk(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
+            rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
+            rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
         }
     }
     float mx[RC_ROWS], my[RC_ROWS];
@@ -120,8 +120,8 @@ void main()
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 dx = (SN_LD_X(pc.off_x + e[k] + i) - Kx[k]) - mx[k];
             const vec4 dy = (SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]) - my[k];
-            rc_add_chunk(ssx[k], ssx_c[k], dx * dx);
-            rc_add_chunk(ssy[k], ssy_c[k], dy * dy);
+            rc_add(ssx[k], ssx_c[k], dx * dx);
+            rc_add(ssy[k], ssy_c[k], dy * dy);
         }
     }
     float rsx[RC_ROWS], rsy[RC_ROWS], Ku[RC_ROWS];
@@ -146,7 +146,7 @@ void main()
                     RC_ST(xn, xn4, pc.off_xn + e[k] + i, p);
                 RC_ST(h, h4, pc.off_h + e[k] + i, u);
             }
-            rc_add_chunk(su[k], su_c[k], u - Ku[k]);
+            rc_add(su[k], su_c[k], u - Ku[k]);
         }
     }
     float mu[RC_ROWS];
@@ -159,7 +159,7 @@ void main()
     for (uint i = 0u; i < C; i += RC_STEP) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
-            rc_add_chunk(ssu[k], ssu_c[k], d * d);
+            rc_add(ssu[k], ssu_c[k], d * d);
         }
     }
     float rsu[RC_ROWS];
