@@ -365,21 +365,36 @@ static void rate_keys(const bench_row *r, char near[64], char best[64])
     snprintf(best, 64, "%s/%s", r->kernel, r->variant);
 }
 
-/* Records runs [first, first + runs) into a new list, submits it and
- * returns each run's GPU time (the sum of its dispatches') in ns[]. */
+/* The copy runs interleaved with a row's timed runs (bench.beside). */
+typedef struct beside_runs {
+    uint32_t every;         /* one copy run after every `every` runs of the row; 0: none */
+    double *ns;             /* each copy run's GPU time */
+    uint32_t n;             /* copy runs recorded (out) */
+} beside_runs;
+
+/* Records runs [first, first + runs) into a new list, with a run of
+ * b->beside's copy after every bs->every of them where bs is given,
+ * submits it and returns each run's GPU time (the sum of its dispatches')
+ * in ns[] (the copies' in bs->ns). */
 static svk_status timed_list(bench *b, bench_record_fn fn, void *user, uint32_t sets, uint32_t first, uint32_t runs,
-                             uint32_t capacity, double *ns, uint32_t *dispatches)
+                             uint32_t capacity, double *ns, uint32_t *dispatches, beside_runs *bs)
 {
-    svk_cmdlist_params lp = {.timestamp_capacity = capacity};
+    const uint32_t copies = bs && bs->every ? runs / bs->every : 0;
+    const uint32_t items = runs + copies;
+    svk_cmdlist_params lp = {.timestamp_capacity = capacity + copies};
     svk_cmdlist *cl = NULL;
     double *t = NULL;
-    uint32_t *ends = calloc(runs, sizeof(*ends));
+    uint32_t *ends = calloc(items, sizeof(*ends));
     svk_status st = ends ? svk_cmdlist_create(b->ctx, &lp, &cl) : SVK_ERROR_OUT_OF_HOST_MEMORY;
     if (st == SVK_OK)
         st = svk_cmdlist_begin(cl);
-    for (uint32_t i = 0; i < runs && st == SVK_OK; i++) {
+    for (uint32_t i = 0, item = 0, c = 0; i < runs && st == SVK_OK; i++) {
         st = fn(cl, user, (first + i) % sets);
-        svk_cmdlist_stats(cl, &ends[i], NULL);
+        svk_cmdlist_stats(cl, &ends[item++], NULL);
+        if (st == SVK_OK && copies && (i + 1) % bs->every == 0) {
+            st = b->beside.fn(cl, b->beside.user, c++ % b->beside.sets);
+            svk_cmdlist_stats(cl, &ends[item++], NULL);
+        }
     }
     if (st == SVK_OK)
         st = svk_cmdlist_end(cl);
@@ -387,18 +402,26 @@ static svk_status timed_list(bench *b, bench_record_fn fn, void *user, uint32_t 
         st = svk_cmdlist_submit(cl);
     if (st == SVK_OK)
         st = svk_cmdlist_wait(cl);
-    uint32_t n = capacity;
-    if (st == SVK_OK && !(t = malloc(capacity * sizeof(*t))))
+    uint32_t n = capacity + copies;
+    if (st == SVK_OK && !(t = malloc(n * sizeof(*t))))
         st = SVK_ERROR_OUT_OF_HOST_MEMORY;
     if (st == SVK_OK)
         st = svk_cmdlist_timings(cl, t, NULL, NULL, &n);
     if (st == SVK_OK) {
-        uint32_t d = 0;
-        for (uint32_t i = 0; i < runs; i++) {
-            ns[i] = 0;
-            for (; d < ends[i] && d < n; d++)
-                ns[i] += t[d];
+        uint32_t d = 0, r = 0, c = 0;
+        for (uint32_t k = 0; k < items; k++) {
+            double sum = 0;
+            for (; d < ends[k] && d < n; d++)
+                sum += t[d];
+            /* Item k is a copy where a copy followed `every` runs. */
+            const bool is_copy = copies && k % (bs->every + 1) == bs->every;
+            if (is_copy)
+                bs->ns[c++] = sum;
+            else
+                ns[r++] = sum;
         }
+        if (bs)
+            bs->n = c;
         *dispatches = runs ? ends[0] : 0;
     }
     free(t);
@@ -430,7 +453,7 @@ bool bench_time_row(bench *b, bench_row *r, uint32_t sets, bench_record_fn fn, v
     enum { WARM_CAPACITY = 4096 };
     double t0 = 0;
     uint32_t disp = 0;
-    svk_status st = timed_list(b, fn, user, sets, 0, 1, WARM_CAPACITY, &t0, &disp);
+    svk_status st = timed_list(b, fn, user, sets, 0, 1, WARM_CAPACITY, &t0, &disp, NULL);
     if (st != SVK_OK) {
         if (st != SVK_ERROR_TOO_LARGE)
             b->errors++;
@@ -441,7 +464,7 @@ bool bench_time_row(bench *b, bench_row *r, uint32_t sets, bench_record_fn fn, v
         /* lavapipe compiles a shader variant when it first runs, inside
          * the timestamps (up to 1.6 s for a large one, where Mesa's disk
          * cache has not seen it): warm up once more before judging. */
-        st = timed_list(b, fn, user, sets, 0, 1, WARM_CAPACITY, &t0, &disp);
+        st = timed_list(b, fn, user, sets, 0, 1, WARM_CAPACITY, &t0, &disp, NULL);
         if (st != SVK_OK) {
             if (st != SVK_ERROR_TOO_LARGE)
                 b->errors++;
@@ -463,16 +486,24 @@ bool bench_time_row(bench *b, bench_row *r, uint32_t sets, bench_record_fn fn, v
         if (fit < reps)
             reps = fit < min_reps ? min_reps : (uint32_t)fit;
     }
+    /* GB/s rows: about five runs of the copy they are held to, spread
+     * among their own (bench.beside). */
+    const bool beside = !strcmp(r->metric, "GB/s") && b->beside.fn && b->beside.work > 0;
+    beside_runs bs = {.every = beside ? (reps >= 5 ? reps / 5 : 1) : 0};
     double *ns = calloc(reps, sizeof(*ns));
-    if (!ns) {
+    if (ns && beside)
+        bs.ns = calloc(reps, sizeof(*bs.ns));
+    if (!ns || (beside && !bs.ns)) {
+        free(ns);
         b->errors++;
         set_skip(r, "out of host memory");
         return false;
     }
     /* Timed runs start on the next copy: the warm-up just touched copy 0. */
-    st = timed_list(b, fn, user, sets, 1, reps, reps * (disp ? disp : 1) + 16, ns, &r->dispatches);
+    st = timed_list(b, fn, user, sets, 1, reps, reps * (disp ? disp : 1) + 16, ns, &r->dispatches, &bs);
     if (st != SVK_OK) {
         free(ns);
+        free(bs.ns);
         b->errors++;
         set_skip(r, "%s: %s", svk_status_string(st), svk_ctx_last_error(b->ctx));
         return false;
@@ -485,13 +516,22 @@ bool bench_time_row(bench *b, bench_row *r, uint32_t sets, bench_record_fn fn, v
     }
     r->median_ns = bench_median(ns, reps);
     free(ns);
+    if (bs.n) {
+        const double copy_ns = bench_median(bs.ns, bs.n);
+        if (copy_ns > 0)
+            r->copy_beside_gbps = b->beside.work / copy_ns;
+    }
+    free(bs.ns);
     r->value = r->median_ns > 0 ? r->work / r->median_ns : 0; /* per ns = G per s */
     if (near && r->median_ns > 0)
         *near = r->work / r->median_ns;
     if (best && r->median_ns > 0 && r->work / r->median_ns > *best)
         *best = r->work / r->median_ns;
-    if (!strcmp(r->metric, "GB/s") && b->copy_gbps > 0)
-        r->of_copy = r->value / b->copy_gbps;
+    if (!strcmp(r->metric, "GB/s")) {
+        const double copy = r->copy_beside_gbps > 0 ? r->copy_beside_gbps : b->copy_gbps;
+        if (copy > 0)
+            r->of_copy = r->value / copy;
+    }
     return true;
 }
 

@@ -27,6 +27,9 @@
 #include "ops/ops.h"
 #include "svk/svk.h"
 
+/* Records one run of the row's operation on operand copy `set` into cl. */
+typedef svk_status (*bench_record_fn)(svk_cmdlist *cl, void *user, uint32_t set);
+
 /* What the user asked for. */
 typedef struct bench_opts {
     bool quick;             /* tiny shapes, few runs: the test suite's smoke test */
@@ -60,7 +63,9 @@ typedef struct bench_row {
     double median_ns, min_ns, max_ns;
     uint32_t reps, sets, dispatches;
     double value;           /* GFLOP/s or GB/s; 0 when skipped */
-    double of_copy;         /* GB/s rows: value / the copy kernel's GB/s; < 0 when unknown */
+    double of_copy;         /* GB/s rows: value / the copy kernel's GB/s (copy_beside_gbps where
+                             * measured, else bench.copy_gbps); < 0 when unknown */
+    double copy_beside_gbps; /* GB/s rows: the copy kernel run among this row's runs (median); 0 when not */
     double blas_value;      /* GEMM rows: OpenBLAS GFLOP/s at the same shape; < 0 when not run */
     double blas_median_ns;
     char skipped[200];      /* non-empty: why the row has no figure */
@@ -98,6 +103,18 @@ typedef struct bench {
     double copy_gbps;       /* the copy kernel at a large size; 0 when unknown */
     double copy_gbps_end;   /* the same after the kernel rows; 0 when not measured */
     double fma_gflops;      /* the fma_peak kernel: multiply-adds in registers; 0 when unknown */
+    /* The copy kernel at copy_gbps's size, run among the timed runs of
+     * every GB/s row while fn is set (bench_run_kernels), in the same
+     * command list, the row's of_copy taken against it: this host's speed
+     * moves by half within seconds, so a ratio to a copy timed minutes
+     * before says little (issue 6: "ratios measured side by side"). fn
+     * NULL: rows are held to copy_gbps. */
+    struct {
+        bench_record_fn fn;
+        void *user;
+        uint32_t sets;
+        double work;        /* bytes of one run */
+    } beside;
     /* OpenBLAS (bench_blas.c). */
     bool blas;              /* built with OpenBLAS */
     char blas_core[64];     /* openblas_get_corename() */
@@ -177,8 +194,6 @@ void bench_bufs_free(bench_bufs *bb);
  * when one copy is already that large. */
 uint32_t bench_sets(const bench *b, double bytes_per_set);
 
-/* Records one run of the row's operation on operand copy `set` into cl. */
-typedef svk_status (*bench_record_fn)(svk_cmdlist *cl, void *user, uint32_t set);
 
 /* Measures one row: skips it when its single run is estimated (from the
  * best rate this kernel and variant reached so far) to exceed --max-run;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # svk-bench --quick --json, whose output must be one JSON document with
-# rows and steps; times are never judged. Then --filter with two
+# rows and steps, every GB/s kernel row with the copy run among its runs;
+# times are never judged. Then --filter with two
 # alternatives must keep the rows of either and no other.
 # Usage: bench_smoke.sh SVK_BENCH
 set -eu
@@ -23,6 +24,13 @@ measured = [r for r in d["rows"] if "value" in r]
 assert measured, "every row was skipped"
 for limit in ("copy_gbps", "fma_gflops"):
     assert (d["limits"].get(limit) or 0) > 0, "limit %s not measured" % limit
+# Every measured GB/s kernel row is held to the copy run among its runs.
+for r in measured:
+    if r["metric"] == "GB/s" and r["section"] != "limit":
+        assert (r.get("copy_gbps_beside") or 0) > 0, "%s %s %s: no copy beside it" % (
+            r["kernel"], r["direction"], r["shape"])
+        assert abs(r["of_copy"] - r["value"] / r["copy_gbps_beside"]) <= 1e-9 * r["of_copy"] + 1e-12, \
+            "%s %s: of_copy is not against the copy beside it" % (r["kernel"], r["shape"])
 print("bench_smoke: %d rows (%d measured), %d steps, %d targets"
       % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"])))
 PY
