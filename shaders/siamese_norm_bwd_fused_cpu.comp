@@ -20,17 +20,19 @@
  * three row kernels reads its inputs twice: 22 streams per row. Here du is
  * recomputed from x, y and dh wherever it is needed, which is arithmetic,
  * and P's and Q's sums, linear in I's, are taken beside them:
- *   1. I's, P's and Q's sums, I's partials (x, y, dh, dxn)
- *   2. dx and dy, P's and Q's partials (x, y, dh, dxn, dy_in; dx, dy and
- *      dz written)
+ *   1. I's, P's and Q's sums (x, y, dh, dxn), a group of rows at a time
+ *   2. dx and dy, the six partials (x, y, dh, dxn, dy_in; dx, dy and dz
+ *      written), two groups at a time, so that each partial is read and
+ *      written once per two groups
  * 11 streams, and one dispatch instead of three; dz is one more, against
  * three and a dispatch for residual_bwd. P's and Q's LayerNorm means are
  * the forward's K + m (SVK_SIAMESE_MEAN_ROWS), not summed again: a pass
  * over x and y fewer.
  *
  * Lanes as in layernorm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
- * in order, RC_ROWS at a time; the partials take the rows' contributions in
- * row order. dx may be dxn or dh exactly, dy may be dy_in or dh: a row's
+ * in order (pass 1 RC_ROWS at a time, pass 2 up to twice that: the body's
+ * main()); the partials take the rows' contributions in row order. dx may
+ * be dxn or dh exactly, dy may be dy_in or dh: a row's
  * element is read before it is written, in the last pass, by the one
  * invocation that owns the row.
  * Reference: svk_ref_siamese_norm_bwd, svk_ref_siamese_out_bwd

@@ -186,6 +186,23 @@ static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_j
     return var != SVK_KERNEL_VARIANT_CPU || svk_norm_cpu_fits(j->C, *form);
 }
 
+/* The fused CPU form's lanes: svk_norm_lanes_for's, with a lane's rows
+ * rounded up to a multiple of two row groups where it has a group or more
+ * (rows >= 769): its second pass takes two groups at a time and reads and
+ * writes each partial once for both (siamese_norm_bwd_fused_cpu.comp).
+ * Fewer lanes than svk_norm_lanes_for's, so the scratch sized by that
+ * holds their partials. A function of rows alone, as that is. */
+static svk_norm_lanes fused_cpu_lanes(uint32_t rows)
+{
+    svk_norm_lanes l = svk_norm_lanes_for(rows);
+    const uint32_t two = 2 * SVK_ROW_CPU_ROWS;
+    if (l.rows_per_part >= SVK_ROW_CPU_ROWS) {
+        l.rows_per_part = (uint32_t)svk_div_up(l.rows_per_part, two) * two;
+        l.n_part = (uint32_t)svk_div_up(rows, l.rows_per_part);
+    }
+    return l;
+}
+
 /* The fused form fused_chosen() picked: the CPU form
  * (siamese_norm_bwd_fused_cpu.comp or its texel form) for the CPU
  * variant, else the portable one (siamese_norm_bwd_fused.comp). Operands
@@ -287,10 +304,16 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
     svk_norm_cpu_form fused_form;
     if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
         return st;
-    if (fused_chosen(ctx, var, j, lanes, &fused_form)) {
+    /* The CPU form's own lanes where its loops fit with them (longer
+     * lanes, so a budget that the usual ones fit may refuse them). */
+    svk_norm_lanes fused_lanes = lanes;
+    if (var == SVK_KERNEL_VARIANT_CPU && fused_chosen(ctx, var, j, fused_cpu_lanes(j->rows), &fused_form))
+        fused_lanes = fused_cpu_lanes(j->rows);
+    if (fused_chosen(ctx, var, j, fused_lanes, &fused_form)) {
         const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
-        if ((st = record_fused(cl, ctx, op, var, j, lanes, fused_form, fused)) != SVK_OK)
+        if ((st = record_fused(cl, ctx, op, var, j, fused_lanes, fused_form, fused)) != SVK_OK)
             return st;
+        ra.n_part = fused_lanes.n_part;
         return svk_norm_param_reduce_record(cl, &ra);
     }
 

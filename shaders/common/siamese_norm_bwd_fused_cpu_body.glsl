@@ -42,12 +42,18 @@ const bool DZ = (RC_FLAGS & SVK_SIAMESE_FLAG_DZ) != 0u;
 #define P_LD(e) RC_LD(part, part4, e)
 #define P_ST(e, v) RC_ST(part, part4, e, v)
 
-/* The rows of the group being walked (row + k, k < n). */
-uint e_[RC_ROWS];                           /* first element of the row */
-float rsP[RC_ROWS], rsQ[RC_ROWS], rsI[RC_ROWS];
-float muP[RC_ROWS], muQ[RC_ROWS], muI[RC_ROWS]; /* the saved means (LayerNorm) */
-float Kx[RC_ROWS], mx[RC_ROWS], Ky[RC_ROWS], my[RC_ROWS]; /* P's, Q's means as the forward's K + m */
-float mdI[RC_ROWS], mdxI[RC_ROWS];          /* I's mean(dxhat), mean(dxhat xhat) */
+/* The rows being walked, in slots: pass 1 takes a group of up to RC_ROWS
+ * of them, pass 2 up to two groups (SN_SLOTS) at once, so that each
+ * partial is read and written once per two groups (the partials are
+ * storage accesses, on lavapipe a loop over the SIMD lanes each; measured,
+ * their read-modify-writes were 12-24% of the kernel with one group). */
+const uint SN_SLOTS = 2u * RC_ROWS;
+uint e_[SN_SLOTS];                           /* first element of the row */
+float rsP[SN_SLOTS], rsQ[SN_SLOTS], rsI[SN_SLOTS];
+float muP[SN_SLOTS], muQ[SN_SLOTS], muI[SN_SLOTS]; /* the saved means (LayerNorm) */
+float Kx[SN_SLOTS], mx[SN_SLOTS], Ky[SN_SLOTS], my[SN_SLOTS]; /* P's, Q's means as the forward's K + m */
+float mdI[SN_SLOTS], mdxI[SN_SLOTS];          /* I's mean(dxhat), mean(dxhat xhat) */
+float mdP[SN_SLOTS], mdxP[SN_SLOTS], mdQ[SN_SLOTS], mdxQ[SN_SLOTS]; /* P's and Q's, from pass 1's sums */
 
 /* The parameters of the chunk at element i of a row. */
 struct params {
@@ -92,39 +98,44 @@ vec4 xhat_q(const uint k, const vec4 yv)
     return RMS ? yv * rsQ[k] : (yv - muQ[k]) * rsQ[k];
 }
 
-/* du, the gradient of u, at a chunk of row k (after pass 1's sums). */
-vec4 du_at(const uint k, const vec4 xv, const vec4 yv, const vec4 d, const params q)
+/* du, the gradient of u, at a chunk of row k (after pass 1's sums); xh:
+ * xhat_i there. */
+vec4 du_at(const uint k, const vec4 xh, const vec4 d, const params q)
 {
-    const vec4 xh = xhat_i(k, xv, yv, q);
     if (RMS)
         return rsI[k] * (d * q.gi - xh * mdxI[k]);
     return rsI[k] * (d * q.gi - mdI[k] - xh * mdxI[k]);
 }
 
-/* Rows row .. row + n - 1 of a lane (n is RC_ROWS or 1, a constant once
- * inlined); pg: the lane's row of P's gain block; first: row is the lane's
- * first row (the partials start from its contribution). */
-void lane_rows(const uint row, const uint n, const uint pg, const bool first)
+/* Rows row .. row + n - 1 into slots s0 .. s0 + n - 1 (s0 and n constants
+ * once inlined): where they start, their saved statistics. */
+void load_rows(const uint row, const uint n, const uint s0)
 {
     const uint C = pc.C, R = pc.rows;
-    const uint pgQ = pg + pc.part_norm, pgI = pg + 2u * pc.part_norm, pb = pc.part_b;
-    [[unroll]] for (uint k = 0u; k < n; k++) {
-        e_[k] = (row + k) * C;
-        rsP[k] = rstd[pc.off_rstd + row + k];
-        rsQ[k] = rstd[pc.off_rstd + R + row + k];
-        rsI[k] = rstd[pc.off_rstd + 2u * R + row + k];
+    [[unroll]] for (uint j = 0u; j < n; j++) {
+        const uint k = s0 + j;
+        e_[k] = (row + j) * C;
+        rsP[k] = rstd[pc.off_rstd + row + j];
+        rsQ[k] = rstd[pc.off_rstd + R + row + j];
+        rsI[k] = rstd[pc.off_rstd + 2u * R + row + j];
         if (!RMS) {
-            muP[k] = mean[pc.off_mean + row + k];
-            muQ[k] = mean[pc.off_mean + R + row + k];
-            muI[k] = mean[pc.off_mean + 2u * R + row + k];
+            muP[k] = mean[pc.off_mean + row + j];
+            muQ[k] = mean[pc.off_mean + R + row + j];
+            muI[k] = mean[pc.off_mean + 2u * R + row + j];
             Kx[k] = x[pc.off_x + e_[k]];
             Ky[k] = y[pc.off_y + e_[k]];
-            mx[k] = mean[pc.off_mean + 3u * R + row + k];
-            my[k] = mean[pc.off_mean + 4u * R + row + k];
+            mx[k] = mean[pc.off_mean + 3u * R + row + j];
+            my[k] = mean[pc.off_mean + 4u * R + row + j];
         }
     }
+}
 
-    /* 1. The sums of all three norms, and I's partials. P's and Q's sums
+/* Pass 1 over slots s0 .. s0 + n - 1 (one group): the rows' sums, and
+ * from them mdI .. mdxQ. */
+void pass1(const uint s0, const uint n)
+{
+    const uint C = pc.C;
+    /* The sums of all three norms. P's and Q's sums
      * are over du (times their gains, and their normalised inputs), and du
      * needs I's sums, which this same pass takes; but du is linear in them,
      * du = rsI (d gI - mdI - xh mdxI), so each of P's and Q's sums is a
@@ -141,7 +152,6 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
      * (d gI g), the size of the rounding du itself carries, whether or not
      * the combination cancels. Compensating them as well was slower than
      * the pass it replaces (twice the accumulators, which spill). */
-    float mdP[RC_ROWS], mdxP[RC_ROWS], mdQ[RC_ROWS], mdxQ[RC_ROWS];
     {
         /* I: sum(d gI), sum(d gI xh). P (Q): p1 sum(d gI g), p2 sum(xh g),
          * p3 sum(d gI g xn), p4 sum(g xn), p5 sum(xh g xn); P's dxn: p6
@@ -151,10 +161,10 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         vec4 p1[RC_ROWS], p2[RC_ROWS], p3[RC_ROWS], p4[RC_ROWS], p5[RC_ROWS], p6[RC_ROWS], p7[RC_ROWS];
         vec4 q1[RC_ROWS], q2[RC_ROWS], q3[RC_ROWS], q4[RC_ROWS], q5[RC_ROWS];
         float sgp = 0.0, sgp_c = 0.0, sgq = 0.0, sgq_c = 0.0;
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = 0.0;
-            p1[k] = p2[k] = p3[k] = p4[k] = p5[k] = p6[k] = p7[k] = vec4(0.0);
-            q1[k] = q2[k] = q3[k] = q4[k] = q5[k] = vec4(0.0);
+        [[unroll]] for (uint j = 0u; j < n; j++) {
+            sd[j] = sd_c[j] = sdx[j] = sdx_c[j] = 0.0;
+            p1[j] = p2[j] = p3[j] = p4[j] = p5[j] = p6[j] = p7[j] = vec4(0.0);
+            q1[j] = q2[j] = q3[j] = q4[j] = q5[j] = vec4(0.0);
         }
         for (uint i = 0u; i < C; i += RC_STEP) {
             const params q = params_at(i);
@@ -162,69 +172,67 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
                 rc_add(sgp, sgp_c, q.gp);
                 rc_add(sgq, sgq_c, q.gq);
             }
-            vec4 pgi, pbi; /* the partials with rows row .. row + k added */
-            [[unroll]] for (uint k = 0u; k < n; k++) {
-                const uint ek = e_[k] + i;
+            [[unroll]] for (uint j = 0u; j < n; j++) {
+                const uint k = s0 + j, ek = e_[k] + i;
                 const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
                 const vec4 xh = xhat_i(k, xv, yv, q);
                 const vec4 d = SN_LD_DH(pc.off_dh + ek), dxhat = d * q.gi;
                 const vec4 xhp = xhat_p(k, xv), xhq = xhat_q(k, yv);
                 const vec4 gxp = q.gp * xhp, gxq = q.gq * xhq;
                 if (!RMS) {
-                    rc_add(sd[k], sd_c[k], dxhat);
-                    p1[k] += dxhat * q.gp;
-                    p2[k] += xh * q.gp;
-                    p4[k] += gxp;
-                    q1[k] += dxhat * q.gq;
-                    q2[k] += xh * q.gq;
-                    q4[k] += gxq;
+                    rc_add(sd[j], sd_c[j], dxhat);
+                    p1[j] += dxhat * q.gp;
+                    p2[j] += xh * q.gp;
+                    p4[j] += gxp;
+                    q1[j] += dxhat * q.gq;
+                    q2[j] += xh * q.gq;
+                    q4[j] += gxq;
                 }
-                rc_add(sdx[k], sdx_c[k], dxhat * xh);
-                p3[k] += dxhat * gxp;
-                p5[k] += xh * gxp;
-                q3[k] += dxhat * gxq;
-                q5[k] += xh * gxq;
+                rc_add(sdx[j], sdx_c[j], dxhat * xh);
+                p3[j] += dxhat * gxp;
+                p5[j] += xh * gxp;
+                q3[j] += dxhat * gxq;
+                q5[j] += xh * gxq;
                 if (ADD_DXN) {
                     const vec4 dn = SN_LD_DXN(pc.off_dxn + ek);
                     if (!RMS)
-                        p6[k] += dn * q.gp;
-                    p7[k] += dn * gxp;
-                }
-                const vec4 cg = d * xh;
-                if (k == 0u) {
-                    pgi = first ? cg : P_LD(pgI + i) + cg;
-                    if (!RMS)
-                        pbi = first ? d : P_LD(pgI + pb + i) + d;
-                } else {
-                    pgi += cg;
-                    if (!RMS)
-                        pbi += d;
+                        p6[j] += dn * q.gp;
+                    p7[j] += dn * gxp;
                 }
             }
-            P_ST(pgI + i, pgi);
-            if (!RMS)
-                P_ST(pgI + pb + i, pbi);
         }
         const float fC = float(C), Sgp = sgp, Sgq = sgq;
-        [[unroll]] for (uint k = 0u; k < n; k++) {
-            mdI[k] = RMS ? 0.0 : sd[k] / fC;
-            mdxI[k] = sdx[k] / fC;
+        [[unroll]] for (uint j = 0u; j < n; j++) {
+            const uint k = s0 + j;
+            mdI[k] = RMS ? 0.0 : sd[j] / fC;
+            mdxI[k] = sdx[j] / fC;
             const float a = mdI[k], c = mdxI[k];
-            mdP[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(p1[k]) - a * Sgp) - c * rc_sum(p2[k])) + rc_sum(p6[k])) / fC;
-            mdQ[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(q1[k]) - a * Sgq) - c * rc_sum(q2[k]))) / fC;
-            mdxP[k] = (rsI[k] * ((rc_sum(p3[k]) - a * rc_sum(p4[k])) - c * rc_sum(p5[k])) + rc_sum(p7[k])) / fC;
-            mdxQ[k] = (rsI[k] * ((rc_sum(q3[k]) - a * rc_sum(q4[k])) - c * rc_sum(q5[k]))) / fC;
+            mdP[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(p1[j]) - a * Sgp) - c * rc_sum(p2[j])) + rc_sum(p6[j])) / fC;
+            mdQ[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(q1[j]) - a * Sgq) - c * rc_sum(q2[j]))) / fC;
+            mdxP[k] = (rsI[k] * ((rc_sum(p3[j]) - a * rc_sum(p4[j])) - c * rc_sum(p5[j])) + rc_sum(p7[j])) / fC;
+            mdxQ[k] = (rsI[k] * ((rc_sum(q3[j]) - a * rc_sum(q4[j])) - c * rc_sum(q5[j]))) / fC;
         }
     }
+}
 
-    /* 2. dx and dy, and P's and Q's partials. */
+/* Pass 2 over slots 0 .. n - 1 (one or two groups): dx and dy, and all six
+ * partials, each read and written once; pg: the lane's row of P's gain
+ * block; first: slot 0 is the lane's first row (the partials start from
+ * its contribution). The partials take the rows in row order, as one row
+ * at a time would. */
+void pass2(const uint n, const uint pg, const bool first)
+{
+    const uint C = pc.C;
+    const uint pgQ = pg + pc.part_norm, pgI = pg + 2u * pc.part_norm, pb = pc.part_b;
     for (uint i = 0u; i < C; i += RC_STEP) {
         const params q = params_at(i);
-        vec4 pgp, pbp, pgq, pbq;
+        vec4 pgp, pbp, pgq, pbq, pgi, pbi;
         [[unroll]] for (uint k = 0u; k < n; k++) {
             const uint ek = e_[k] + i;
             const vec4 xv = SN_LD_X(pc.off_x + ek), yv = SN_LD_Y(pc.off_y + ek);
-            const vec4 du = du_at(k, xv, yv, SN_LD_DH(pc.off_dh + ek), q);
+            const vec4 d = SN_LD_DH(pc.off_dh + ek);
+            const vec4 xh = xhat_i(k, xv, yv, q);
+            const vec4 du = du_at(k, xh, d, q);
             vec4 dvp = du;
             if (ADD_DXN)
                 dvp += SN_LD_DXN(pc.off_dxn + ek);
@@ -239,20 +247,24 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
             }
             if (ADD_DY)
                 vy += SN_LD_DYI(pc.off_dy_in + ek);
-            const vec4 cgp = dvp * xhp, cgq = du * xhq;
+            const vec4 cgp = dvp * xhp, cgq = du * xhq, cgi = d * xh;
             if (k == 0u) {
                 pgp = first ? cgp : P_LD(pg + i) + cgp;
                 pgq = first ? cgq : P_LD(pgQ + i) + cgq;
+                pgi = first ? cgi : P_LD(pgI + i) + cgi;
                 if (!RMS) {
                     pbp = first ? dvp : P_LD(pg + pb + i) + dvp;
                     pbq = first ? du : P_LD(pgQ + pb + i) + du;
+                    pbi = first ? d : P_LD(pgI + pb + i) + d;
                 }
             } else {
                 pgp += cgp;
                 pgq += cgq;
+                pgi += cgi;
                 if (!RMS) {
                     pbp += dvp;
                     pbq += du;
+                    pbi += d;
                 }
             }
             RC_ST(dx, dx4, pc.off_dx + ek, vx);
@@ -262,12 +274,44 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         }
         P_ST(pg + i, pgp);
         P_ST(pgQ + i, pgq);
+        P_ST(pgI + i, pgi);
         if (!RMS) {
             P_ST(pg + pb + i, pbp);
             P_ST(pgQ + pb + i, pbq);
+            P_ST(pgI + pb + i, pbi);
         }
     }
 }
 
-#define RC_LANE_WIDTH pc.C
-#include "common/row_cpu_lanes.glsl"
+/* Lane p walks rows [p R, (p + 1) R) in order (R = pc.rows_per_part):
+ * two groups of RC_ROWS at a time (pass 1 for each, then one pass 2 for
+ * both), then one group, then the rest one by one (as
+ * common/row_cpu_lanes.glsl, which the other backward forms use; a lane
+ * runs at most the loop iterations of its rows one at a time, within the
+ * host's budget). */
+void main()
+{
+    const uint lane = rc_unit();
+    if (lane >= pc.n_part)
+        return;
+    const uint pg = pc.off_part + lane * pc.C;
+    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
+    uint row = r0;
+    for (; row + SN_SLOTS <= r1; row += SN_SLOTS) {
+        load_rows(row, RC_ROWS, 0u);
+        pass1(0u, RC_ROWS);
+        load_rows(row + RC_ROWS, RC_ROWS, RC_ROWS);
+        pass1(RC_ROWS, RC_ROWS);
+        pass2(SN_SLOTS, pg, row == r0);
+    }
+    for (; row + RC_ROWS <= r1; row += RC_ROWS) {
+        load_rows(row, RC_ROWS, 0u);
+        pass1(0u, RC_ROWS);
+        pass2(RC_ROWS, pg, row == r0);
+    }
+    for (; row < r1; row++) {
+        load_rows(row, 1u, 0u);
+        pass1(0u, 1u);
+        pass2(1u, pg, row == r0);
+    }
+}
