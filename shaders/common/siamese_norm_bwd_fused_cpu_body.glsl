@@ -135,9 +135,9 @@ void load_rows(const uint row, const uint n, const uint s0)
 void pass1(const uint s0, const uint n)
 {
     const uint C = pc.C;
-    /* The sums of all three norms. P's and Q's sums
-     * are over du (times their gains, and their normalised inputs), and du
-     * needs I's sums, which this same pass takes; but du is linear in them,
+    /* The sums of all three norms. P's and Q's sums are over du (times
+     * their gains, and their normalised inputs), and du needs I's sums,
+     * which this same pass takes; but du is linear in them,
      * du = rsI (d gI - mdI - xh mdxI), so each of P's and Q's sums is a
      * combination of sums this pass can take without them (g, xn: P's or
      * Q's gain and normalised input):
