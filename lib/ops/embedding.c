@@ -78,6 +78,18 @@ static uint32_t wte_slices(const svk_ctx *ctx, uint64_t col_groups, uint64_t V)
     return (uint32_t)(s < V ? s : V);
 }
 
+/* Whether the backward records its CPU form (embedding_bwd_cpu.comp):
+ * the CPU variant, the device's choice of slices (forced slices are the
+ * portable form's), four columns per vec4 in every operand, and B*T
+ * positions within one loop's budget (SVK_OP_CPU_LOOP_BUDGET). */
+static bool bwd_cpu_form(const svk_embedding_bwd_args *a, uint32_t slices, svk_kernel_variant var)
+{
+    if (slices || var != SVK_KERNEL_VARIANT_CPU)
+        return false;
+    const uint64_t offs[] = {a->dout.off, a->dwte.off, a->dwpe.buf ? a->dwpe.off : 0};
+    return svk_op_vec4(a->C, offs, 3) && a->B * a->T <= SVK_OP_CPU_LOOP_BUDGET;
+}
+
 svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_args *a)
 {
     return svk_embedding_bwd_record_sliced(cl, a, 0);
@@ -104,6 +116,33 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
                          (unsigned long long)a->V);
     if (a->counts.buf && (st = count_tokens(cl, rows, a->V, a->tokens, a->counts, a->label)) != SVK_OK)
         return st;
+
+    svk_kernel_variant var;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
+        return st;
+    if (bwd_cpu_form(a, slices, var)) {
+        /* dwte: four columns per invocation; then dwpe, four columns of a
+         * position per invocation. */
+        svk_push_embedding push = {
+            .B = (uint32_t)a->B,
+            .T = (uint32_t)a->T,
+            .C = (uint32_t)a->C,
+            .V = (uint32_t)a->V,
+            .off_tokens = svk_elem_off(a->tokens),
+            .off_table = svk_elem_off(a->dwte),
+            .off_act = svk_elem_off(a->dout),
+        };
+        const svk_range rt[3] = {tok, dout, dwte};
+        if ((st = svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_BWD_CPU, a->C / 4, rt, 3, &push,
+                                       sizeof(push), a->label)) != SVK_OK ||
+            !a->dwpe.buf)
+            return st;
+        push.off_table = svk_elem_off(a->dwpe);
+        push.flags = SVK_EMBEDDING_FLAG_POS;
+        const svk_range rp[3] = {tok, dout, dwpe};
+        return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_BWD_CPU, a->T * a->C / 4, rp, 3, &push,
+                                    sizeof(push), a->label);
+    }
 
     const svk_kernel_id k = SVK_KERNEL_EMBEDDING_BWD;
     const uint64_t col_groups = svk_div_up(a->C, svk_elem_wg(k));

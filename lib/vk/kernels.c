@@ -86,6 +86,7 @@
 #include "clip_scale.spv.h"
 #include "adamw.spv.h"
 #include "cross_entropy_cpu.spv.h"
+#include "embedding_bwd_cpu.spv.h"
 /* @elementwise-includes@ */
 
 #define SPV(name) name, sizeof(name)
@@ -665,6 +666,18 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * (common/row_cpu.glsl); lib/ops/cross_entropy.c sets both. */
         .n_spec = 4,
         .spec_defaults = {16, 1, 1, 0},
+    },
+    [SVK_KERNEL_EMBEDDING_BWD_CPU] = {
+        .name = "embedding_bwd_cpu",
+        SPV(svk_spv_embedding_bwd_cpu),
+        .n_buffers = 3,      /* as SVK_KERNEL_EMBEDDING_BWD */
+        .write_mask = 1u << 2,
+        .push_size = sizeof(svk_push_embedding),
+        /* Four columns per invocation, 8 invocations (one SIMD batch at
+         * lavapipe's default width) per workgroup: C = 128 makes 32 of
+         * them, 4 workgroups for the device's threads. */
+        .n_spec = 3,
+        .spec_defaults = {8, 1, 1},
     },
     /* @elementwise-rows@ */
 };

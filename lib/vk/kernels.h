@@ -90,6 +90,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_CLIP_SCALE,
     SVK_KERNEL_ADAMW,
     SVK_KERNEL_CROSS_ENTROPY_CPU, /* the CPU form of SVK_KERNEL_CROSS_ENTROPY (common/row_cpu.glsl) */
+    SVK_KERNEL_EMBEDDING_BWD_CPU, /* the CPU form of SVK_KERNEL_EMBEDDING_BWD: vec4 columns, no barriers */
     /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;

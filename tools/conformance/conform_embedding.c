@@ -6,9 +6,13 @@
  * tokens (-1, -2^31, V, 2^31 - 1) that must neither be read nor written
  * through, but counted. The backward pass runs with the device's choice of
  * vocabulary slices and with forced ones, so that both the one-slice path
- * (CPU devices) and the sliced one (GPUs) are covered everywhere.
+ * (CPU devices) and the sliced one (GPUs) are covered everywhere; and the
+ * device's choice once in each kernel variant (SVK_KERNEL_VARIANT): "bwd"
+ * the portable form, "bwd-cpu" the CPU form (shaders/embedding_bwd_cpu.comp,
+ * where C and the offsets are multiples of 4; the portable form otherwise).
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "conform.h"
 #include "conform_elem.h"
@@ -142,11 +146,13 @@ static void check_bitwise(cf_case *c, const cf_out *o, const float *ref32)
         }
 }
 
-static void emb_bwd(cf_state *cf, const emb_case *e)
+/* vec4: the outputs start at a multiple of 4 elements, as the CPU form
+ * needs (the inputs always do). */
+static void emb_bwd(cf_state *cf, const emb_case *e, const char *direction, bool vec4)
 {
     char shape[96];
     shape_name(shape, sizeof(shape), e);
-    cf_case *c = cf_begin(cf, "embedding", "bwd", shape);
+    cf_case *c = cf_begin(cf, "embedding", direction, shape);
     if (!c)
         return;
     size_t rows = (size_t)e->B * e->T, n = rows * e->C, nte = (size_t)e->V * e->C, npe = (size_t)e->T * e->C, bad;
@@ -158,8 +164,8 @@ static void emb_bwd(cf_state *cf, const emb_case *e)
         goto end;
     svk_tref ttok = cf_input_i32(c, "tokens", tok, rows);
     svk_tref tdout = cf_input(c, "dout", dout, n);
-    cf_out *dwte = cf_output(c, "dwte", nte, wte0);
-    cf_out *dwpe = e->wpe ? cf_output(c, "dwpe", npe, wpe0) : NULL;
+    cf_out *dwte = cf_output_at(c, "dwte", nte, wte0, vec4);
+    cf_out *dwpe = e->wpe ? cf_output_at(c, "dwpe", npe, wpe0, vec4) : NULL;
     cf_out *counts = cf_output(c, "counts", 2, NULL);
     if (!dwte || (e->wpe && !dwpe) || !counts)
         goto end;
@@ -190,10 +196,24 @@ end:
 
 void cf_run_embedding(cf_state *cf)
 {
+    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
+    const char *env = getenv("SVK_KERNEL_VARIANT");
+    char *saved = env ? strdup(env) : NULL;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cf->quick && !cases[i].quick)
             continue;
         emb_fwd(cf, &cases[i]);
-        emb_bwd(cf, &cases[i]);
+        setenv("SVK_KERNEL_VARIANT", "portable", 1);
+        emb_bwd(cf, &cases[i], "bwd", false);
+        /* Forced slices are the portable form's alone. */
+        if (!cases[i].slices) {
+            setenv("SVK_KERNEL_VARIANT", "cpu", 1);
+            emb_bwd(cf, &cases[i], "bwd-cpu", true);
+        }
+        if (saved)
+            setenv("SVK_KERNEL_VARIANT", saved, 1);
+        else
+            unsetenv("SVK_KERNEL_VARIANT");
     }
+    free(saved);
 }
