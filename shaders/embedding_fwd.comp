@@ -18,14 +18,36 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
+/* Four columns per invocation, as vec4s (lib/ops/embedding.c: where C and
+ * the operands' offsets are multiples of 4, so that a vec4 never spans two
+ * rows). On a CPU device a storage access costs per lane, not per byte. */
+layout(constant_id = 3) const bool VEC4 = false;
+
 layout(set = 0, binding = 0, std430) readonly buffer BufTokens { int tokens[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufWte { float wte[]; };
+layout(set = 0, binding = 1, std430) readonly buffer BufWte4 { vec4 wte4[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BufWpe { float wpe[]; };
+layout(set = 0, binding = 2, std430) readonly buffer BufWpe4 { vec4 wpe4[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float outv[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer BufOut4 { vec4 outv4[]; };
 
 void main()
 {
     uint i;
+    if (VEC4) {
+        if (!svk_elem_index(pc.B * pc.T * pc.C / 4u, i))
+            return;
+        const uint e = 4u * i, row = e / pc.C, c = e % pc.C, t = row % pc.T;
+        const int tok = tokens[pc.off_tokens + row];
+        vec4 v = vec4(0.0);
+        if (tok >= 0 && uint(tok) < pc.V) {
+            v = wte4[(pc.off_table + uint(tok) * pc.C + c) / 4u];
+            if ((pc.flags & SVK_EMBEDDING_FLAG_WPE) != 0u)
+                v += wpe4[(pc.off_wpe + t * pc.C + c) / 4u];
+        }
+        outv4[(pc.off_act + e) / 4u] = v;
+        return;
+    }
     if (!svk_elem_index(pc.B * pc.T * pc.C, i))
         return;
     const uint row = i / pc.C, c = i % pc.C, t = row % pc.T;

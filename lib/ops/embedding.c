@@ -62,7 +62,11 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
         .off_act = svk_elem_off(a->out),
         .flags = a->wpe.buf ? SVK_EMBEDDING_FLAG_WPE : 0u,
     };
-    return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_FWD, n, r, 4, &push, sizeof(push), a->label);
+    /* Four columns per invocation where C and every offset are multiples of
+     * 4 (C among the "offsets": a vec4 must not span two rows). */
+    const uint64_t offs[] = {a->C, a->wte.off, a->wpe.buf ? a->wpe.off : 0, a->out.off};
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, SVK_KERNEL_EMBEDDING_FWD, n, offs, 4, r, 4, &push, sizeof(push),
+                                     a->label);
 }
 
 /* Vocabulary slices of the dwte pass (grid y). Every slice scans all the

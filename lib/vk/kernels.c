@@ -586,7 +586,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_buffers = 4,      /* tokens, wte, wpe, out */
         .write_mask = 1u << 3,
         .push_size = sizeof(svk_push_embedding),
-        .n_spec = 3,
+        .n_spec = 4,         /* spec[3]: VEC4 */
         .spec_defaults = {256, 1, 1},
     },
     [SVK_KERNEL_EMBEDDING_BWD] = {

@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conform.h"
 #include "conform_elem.h"
@@ -97,10 +98,14 @@ static void shape_name(char *buf, size_t size, const emb_case *e)
         snprintf(buf + len, size - (size_t)len, " s%u", e->slices);
 }
 
-static void emb_fwd(cf_state *cf, const emb_case *e)
+/* vec4: out starts at a multiple of 4 elements: with C one too, the vec4
+ * path (embedding_fwd.comp), shape " vec4". */
+static void emb_fwd(cf_state *cf, const emb_case *e, bool vec4)
 {
     char shape[96];
     shape_name(shape, sizeof(shape), e);
+    if (vec4)
+        snprintf(shape + strlen(shape), sizeof(shape) - strlen(shape), " vec4");
     cf_case *c = cf_begin(cf, "embedding", "fwd", shape);
     if (!c)
         return;
@@ -112,7 +117,7 @@ static void emb_fwd(cf_state *cf, const emb_case *e)
     svk_tref ttok = cf_input_i32(c, "tokens", tok, rows);
     svk_tref twte = cf_input(c, "wte", wte, (size_t)e->V * e->C);
     svk_tref twpe = e->wpe ? cf_input(c, "wpe", wpe, (size_t)e->T * e->C) : (svk_tref){0};
-    cf_out *out = cf_output(c, "out", n, NULL);
+    cf_out *out = cf_output_at(c, "out", n, NULL, vec4);
     cf_out *counts = cf_output(c, "counts", 2, NULL);
     if (!out || !counts)
         goto end;
@@ -202,7 +207,9 @@ void cf_run_embedding(cf_state *cf)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cf->quick && !cases[i].quick)
             continue;
-        emb_fwd(cf, &cases[i]);
+        emb_fwd(cf, &cases[i], false);
+        if (cases[i].C % 4 == 0)
+            emb_fwd(cf, &cases[i], true);
         setenv("SVK_KERNEL_VARIANT", "portable", 1);
         emb_bwd(cf, &cases[i], "bwd", false);
         /* Forced slices are the portable form's alone. */
