@@ -124,32 +124,9 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
     svk_kernel_variant var;
     if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
         return st;
-    if (bwd_cpu_form(a, slices, var)) {
-        /* dwte: four columns per invocation; then dwpe, four columns of a
-         * position per invocation. */
-        svk_push_embedding push = {
-            .B = (uint32_t)a->B,
-            .T = (uint32_t)a->T,
-            .C = (uint32_t)a->C,
-            .V = (uint32_t)a->V,
-            .off_tokens = svk_elem_off(a->tokens),
-            .off_table = svk_elem_off(a->dwte),
-            .off_act = svk_elem_off(a->dout),
-        };
-        const svk_range rt[3] = {tok, dout, dwte};
-        if ((st = svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_BWD_CPU, a->C / 4, rt, 3, &push,
-                                       sizeof(push), a->label)) != SVK_OK ||
-            !a->dwpe.buf)
-            return st;
-        push.off_table = svk_elem_off(a->dwpe);
-        push.flags = SVK_EMBEDDING_FLAG_POS;
-        const svk_range rp[3] = {tok, dout, dwpe};
-        return svk_elem_dispatch_1d(cl, ctx, op, SVK_KERNEL_EMBEDDING_BWD_CPU, a->T * a->C / 4, rp, 3, &push,
-                                    sizeof(push), a->label);
-    }
-
-    const svk_kernel_id k = SVK_KERNEL_EMBEDDING_BWD;
-    const uint64_t col_groups = svk_div_up(a->C, svk_elem_wg(k));
+    const bool cpu = bwd_cpu_form(a, slices, var);
+    const svk_kernel_id k = cpu ? SVK_KERNEL_EMBEDDING_BWD_CPU : SVK_KERNEL_EMBEDDING_BWD;
+    const uint64_t per = cpu ? 4 : 1; /* columns per invocation */
     svk_push_embedding push = {
         .B = (uint32_t)a->B,
         .T = (uint32_t)a->T,
@@ -158,28 +135,37 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
         .off_tokens = svk_elem_off(a->tokens),
         .off_table = svk_elem_off(a->dwte),
         .off_act = svk_elem_off(a->dout),
-        .slices = slices ? slices : wte_slices(ctx, col_groups, a->V),
         .flags = 0,
     };
-    /* dwte: column groups in x, vocabulary slices in y (no grid spreading:
-     * both are small, and the dispatch check reports a device limit). */
-    svk_dispatch d = {
-        .kernel = k,
-        .bindings = {tok, dout, dwte},
-        .n_bindings = 3,
-        .push = &push,
-        .push_size = sizeof(push),
-        .groups = {(uint32_t)col_groups, push.slices, 1},
-        .label = a->label ? a->label : "embedding_bwd",
-    };
-    if (col_groups > UINT32_MAX)
-        return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: C=%llu", op, (unsigned long long)a->C);
-    if ((st = svk_cmdlist_dispatch(cl, &d)) != SVK_OK || !a->dwpe.buf)
+    if (cpu) {
+        /* dwte: four columns of every row per invocation. */
+        const svk_range rt[3] = {tok, dout, dwte};
+        st = svk_elem_dispatch_1d(cl, ctx, op, k, a->C / 4, rt, 3, &push, sizeof(push), a->label);
+    } else {
+        const uint64_t col_groups = svk_div_up(a->C, svk_elem_wg(k));
+        if (col_groups > UINT32_MAX)
+            return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: C=%llu", op, (unsigned long long)a->C);
+        push.slices = slices ? slices : wte_slices(ctx, col_groups, a->V);
+        /* dwte: column groups in x, vocabulary slices in y (no grid
+         * spreading: both are small, and the dispatch check reports a
+         * device limit). */
+        svk_dispatch d = {
+            .kernel = k,
+            .bindings = {tok, dout, dwte},
+            .n_bindings = 3,
+            .push = &push,
+            .push_size = sizeof(push),
+            .groups = {(uint32_t)col_groups, push.slices, 1},
+            .label = a->label ? a->label : "embedding_bwd",
+        };
+        st = svk_cmdlist_dispatch(cl, &d);
+    }
+    if (st != SVK_OK || !a->dwpe.buf)
         return st;
-    /* dwpe: one invocation per element of [T, C]. */
+    /* dwpe: one invocation per element of [T, C] (per four, CPU form). */
     push.off_table = svk_elem_off(a->dwpe);
     push.slices = 0;
     push.flags = SVK_EMBEDDING_FLAG_POS;
     const svk_range rp[3] = {tok, dout, dwpe};
-    return svk_elem_dispatch_1d(cl, ctx, op, k, a->T * a->C, rp, 3, &push, sizeof(push), a->label);
+    return svk_elem_dispatch_1d(cl, ctx, op, k, a->T * a->C / per, rp, 3, &push, sizeof(push), a->label);
 }
