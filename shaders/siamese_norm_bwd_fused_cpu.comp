@@ -30,8 +30,8 @@
  * over x and y fewer.
  *
  * Lanes as in layernorm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
- * in order (pass 1 RC_ROWS at a time, pass 2 up to twice that: the body's
- * main()); the partials take the rows' contributions in row order. dx may
+ * in order (common/row_cpu_lanes.glsl, RC_LANE_ROWS two groups: pass 1
+ * RC_ROWS rows at a time, pass 2 up to twice that); the partials take the rows' contributions in row order. dx may
  * be dxn or dh exactly, dy may be dy_in or dh: a row's
  * element is read before it is written, in the last pass, by the one
  * invocation that owns the row.

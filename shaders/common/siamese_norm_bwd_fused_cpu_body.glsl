@@ -283,35 +283,23 @@ void pass2(const uint n, const uint pg, const bool first)
     }
 }
 
-/* Lane p walks rows [p R, (p + 1) R) in order (R = pc.rows_per_part):
- * two groups of RC_ROWS at a time (pass 1 for each, then one pass 2 for
- * both), then one group, then the rest one by one (as
- * common/row_cpu_lanes.glsl, which the other backward forms use; a lane
- * runs at most the loop iterations of its rows one at a time, within the
- * host's budget). */
-void main()
+/* Rows row .. row + n - 1 of a lane (n is SN_SLOTS, RC_ROWS or 1, a
+ * constant once inlined; common/row_cpu_lanes.glsl walks the lane): pass 1
+ * for each group of RC_ROWS, then one pass 2 for all of them. */
+void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 {
-    const uint lane = rc_unit();
-    if (lane >= pc.n_part)
-        return;
-    const uint pg = pc.off_part + lane * pc.C;
-    const uint r0 = lane * pc.rows_per_part, r1 = min(r0 + pc.rows_per_part, pc.rows);
-    uint row = r0;
-    for (; row + SN_SLOTS <= r1; row += SN_SLOTS) {
+    if (n == SN_SLOTS) {
         load_rows(row, RC_ROWS, 0u);
         pass1(0u, RC_ROWS);
         load_rows(row + RC_ROWS, RC_ROWS, RC_ROWS);
         pass1(RC_ROWS, RC_ROWS);
-        pass2(SN_SLOTS, pg, row == r0);
+    } else {
+        load_rows(row, n, 0u);
+        pass1(0u, n);
     }
-    for (; row + RC_ROWS <= r1; row += RC_ROWS) {
-        load_rows(row, RC_ROWS, 0u);
-        pass1(0u, RC_ROWS);
-        pass2(RC_ROWS, pg, row == r0);
-    }
-    for (; row < r1; row++) {
-        load_rows(row, 1u, 0u);
-        pass1(0u, 1u);
-        pass2(1u, pg, row == r0);
-    }
+    pass2(n, pg, first);
 }
+
+#define RC_LANE_WIDTH pc.C
+#define RC_LANE_ROWS SN_SLOTS
+#include "common/row_cpu_lanes.glsl"
