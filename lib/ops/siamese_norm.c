@@ -306,10 +306,13 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         return st;
     /* The CPU form's own lanes where its loops fit with them (longer
      * lanes, so a budget that the usual ones fit may refuse them). */
-    svk_norm_lanes fused_lanes = lanes;
-    if (var == SVK_KERNEL_VARIANT_CPU && fused_chosen(ctx, var, j, fused_cpu_lanes(j->rows), &fused_form))
-        fused_lanes = fused_cpu_lanes(j->rows);
-    if (fused_chosen(ctx, var, j, fused_lanes, &fused_form)) {
+    svk_norm_lanes fused_lanes = var == SVK_KERNEL_VARIANT_CPU ? fused_cpu_lanes(j->rows) : lanes;
+    bool use_fused = fused_chosen(ctx, var, j, fused_lanes, &fused_form);
+    if (!use_fused && var == SVK_KERNEL_VARIANT_CPU) {
+        fused_lanes = lanes;
+        use_fused = fused_chosen(ctx, var, j, fused_lanes, &fused_form);
+    }
+    if (use_fused) {
         const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
         if ((st = record_fused(cl, ctx, op, var, j, fused_lanes, fused_form, fused)) != SVK_OK)
             return st;
