@@ -39,6 +39,20 @@ void cf_fail(cf_case *c, const char *fmt, ...)
     va_end(ap);
 }
 
+char *cf_env_save(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+void cf_env_set(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
 void *cf_alloc(cf_case *c, size_t bytes)
 {
     void *p = c->n_allocs < MAX_ALLOCS ? calloc(1, bytes ? bytes : 1) : NULL;

@@ -105,6 +105,13 @@ double *cf_to_double(cf_case *c, const float *x, size_t n);
 void *cf_alloc(cf_case *c, size_t bytes); /* freed by cf_end */
 float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end */
 
+/* Families that force a kernel form through the environment
+ * (SVK_KERNEL_VARIANT, SVK_TEXEL_BUFFERS, ...) give the caller's setting
+ * back: cf_env_save copies a variable's value (NULL when unset; free it),
+ * cf_env_set sets it to value, or unsets it where value is NULL. */
+char *cf_env_save(const char *name);
+void cf_env_set(const char *name, const char *value);
+
 /* The families. */
 void cf_run_gemm(cf_state *cf);
 void cf_run_copy(cf_state *cf);

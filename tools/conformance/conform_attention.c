@@ -103,12 +103,7 @@ static const char *saved_texel;
 static void set_variant(const cf_variant *v)
 {
     setenv("SVK_KERNEL_VARIANT", v->env, 1);
-    if (v->ssbo)
-        setenv("SVK_TEXEL_BUFFERS", "0", 1);
-    else if (saved_texel)
-        setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
-    else
-        unsetenv("SVK_TEXEL_BUFFERS");
+    cf_env_set("SVK_TEXEL_BUFFERS", v->ssbo ? "0" : saved_texel);
 }
 
 /* cf_output (NaN) with v->pad elements in front of the n. */
@@ -318,22 +313,14 @@ done:
 void cf_run_attention(cf_state *cf)
 {
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT"), *texel_env = getenv("SVK_TEXEL_BUFFERS");
-    char *saved = env ? strdup(env) : NULL, *saved_t = texel_env ? strdup(texel_env) : NULL;
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT"), *saved_t = cf_env_save("SVK_TEXEL_BUFFERS");
     saved_texel = saved_t;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (!cf->quick || cases[i].quick)
             run_case(cf, &cases[i]);
-    if (saved) {
-        setenv("SVK_KERNEL_VARIANT", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("SVK_KERNEL_VARIANT");
-    }
-    if (saved_t)
-        setenv("SVK_TEXEL_BUFFERS", saved_t, 1);
-    else
-        unsetenv("SVK_TEXEL_BUFFERS");
+    cf_env_set("SVK_KERNEL_VARIANT", saved);
+    cf_env_set("SVK_TEXEL_BUFFERS", saved_t);
     saved_texel = NULL;
+    free(saved);
     free(saved_t);
 }

@@ -154,8 +154,7 @@ void cf_run_bias(cf_state *cf)
      * portable colsum.comp, "bwd-cpu" and "cpu" the CPU devices' choice
      * (colsum_texel.comp where the vec4 path applies and src can be viewed
      * as a texel buffer). The caller's SVK_KERNEL_VARIANT is restored. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const bias_case *b = &cases[i];
         if (cf->quick && !b->quick)
@@ -167,10 +166,7 @@ void cf_run_bias(cf_state *cf)
             if (b->pad)
                 bias_bwd(cf, b, 1, cpu);
         }
-        if (saved)
-            setenv("SVK_KERNEL_VARIANT", saved, 1);
-        else
-            unsetenv("SVK_KERNEL_VARIANT");
+        cf_env_set("SVK_KERNEL_VARIANT", saved);
     }
     free(saved);
 }

@@ -137,18 +137,13 @@ void cf_run_clip(cf_state *cf)
 {
     static const char *const variants[][2] = {{"portable", "norm"}, {"cpu", "norm-cpu"}};
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
     for (size_t v = 0; v < 2; v++) {
         setenv("SVK_KERNEL_VARIANT", variants[v][0], 1);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
                 run_case(cf, &cases[i], variants[v][1]);
     }
-    if (saved) {
-        setenv("SVK_KERNEL_VARIANT", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("SVK_KERNEL_VARIANT");
-    }
+    cf_env_set("SVK_KERNEL_VARIANT", saved);
+    free(saved);
 }

@@ -192,18 +192,13 @@ end:
 void cf_run_cross_entropy(cf_state *cf)
 {
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
     for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
         setenv("SVK_KERNEL_VARIANT", variants[vi].env, 1);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
                 run_case(cf, &cases[i], &variants[vi]);
     }
-    if (saved) {
-        setenv("SVK_KERNEL_VARIANT", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("SVK_KERNEL_VARIANT");
-    }
+    cf_env_set("SVK_KERNEL_VARIANT", saved);
+    free(saved);
 }

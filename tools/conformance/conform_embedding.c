@@ -201,9 +201,8 @@ end:
 
 void cf_run_embedding(cf_state *cf)
 {
-    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT");
-    char *saved = env ? strdup(env) : NULL;
+    /* The caller's SVK_KERNEL_VARIANT, restored after each case. */
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cf->quick && !cases[i].quick)
             continue;
@@ -217,10 +216,7 @@ void cf_run_embedding(cf_state *cf)
             setenv("SVK_KERNEL_VARIANT", "cpu", 1);
             emb_bwd(cf, &cases[i], "bwd-cpu", true);
         }
-        if (saved)
-            setenv("SVK_KERNEL_VARIANT", saved, 1);
-        else
-            unsetenv("SVK_KERNEL_VARIANT");
+        cf_env_set("SVK_KERNEL_VARIANT", saved);
     }
     free(saved);
 }

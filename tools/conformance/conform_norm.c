@@ -956,24 +956,14 @@ void cf_run_norm(cf_state *cf)
 {
     static const svk_norm_kind kinds[] = {SVK_NORM_LAYERNORM, SVK_NORM_RMSNORM};
     /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    const char *env = getenv("SVK_KERNEL_VARIANT"), *fused_env = getenv("SVK_FUSED_SIAMESE_BWD");
-    const char *texel_env = getenv("SVK_TEXEL_BUFFERS");
-    char *saved = env ? strdup(env) : NULL, *saved_fused = fused_env ? strdup(fused_env) : NULL;
-    char *saved_texel = texel_env ? strdup(texel_env) : NULL;
+    char *saved = cf_env_save("SVK_KERNEL_VARIANT"), *saved_fused = cf_env_save("SVK_FUSED_SIAMESE_BWD");
+    char *saved_texel = cf_env_save("SVK_TEXEL_BUFFERS");
     for (size_t vi = 0; vi < COUNT(variants); vi++) {
         const cf_variant *v = &variants[vi];
         const bool all = !v->staged_only;
         setenv("SVK_KERNEL_VARIANT", v->env, 1);
-        if (v->staged_only)
-            setenv("SVK_FUSED_SIAMESE_BWD", "0", 1);
-        else
-            unsetenv("SVK_FUSED_SIAMESE_BWD");
-        if (v->ssbo)
-            setenv("SVK_TEXEL_BUFFERS", "0", 1);
-        else if (saved_texel)
-            setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
-        else
-            unsetenv("SVK_TEXEL_BUFFERS");
+        cf_env_set("SVK_FUSED_SIAMESE_BWD", v->staged_only ? "0" : NULL);
+        cf_env_set("SVK_TEXEL_BUFFERS", v->ssbo ? "0" : saved_texel);
         for (size_t k = 0; k < COUNT(kinds) && all; k++)
             for (size_t i = 0; i < COUNT(norm_shapes); i++)
                 if (!cf->quick || norm_shapes[i].quick) {
@@ -998,24 +988,12 @@ void cf_run_norm(cf_state *cf)
                         siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
                 }
     }
-    if (saved) {
-        setenv("SVK_KERNEL_VARIANT", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("SVK_KERNEL_VARIANT");
-    }
-    if (saved_fused) {
-        setenv("SVK_FUSED_SIAMESE_BWD", saved_fused, 1);
-        free(saved_fused);
-    } else {
-        unsetenv("SVK_FUSED_SIAMESE_BWD");
-    }
-    if (saved_texel) {
-        setenv("SVK_TEXEL_BUFFERS", saved_texel, 1);
-        free(saved_texel);
-    } else {
-        unsetenv("SVK_TEXEL_BUFFERS");
-    }
+    cf_env_set("SVK_KERNEL_VARIANT", saved);
+    cf_env_set("SVK_FUSED_SIAMESE_BWD", saved_fused);
+    cf_env_set("SVK_TEXEL_BUFFERS", saved_texel);
+    free(saved);
+    free(saved_fused);
+    free(saved_texel);
     /* The residual update is elementwise: one form. */
     for (size_t i = 0; i < COUNT(residual_shapes); i++)
         if (!cf->quick || residual_shapes[i].quick) {
