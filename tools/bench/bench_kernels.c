@@ -659,8 +659,9 @@ void bench_run_fma_limit(bench *b)
 
 void bench_recheck_copy_limit(bench *b)
 {
-    /* The largest copy again, after the kernel rows: the verdicts hold
-     * every memory-bound row to the copy measured before them. */
+    /* The largest copy again, after the kernel rows: with the one before
+     * them, how far the machine's speed moved during them (the rows
+     * themselves are held to the copy run among their runs, bench.beside). */
     job j = {.op = K_COPY, .n = copy_reference_n(b)};
     snprintf(j.shape, sizeof(j.shape), "n=%llu (%.0f MiB), at the end", (unsigned long long)j.n,
              (double)j.n * 4 / (1 << 20));
