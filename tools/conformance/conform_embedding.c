@@ -59,6 +59,7 @@ static const emb_case cases[] = {
     {16, 128, 96, 32768, 0, TOK_REPEATED, 0, 0},
     {16, 128, 96, 32768, 0, TOK_REPEATED, 16, 0},
     {4, 97, 130, 32768, 1, TOK_INVALID, 0, 0},
+    {3, 13, 20, 263, 1, TOK_INVALID, 0, 1},  /* vec4 paths: C / 4 = 5 invocations, a workgroup's surplus */
     {64, 128, 128, 256, 1, TOK_RANDOM, 0, 0}, /* the default model's batch */
 };
 
