@@ -118,6 +118,7 @@ static svk_gemm_args plan_gemm(const svk_plan_op *o)
     return (svk_gemm_args){
         .trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
         .M = (uint32_t)o->dims[0], .N = (uint32_t)o->dims[1], .K = (uint32_t)o->dims[2], .batch = 1,
+        .lda = (uint32_t)o->ld[0], .ldb = (uint32_t)o->ld[1], .ldc = (uint32_t)o->ld[2],
         .alpha = o->f[0], .beta = o->f[1],
         .epilogue = epi == 0                     ? SVK_GEMM_EPILOGUE_NONE
                     : epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
@@ -139,7 +140,8 @@ static bool bias_in_gemm(const svk_plan *p, size_t i, size_t end)
         return false;
     const svk_plan_op *g = &p->ops[i], *b = &p->ops[i + 1];
     return g->code == SVK_OP_GEMM && b->code == SVK_OP_BIAS_BWD && g->flags == SVK_FLAG_TA &&
-           g->t[3] == SVK_NONE && g->t[1] == b->t[1] && g->dims[2] == b->dims[0] && g->dims[0] == b->dims[1];
+           g->t[3] == SVK_NONE && g->t[1] == b->t[1] && g->dims[2] == b->dims[0] && g->dims[0] == b->dims[1] &&
+           g->ld[0] == b->ld[0];
 }
 
 /* The scratch floats the largest op of the plan needs on ctx's device. */
@@ -560,7 +562,7 @@ static svk_status record_op(const rec *r, const svk_plan_op *o, const svk_plan_o
         return svk_transpose_record(cl, &a);
     }
     case SVK_OP_BIAS_BWD: {
-        svk_bias_bwd_args a = {.rows = d[0], .N = d[1], .dout = T(r, t[1]), .dbias = T(r, t[0]),
+        svk_bias_bwd_args a = {.rows = d[0], .N = d[1], .ld = o->ld[0], .dout = T(r, t[1]), .dbias = T(r, t[0]),
                                .scratch = scratch(r), .label = label};
         return svk_bias_bwd_record(cl, &a);
     }
@@ -880,7 +882,10 @@ static void forget_recordings(svk_model *m)
  * MLP projection's forward on a transposed weight where the GEMMs run
  * their CPU form (gemm_texel.comp's NT products with K = 4C ran 1.4 to
  * 1.7 times its NN ones on lavapipe, docs/PERFORMANCE.md); the portable
- * form stages both operands through shared memory either way. */
+ * form stages both operands through shared memory either way. The GELU
+ * MLP's activations laid out as those GEMMs read them
+ * (svk_gemm_activation_ld): 0.3-0.5 ms of copies less per layer in the
+ * default step on lavapipe. */
 static svk_status plan_options(svk_model *m, svk_plan_options *out)
 {
     const svk_model_config *c = &m->params.config;
@@ -890,6 +895,7 @@ static svk_status plan_options(svk_model *m, svk_plan_options *out)
     /* A bad $SVK_GEMM_COOPMAT is the GEMMs' error to report, by name. */
     svk_gemm_variant v = SVK_GEMM_VARIANT_PORTABLE;
     out->mlp_proj_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
+    out->mlp_ld = svk_gemm_activation_ld(m->ctx, svk_model_config_hidden(c));
     return st;
 }
 

@@ -31,6 +31,13 @@ typedef struct builder {
     uint32_t proj_wt;     /* mlp_proj_nn: the transposed weight's tensor */
 } builder;
 
+/* The leading dimension of the GELU MLP's [N, F] activations in GEMM ops:
+ * 0 where they are dense. */
+static uint64_t mlp_ld(const builder *b)
+{
+    return b->p->mlp_ld != svk_model_config_hidden(&b->p->config) ? b->p->mlp_ld : 0;
+}
+
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
@@ -189,6 +196,16 @@ static void gemm_epilogue(builder *b, uint32_t flag, uint32_t aux, uint32_t aux2
     o->f[2] = scale;
 }
 
+/* Gives the GEMM op just added leading dimensions for A, B and C (0:
+ * dense); its epilogue's aux and aux2 are laid out as C. */
+static void gemm_ld(builder *b, uint64_t lda, uint64_t ldb, uint64_t ldc)
+{
+    if (b->oom)
+        return;
+    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
+    o->ld[0] = lda, o->ld[1] = ldb, o->ld[2] = ldc;
+}
+
 /* Forward of a Linear: y [N, out] = x [N, in] W^T + bias. */
 static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uint64_t rows, uint64_t out,
                        uint64_t in)
@@ -209,20 +226,25 @@ static void linear_gelu_fwd(builder *b, const char *name, uint32_t y, uint32_t a
 
 /* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy).
  * gelu_in != SVK_NONE: x was gelu(gelu_in), and dx is the gradient of
- * gelu_in instead, dy W times gelu'(gelu_in) (flag GELU_BWD). */
+ * gelu_in instead, dy W times gelu'(gelu_in) (flag GELU_BWD). ld_in: the
+ * leading dimension of x, dx and gelu_in ([rows, in]), ld_out that of dy
+ * ([rows, out]); 0: dense. */
 static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, uint32_t x, uint64_t rows,
-                       uint64_t out, uint64_t in, bool accumulate_dx, uint32_t gelu_in)
+                       uint64_t out, uint64_t in, bool accumulate_dx, uint32_t gelu_in, uint64_t ld_in,
+                       uint64_t ld_out)
 {
     char label[64];
     if (dx != SVK_NONE) {
         snprintf(label, sizeof(label), "%s.dx", name);
         gemm(b, label, dx, dy, W(b, SVK_SLAB_PARAM, "%s.weight", name), SVK_NONE, false, false, rows, in, out,
              accumulate_dx ? 1.0f : 0.0f);
+        gemm_ld(b, ld_out, 0, ld_in);
         if (gelu_in != SVK_NONE)
             gemm_epilogue(b, SVK_FLAG_GELU_BWD, gelu_in, SVK_NONE, 0.0f);
     }
     snprintf(label, sizeof(label), "%s.dW", name);
     gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
+    gemm_ld(b, ld_out, ld_in, 0);
     uint32_t db = W(b, SVK_SLAB_GRAD, "%s.bias", name);
     if (db != SVK_NONE) {
         svk_plan_op *o = op(b, SVK_OP_BIAS_BWD, "%s.db", name);
@@ -230,6 +252,7 @@ static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, u
         o->t[1] = dy;
         o->dims[0] = rows;
         o->dims[1] = out;
+        o->ld[0] = ld_out;
     }
 }
 
@@ -261,6 +284,7 @@ typedef struct sub_acts {
 
 typedef struct dims {
     uint64_t B, T, N, C, H, F, V;
+    uint64_t FL; /* the GELU MLP's activations' leading dimension (svk_plan.mlp_ld), >= F */
 } dims;
 
 /* Every activation of the plan is one of these products of the batch shape
@@ -274,7 +298,7 @@ static svk_status check_sizes(svk_log *log, const dims *d)
         uint64_t f[4];
     } sizes[] = {
         {"B*T*3*width (the qkv activations)", {d->N, 3 * d->C, 4, 1}},
-        {"B*T*mlp_hidden (the MLP activations)", {d->N, d->F, 4, 1}},
+        {"B*T*mlp_hidden (the MLP activations)", {d->N, d->FL, 4, 1}},
         {"B*T*vocab (the logits)", {d->N, d->V, 4, 1}},
         {"B*heads*T*T (the attention scores)", {d->B, d->H, d->T, 4 * d->T}},
     };
@@ -336,8 +360,10 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
     } else if (c->mlp == SVK_MLP_GELU) {
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
         linear_gelu_fwd(b, name, s->a, s->g, s->h, d->N, d->F, d->C);
+        gemm_ld(b, 0, 0, mlp_ld(b));
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
         proj_fwd(b, name, r, s->g, d->N, d->C, d->F, b->proj_wt);
+        gemm_ld(b, mlp_ld(b), 0, 0);
     } else {
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
         linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
@@ -370,7 +396,7 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
     char name[64];
     if (attn) {
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
-        linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false, SVK_NONE);
+        linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false, SVK_NONE, 0, 0);
         svk_plan_op *o = op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
         o->t[0] = s_big, o->t[1] = s_c, o->t[2] = s->qkv, o->t[3] = s->att;
         if (b->p->flash_attention) {
@@ -385,24 +411,24 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
             o->f[0] = c->rope_theta;
         }
         snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
-        linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false, SVK_NONE);
+        linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false, SVK_NONE, 0, 0);
     } else if (c->mlp == SVK_MLP_GELU) {
         /* da = (dz W_proj) gelu'(a) from the one GEMM. */
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, s->a);
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, s->a, mlp_ld(b), 0);
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
-        linear_bwd(b, name, dh, s_big, s->h, d->N, d->F, d->C, false, SVK_NONE);
+        linear_bwd(b, name, dh, s_big, s->h, d->N, d->F, d->C, false, SVK_NONE, 0, mlp_ld(b));
     } else {
         /* s_big: ds; then dgate in s_big2 and dup in s->a (free in swiglu). */
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, SVK_NONE);
+        linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, SVK_NONE, 0, 0);
         svk_plan_op *o = op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
         o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s->gate, o->t[3] = s->up, o->t[4] = s_big;
         o->dims[0] = d->N * d->F;
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
-        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false, SVK_NONE);
+        linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false, SVK_NONE, 0, 0);
         snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
-        linear_bwd(b, name, dh, s->a, s->h, d->N, d->F, d->C, true, SVK_NONE);
+        linear_bwd(b, name, dh, s->a, s->h, d->N, d->F, d->C, true, SVK_NONE, 0, 0);
     }
 }
 
@@ -444,7 +470,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     p->eps = c->norm_eps;
     p->flash_attention = opt->flash_attention;
     p->mlp_proj_nn = opt->mlp_proj_nn;
-    dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab};
+    dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab, 0};
+    if (opt->mlp_ld && opt->mlp_ld < d.F)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "plan option mlp_ld=%llu: less than mlp_hidden=%llu",
+                         (unsigned long long)opt->mlp_ld, (unsigned long long)d.F);
+    /* Only the GELU MLP's products take a leading dimension. */
+    d.FL = opt->mlp_ld && c->mlp == SVK_MLP_GELU ? opt->mlp_ld : d.F;
+    p->mlp_ld = d.FL;
     const bool siamese = c->placement == SVK_PLACEMENT_SIAMESE, pre = c->placement == SVK_PLACEMENT_PRE;
     const bool ln = c->norm == SVK_NORM_LAYERNORM;
     const uint32_t L = c->layers, S = 2 * L; /* sublayers */
@@ -511,8 +543,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             }
             s->att_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "att_out.%u", k);
         } else {
-            s->a = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "a.%u", k);
-            s->g = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "g.%u", k);
+            s->a = tensor(&b, SVK_SLAB_ACT, d.N * d.FL, -1, "a.%u", k);
+            s->g = tensor(&b, SVK_SLAB_ACT, d.N * d.FL, -1, "g.%u", k);
             if (c->mlp == SVK_MLP_SWIGLU) {
                 s->gate = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "gate.%u", k);
                 s->up = tensor(&b, SVK_SLAB_ACT, d.N * d.F, -1, "up.%u", k);
@@ -523,7 +555,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
      * transposed just before its product. */
     if (p->mlp_proj_nn)
         b.proj_wt = tensor(&b, SVK_SLAB_ACT, d.F * d.C, -1, "mlp.proj.wt");
-    const uint64_t big = (3 * d.C > d.F ? 3 * d.C : d.F) * d.N;
+    const uint64_t big = (3 * d.C > d.FL ? 3 * d.C : d.FL) * d.N;
     uint32_t final_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "final");
     uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     uint32_t final_rstd = !is_post(c) ? tensor(&b, SVK_SLAB_ACT, (siamese ? 3 : 1) * d.N, -1, "final.rstd") : SVK_NONE;

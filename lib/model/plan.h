@@ -86,6 +86,7 @@ typedef enum svk_plan_opcode {
     SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11,
                              then dz t12 = dx / f[0] + dy as SIAMESE_BWD's */
     SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB;
+                             ld[] the leading dimensions of A, B and C (0: dense);
                              then with flag GELU t4 = gelu(C), with GELU_BWD C *= gelu'(t4) (the MLP's
                              activation folded into its GEMMs: lib/ops/gemm.h, svk_gemm_epilogue);
                              with RESIDUAL (beta 0) C = t4 + z, with DUAL_RESIDUAL C += z / f[2] and
@@ -98,7 +99,8 @@ typedef enum svk_plan_opcode {
     SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3; with flag FLASH the forward's out t4 */
     SVK_OP_SWIGLU_FWD,    /* out t0 = silu(gate t1) * up t2 */
     SVK_OP_SWIGLU_BWD,    /* dgate t0, dup t1, gate t2, up t3, dout t4 */
-    SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N]; dims rows, N */
+    SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N] (leading dimension ld[0], 0: N);
+                             dims rows, N */
     SVK_OP_XENT,          /* output t0 (loss, counts), dlogits t1, logits t2, targets t3; dims rows, V */
     SVK_OP_CLIP,          /* output t0: norm of dims[0] elements from t1 (the whole grad slab), clip scale */
     SVK_OP_ADAMW,         /* dims[0] elements from the offsets of p t0, g t1, m t2, v t3 (a group of
@@ -118,6 +120,7 @@ typedef struct svk_plan_op {
     svk_plan_opcode code;
     uint32_t t[SVK_PLAN_MAX_T];  /* tensor ids, SVK_NONE where absent */
     uint64_t dims[4];
+    uint64_t ld[3];              /* GEMM, BIAS_BWD: leading dimensions (see the opcode; 0: dense) */
     float f[3];
     uint32_t flags;
     char label[48];              /* e.g. "blocks.2.attn.qkv" */
@@ -143,6 +146,7 @@ typedef struct svk_plan {
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool mlp_proj_nn;     /* see svk_plan_options */
+    uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
 } svk_plan;
 
 /* How a backend wants its plans built; all false is the CPU backend's.
@@ -156,10 +160,18 @@ typedef struct svk_plan {
  *                   each, then an NN GEMM), for devices whose NT product
  *                   with K = F is slow (lavapipe: 1.4 to 1.7 times the NN
  *                   one at the same shape). The sums are the same: the
+ *                   results do not change;
+ *  mlp_ld           the leading dimension of the GELU MLP's activations
+ *                   [N, F] (its pre-activation a, g = gelu(a) and a's
+ *                   gradient), >= F; 0 or F: dense. A CPU device's GEMM
+ *                   reads an operand whose rows share L1 sets from a
+ *                   padded copy (lib/ops/gemm_pack.h); written padded by
+ *                   the GEMM that produces it, it is read in place. The
  *                   results do not change. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool mlp_proj_nn;
+    uint64_t mlp_ld;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx);

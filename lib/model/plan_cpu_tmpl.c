@@ -130,10 +130,15 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
         case SVK_OP_GEMM: {
             bool ta = o->flags & SVK_FLAG_TA, tb = o->flags & SVK_FLAG_TB;
             uint64_t M = d[0], N = d[1], K = d[2];
+            const uint64_t lda = o->ld[0] ? o->ld[0] : ta ? M : K, ldb = o->ld[1] ? o->ld[1] : tb ? K : N;
+            const uint64_t ldc = o->ld[2] ? o->ld[2] : N;
+            if (ldc != N && (o->flags & (SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL)))
+                return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu (%s): a residual epilogue with ldc %llu != N",
+                                 i, o->label, (unsigned long long)ldc);
             /* A dual residual's z goes to t5 first (C is the x stream it updates). */
             svk_real *dst = (o->flags & SVK_FLAG_DUAL_RESIDUAL) ? F(&c, t[5]) : F(&c, t[0]);
-            SVK_REF(gemm)(ta, tb, M, N, K, o->f[0], F(&c, t[1]), ta ? M : K, 0, F(&c, t[2]), tb ? K : N, 0,
-                             o->f[1], dst, N, 0, F(&c, t[3]), 1);
+            SVK_REF(gemm)(ta, tb, M, N, K, o->f[0], F(&c, t[1]), lda, 0, F(&c, t[2]), ldb, 0, o->f[1], dst, ldc, 0,
+                          F(&c, t[3]), 1);
             if (o->flags & SVK_FLAG_RESIDUAL) {
                 svk_real *cz = F(&c, t[0]);
                 const svk_real *in = F(&c, t[4]);
@@ -149,10 +154,14 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
                     z[e] = y[e] + z[e];
                 }
             }
-            if (o->flags & SVK_FLAG_GELU)
-                SVK_REF(gelu_fwd)(M * N, F(&c, t[0]), F(&c, t[4]));
-            if (o->flags & SVK_FLAG_GELU_BWD)
-                SVK_REF(gelu_bwd)(M * N, F(&c, t[4]), F(&c, t[0]), F(&c, t[0]));
+            /* The activation's aux is laid out as C: row by row. */
+            for (uint64_t r = 0; r < M; r++) {
+                svk_real *cr = F(&c, t[0]) + r * ldc;
+                if (o->flags & SVK_FLAG_GELU)
+                    SVK_REF(gelu_fwd)(N, cr, F(&c, t[4]) + r * ldc);
+                if (o->flags & SVK_FLAG_GELU_BWD)
+                    SVK_REF(gelu_bwd)(N, F(&c, t[4]) + r * ldc, cr, cr);
+            }
             break;
         }
         case SVK_OP_ROPE_FWD:
@@ -177,7 +186,13 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
             SVK_REF(swiglu_bwd)(d[0], F(&c, t[2]), F(&c, t[3]), F(&c, t[4]), F(&c, t[0]), F(&c, t[1]));
             break;
         case SVK_OP_BIAS_BWD:
-            SVK_REF(bias_bwd)(d[0], d[1], F(&c, t[1]), F(&c, t[0]));
+            if (!o->ld[0] || o->ld[0] == d[1]) {
+                SVK_REF(bias_bwd)(d[0], d[1], F(&c, t[1]), F(&c, t[0]));
+            } else {
+                /* Row by row, in row order: the same sums as one call. */
+                for (uint64_t r = 0; r < d[0]; r++)
+                    SVK_REF(bias_bwd)(1, d[1], F(&c, t[1]) + r * o->ld[0], F(&c, t[0]));
+            }
             break;
         case SVK_OP_XENT: {
             out = F(&c, t[0]);

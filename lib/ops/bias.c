@@ -36,6 +36,7 @@ svk_status svk_bias_bwd_record(svk_cmdlist *cl, const svk_bias_bwd_args *a)
     svk_colsum_args c = {
         .rows = a->rows,
         .N = a->N,
+        .ld = a->ld,
         .src = a->dout,
         .dst = a->dbias,
         .scratch = a->scratch,

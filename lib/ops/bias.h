@@ -18,7 +18,8 @@ typedef struct svk_bias_fwd_args {
 
 typedef struct svk_bias_bwd_args {
     uint64_t rows, N;   /* >= 1 each */
-    svk_tref dout;      /* [rows, N] */
+    uint64_t ld;        /* elements between rows of dout, >= N; 0 means N */
+    svk_tref dout;      /* [rows, ld] (the last row needs only N elements) */
     svk_tref dbias;     /* [N], accumulated: dbias[j] += sum over r of dout[r, j] */
     svk_tref scratch;   /* [svk_colsum_scratch_elems(rows, N)] floats, clobbered;
                          * ignored (buf may be NULL) when that is 0 */

@@ -338,6 +338,18 @@ uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     return pack.elems;
 }
 
+uint32_t svk_gemm_activation_ld(svk_ctx *ctx, uint32_t K)
+{
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
+    if (!ctx || !ctx->subgroup_shuffle || !svk_op_texel_allowed(ctx) || !svk_op_gemm_pack_allowed() ||
+        coopmat_env() < 0 || pick_variant(ctx, "gemm", SVK_GEMM_VARIANT_AUTO, false, &variant) != SVK_OK ||
+        variant != SVK_GEMM_VARIANT_CPU)
+        return K;
+    /* The rows of A an iteration reads where a GEMM has 256 rows or more
+     * (texel_tm), the training step's. */
+    return svk_gemm_pack_ld(K, 32u);
+}
+
 uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
     /* A query logs nothing: an unusable explicit COOPMAT or a bad

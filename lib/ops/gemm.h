@@ -141,6 +141,14 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
  * (lib/ops/gemm_pack.h), which GEMMs with a bias (never split) need too. */
 uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 
+/* The leading dimension for an activation [rows, K] that ctx's GEMMs then
+ * read as A [M, K] in place: where they run gemm_texel.comp with packing
+ * allowed (CPU devices), K widened as lib/ops/gemm_pack.h would pack it,
+ * whether or not this K would need it (a wider row costs memory, not
+ * time), so that the GEMM producing it writes the layout its readers want
+ * and nothing is copied; K elsewhere. */
+uint32_t svk_gemm_activation_ld(svk_ctx *ctx, uint32_t K);
+
 /* The variant a GEMM asking for AUTO gets on ctx's device now (the rule of
  * svk_gemm_variant, environment included): what a training step's GEMMs
  * run, for tools that report it. Logs no fallback warning. */

@@ -28,10 +28,9 @@ static uint32_t rows_per_set(uint32_t rows, uint64_t ld)
     return most;
 }
 
-/* A leading dimension of at least K, a multiple of 4 (the vec4 fetches),
- * that spreads `rows` rows over the sets: K rounded up, then one or two
- * lines more. */
-static uint32_t packed_ld(uint32_t K, uint32_t rows)
+/* K rounded up to 4, then one or two lines more: whichever puts fewer of
+ * the rows in one set. */
+uint32_t svk_gemm_pack_ld(uint32_t K, uint32_t rows)
 {
     const uint32_t k4 = (K + 3u) & ~3u;
     const uint32_t one = k4 + L1_LINE / 4, two = k4 + 2 * L1_LINE / 4;
@@ -49,11 +48,11 @@ void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint
     out->a = !g->trans_a && rows_per_set(ra, lda) > L1_WAYS;
     out->b = g->trans_b && rows_per_set(rb, ldb) > L1_WAYS;
     if (out->a) {
-        out->lda = packed_ld(g->K, ra);
+        out->lda = svk_gemm_pack_ld(g->K, ra);
         out->elems = (uint64_t)g->M * out->lda;
     }
     if (out->b) {
-        out->ldb = packed_ld(g->K, rb);
+        out->ldb = svk_gemm_pack_ld(g->K, rb);
         out->off_b = out->elems;
         out->elems += (uint64_t)g->N * out->ldb;
     }

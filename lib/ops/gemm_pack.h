@@ -39,6 +39,12 @@ typedef struct svk_gemm_pack {
 void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint32_t rows_a, uint32_t rows_b,
                         svk_gemm_pack *out);
 
+/* The leading dimension an operand read along k (K floats a row) is packed
+ * to when an iteration reads `rows` of its rows: at least K, a multiple of
+ * 4 (the vec4 fetches), one or two cache lines wider, whichever spreads
+ * the rows over more L1 sets. */
+uint32_t svk_gemm_pack_ld(uint32_t K, uint32_t rows);
+
 /* Records the copies of p's operands into g's scratch (which must hold
  * p->elems floats from off_scratch and overlap none of A, B and C). */
 svk_status svk_gemm_pack_record(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, uint64_t ldb,
