@@ -519,9 +519,10 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         svk_plan_free(p);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
     }
+    /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
     for (uint32_t k = 0; k <= S; k++) {
         x[k] = tensor(&b, SVK_SLAB_ACT, NC, -1, "x.%u", k);
-        y[k] = siamese ? tensor(&b, SVK_SLAB_ACT, NC, -1, "y.%u", k) : SVK_NONE;
+        y[k] = !siamese ? SVK_NONE : k == 0 ? x[0] : tensor(&b, SVK_SLAB_ACT, NC, -1, "y.%u", k);
     }
     for (uint32_t k = 0; k < S; k++) {
         bool attn = k % 2 == 0;
@@ -584,8 +585,6 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         o = op(&b, SVK_OP_EMBED_FWD, "embedding");
         o->t[0] = x[0], o->t[1] = p->tokens, o->t[2] = wte, o->t[3] = wpe, o->t[4] = p->output;
         o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
-        if (siamese)
-            elementwise(&b, SVK_OP_COPY, "y = x", y[0], x[0], NC);
     }
     for (uint32_t k = 0; k < S; k++) {
         uint32_t l = k / 2;
