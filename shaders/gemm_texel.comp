@@ -348,6 +348,13 @@ void main()
      * a branch whose result spirv-val finds used outside it) */
     const bool has_bias = (EPI_FLAGS & (SVK_GEMM_FLAG_BIAS | SVK_GEMM_SPEC_ACC_OUT)) == SVK_GEMM_FLAG_BIAS;
     const float alpha = pc.alpha, beta = pc.beta;
+    /* CAUSAL_OUT: nothing is stored where every column is above the
+     * diagonal (n > m): those outputs are not wanted, and each store is a
+     * pass over the SIMD lanes here (attention's scores: about half the
+     * stores of their products). A vec4 that reaches the diagonal is
+     * stored whole, so a reader's vec4 up to the query reads stored
+     * values. */
+    const bool causal = (pc.flags & SVK_GEMM_FLAG_CAUSAL_OUT) != 0u;
     /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
      * one pass for four floats. The bias of the block's columns is loaded
      * once, not once per row (each load is such a pass); columns past N
@@ -365,6 +372,8 @@ void main()
                 const uint n = n0 + 4u * j4;
                 if (n >= N)
                     break;
+                if (causal && n > m)
+                    continue;
                 const uint idx = (base_c + m * pc.ldc + n) >> 2;
                 if (ACC_OUT) {
                     c4[idx] = acc[i * TN4 + j4];
@@ -392,6 +401,8 @@ void main()
             const uint n = n0 + j;
             if (n >= N)
                 break;
+            if (causal && n > m)
+                continue;
             const uint idx = base_c + m * pc.ldc + n;
             if (ACC_OUT) {
                 c[idx] = acc[i * TN4 + j / 4u][j % 4u];

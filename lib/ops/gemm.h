@@ -70,9 +70,10 @@ typedef enum svk_gemm_epilogue {
  * (common/gemm_causal.glsl), the portable one computes everything. C is
  * the same either way wherever it is defined, the terms left out being
  * exact zeros, provided op(B) is finite.
- *  CAUSAL_OUT  only C[m, n] with n <= m is wanted: the rest of C is left
- *              finite but unspecified (attention's scores, whose softmax
- *              reads only keys up to the query);
+ *  CAUSAL_OUT  only C[m, n] with n <= m is wanted: the rest of C is
+ *              unspecified, finite where written (the CPU forms leave
+ *              most of it as it was), read by no one (attention's scores,
+ *              whose softmax reads only keys up to the query);
  *  A_LOWER     op(A)[m, k] == 0 for k > m (causal probabilities P, and
  *              their gradient dS, times V or K);
  *  A_UPPER     op(A)[m, k] == 0 for k < m (their transposes, P^T and

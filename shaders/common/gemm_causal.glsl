@@ -9,7 +9,8 @@
  *
  * CAUSAL_OUT leaves out the whole loop of a block whose columns all lie
  * above the diagonal (from n_first on, all > m0 + tm - 1), whose outputs
- * are then only the tail's sum: finite, and not to be used. n_first must
+ * are then only the tail's sum: finite, and not to be used (the texel
+ * form does not store them). n_first must
  * be the same for invocations that exchange values inside the loop (a
  * shared op(A)): the smallest first column of the subgroup. */
 void svk_gemm_k_range(uint flags, uint K, uint m0, uint tm, uint n_first, out uint k_lo, out uint k_hi)

@@ -54,7 +54,7 @@ SVK_PUSH_END(svk_push_gemm)
 /* What the caller promises of the structure (svk_gemm_args.causal), per
  * matrix of the batch, row m and column n of C and step k: CAUSAL_OUT:
  * only C[m, n] with n <= m is needed (attention's scores: the rest of C
- * may be left as anything finite); A_LOWER: op(A)[m, k] = 0 for k > m;
+ * may be left as it was, or anything finite); A_LOWER: op(A)[m, k] = 0 for k > m;
  * A_UPPER: op(A)[m, k] = 0 for k < m (causal probabilities and their
  * transposes). The CPU forms skip the steps and blocks these make zero
  * (common/gemm_causal.glsl); the portable form computes them, which gives
