@@ -1,7 +1,7 @@
 /* The body of shaders/attention_softmax_fwd_cpu.comp and
  * attention_softmax_fwd_texel.comp; the including shader defines how the
- * scores are read before they are overwritten (SM_LD_S: the first two
- * passes). */
+ * scores are read (SM_LD_S: every pass reads an element before the last
+ * one overwrites it). */
 #include "common/push_attention_softmax.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -31,14 +31,17 @@ void main()
     float sum = 0.0, sum_c = 0.0;
     for (uint j = 0u; j < n; j += RC_STEP) {
         const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
-        const vec4 e = mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key);
-        RC_ST(p, p4, base + j, e);
-        rc_add(sum, sum_c, e);
+        rc_add(sum, sum_c, mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key));
     }
 
+    /* The exponentials again rather than stored by the pass above and
+     * loaded here: on lavapipe a store and a load cost more than exp (a
+     * pass over the SIMD lanes each); the same bits. */
     uint j = 0u;
-    for (; j < n; j += RC_STEP)
-        RC_ST(p, p4, base + j, RC_LD(p, p4, base + j) / sum);
+    for (; j < n; j += RC_STEP) {
+        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
+        RC_ST(p, p4, base + j, mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key) / sum);
+    }
     for (; j < T; j += RC_STEP)
         RC_ST(p, p4, base + j, vec4(0.0));
 }
