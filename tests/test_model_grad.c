@@ -131,5 +131,16 @@ int main(int argc, char **argv)
                              opt.mlp_proj_nn ? " proj-nn" : "", opt.mlp_ld ? " padded" : "");
                     check(&t, name, &c, &opt, &rng);
                 }
+    {
+        /* A leading dimension under the MLP's width is refused, by name. */
+        svk_model_config c = svk_model_config_default();
+        const svk_plan_options opt = {.mlp_ld = svk_model_config_hidden(&c) - 1};
+        svk_plan p;
+        const svk_status st = svk_plan_build(NULL, &c, 2, 5, &opt, &p);
+        if (st == SVK_OK)
+            svk_plan_free(&p);
+        tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "mlp_ld"),
+                 "plan option mlp_ld < mlp_hidden refused: status %d, '%s'", (int)st, svk_last_error());
+    }
     return tu_finish(&t);
 }
