@@ -180,7 +180,7 @@ int main(int argc, char **argv)
         svk_gemm_args lg = {.M = 4, .N = 4, .K = KL, .alpha = 1, .a = la, .b = la, .c = lc, .trans_b = true,
                             .variant = SVK_GEMM_VARIANT_CPU};
         svk_kernel_id kid = SVK_KERNEL_GEMM;
-        if (la && lc && svk_gemm_kernel(&lg, &kid) == SVK_OK && kid == SVK_KERNEL_GEMM_TEXEL) {
+        if (la && lc && svk_gemm_kernel(&lg, &kid) == SVK_OK && svk_gemm_kernel_is_texel(kid)) {
             uint32_t nd[2], nb[2];
             for (int i = 0; i < 2; i++) {
                 lg.beta = (float)i;

@@ -50,7 +50,8 @@ static void print_device(const svk_device_info *d, int chosen)
     printf("  max allocation       %s\n", b2);
     printf("  device-local memory  %s\n", b3);
     printf("  push constants       %u bytes\n", d->max_push_constants);
-    printf("  float16 / int8       %s / %s\n", d->float16 ? "yes" : "no", d->int8 ? "yes" : "no");
+    printf("  float16/int8/int64   %s / %s / %s\n", d->float16 ? "yes" : "no", d->int8 ? "yes" : "no",
+           d->int64 ? "yes" : "no");
     if (d->timestamps)
         printf("  timestamps           yes, %.3f ns per tick\n", (double)d->timestamp_period_ns);
     else

@@ -50,6 +50,8 @@ typedef struct svk_device_info {
     uint32_t min_storage_offset_alignment;
     bool float16;                 /* shaderFloat16 */
     bool int8;                    /* shaderInt8 */
+    bool int64;                   /* shaderInt64; libsvk enables it on the devices it creates, and takes it
+                                     as absent on an imported one (whose features it does not know) */
     bool timestamps;              /* compute queue supports timestamps */
     float timestamp_period_ns;    /* nanoseconds per timestamp tick */
     bool push_descriptor;         /* VK_KHR_push_descriptor */

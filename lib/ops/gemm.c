@@ -144,6 +144,24 @@ static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *s
 
 /* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
  * RGBA32F texel buffers. If not and log, says why, once per context. */
+bool svk_gemm_kernel_is_texel(svk_kernel_id id)
+{
+    return id == SVK_KERNEL_GEMM_TEXEL || id == SVK_KERNEL_GEMM_TEXEL_S64;
+}
+
+/* The texel form ctx runs for g: the one storing C through 64-bit views
+ * where the context enabled shaderInt64, unless $SVK_GEMM_STORE64 is "0"
+ * (for comparisons, and for the conformance tool, which tests both), or
+ * op(A) is A^T: the weight gradients, whose C is small and K long, ran
+ * 1-3% slower with it on lavapipe (svk-bench, alternated, 4-5 rounds at
+ * N = 1024, C = 128 and 256), where the products storing most gained. */
+static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
+{
+    const char *env = getenv("SVK_GEMM_STORE64");
+    return ctx->info.int64 && !g->trans_a && !(env && !strcmp(env, "0")) ? SVK_KERNEL_GEMM_TEXEL_S64
+                                                                         : SVK_KERNEL_GEMM_TEXEL;
+}
+
 static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log)
 {
     if (!svk_op_texel_allowed(ctx))
@@ -208,7 +226,7 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
 {
     if (id == SVK_KERNEL_GEMM)
         return true;
-    if (id != SVK_KERNEL_GEMM_TEXEL)
+    if (!svk_gemm_kernel_is_texel(id))
         return false;
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, svk_kernel_info_get(id)->spec_defaults, sizeof(spec));
@@ -286,7 +304,7 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
      * the subgroup allows, but the capability is the module's). */
     if (!ctx->subgroup_shuffle)
         return SVK_OK;
-    svk_kernel_id id = variant == SVK_GEMM_VARIANT_CPU && texel_ok(ctx, label, g, log) ? SVK_KERNEL_GEMM_TEXEL
+    svk_kernel_id id = variant == SVK_GEMM_VARIANT_CPU && texel_ok(ctx, label, g, log) ? texel_kernel(ctx, g)
                                                                                      : SVK_KERNEL_GEMM_CPU;
     /* Loop iterations of one SIMD batch: gemm_texel.comp K / 4;
      * gemm_cpu.comp K / 4, then K % 4 single steps, plus one masked pass of
@@ -552,7 +570,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
                                (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
                                (g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
                                (dual ? SVK_GEMM_FLAG_DUAL_RESIDUAL : 0u);
-    if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
+    if (svk_gemm_kernel_is_texel(kernel_id)) {
         /* Each invocation a spec[3] x spec[4] block of C; the transposes,
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
@@ -682,7 +700,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     /* gemm_texel.comp with scratch (and no column sum using it): operands
      * whose rows share L1 sets are copied there first, clear of everything
      * the product reads or writes. */
-    if (kernel_id == SVK_KERNEL_GEMM_TEXEL && g->scratch && (!g->sum_a || sum_fused)) {
+    if (svk_gemm_kernel_is_texel(kernel_id) && g->scratch && (!g->sum_a || sum_fused)) {
         svk_gemm_pack p;
         texel_pack_plan(ctx, g, &p);
         if (p.elems && g->scratch_elems >= p.elems && svk_texel_usable(g->scratch, SVK_TEXEL_R32F, NULL, 0) &&
@@ -702,7 +720,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)(batch * outer)},
         .label = label,
     };
-    if (kernel_id == SVK_KERNEL_GEMM_TEXEL) {
+    if (svk_gemm_kernel_is_texel(kernel_id)) {
         /* A and B each as an RGBA32F and an R32F view, then aux and C as
          * RGBA32F views where the output loop reads them so (A stands in
          * where it does not: kernels.c), then sum_a (C stands in). */

@@ -132,8 +132,9 @@ static svk_status create_device(svk_ctx *ctx)
     if (ctx->info.push_descriptor)
         exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     /* What shaders/gemm_coopmat.comp declares, where the device offers it
-     * all (device.c), under the extension device.c chose; nothing else
-     * needs a feature beyond Vulkan 1.2's core. */
+     * all (device.c), under the extension device.c chose; and shaderInt64
+     * for gemm_texel_s64.comp where the device has it. Nothing else needs
+     * a feature beyond Vulkan 1.2's core. */
     const bool coopmat = ctx->info.coopmat_m != 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
@@ -159,6 +160,7 @@ static svk_status create_device(svk_ctx *ctx)
         .pQueueCreateInfos = &qci,
         .enabledExtensionCount = n_exts,
         .ppEnabledExtensionNames = exts,
+        .pEnabledFeatures = &(VkPhysicalDeviceFeatures){.shaderInt64 = ctx->info.int64},
     };
     /* Into a local: after a failure the output is undefined. */
     VkDevice device;
@@ -318,6 +320,7 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
     /* Which features the application enabled is not known here. */
     ctx->info.coopmat_m = ctx->info.coopmat_n = ctx->info.coopmat_k = 0;
     ctx->info.coopmat_khr = false;
+    ctx->info.int64 = false;
     ctx->device = params->device;
     ctx->queue = params->queue;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)

@@ -261,6 +261,7 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     vki->vkGetPhysicalDeviceFeatures2(phys, &f2);
     info->float16 = f12.shaderFloat16;
     info->int8 = f12.shaderInt8;
+    info->int64 = f2.features.shaderInt64;
     info->subgroup_size_control = sgc && sgf.subgroupSizeControl && sgf.computeFullSubgroups &&
                                   (sgp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     /* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and

@@ -7,6 +7,7 @@
 #include "gemm.spv.h"
 #include "gemm_cpu.spv.h"
 #include "gemm_texel.spv.h"
+#include "gemm_texel_s64.spv.h"
 #include "gemm_coopmat.spv.h"
 #include "gemm_coopmat_khr.spv.h"
 #include "common/push_copy.h"
@@ -119,25 +120,26 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 10,
         .spec_defaults = {16, 1, 1, 16, 4, 0, 0, 0, 0, 0},
     },
-    [SVK_KERNEL_GEMM_TEXEL] = {
-        .name = "gemm_texel",
-        SPV(svk_spv_gemm_texel),
-        /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux
-         * and C again as RGBA32F views for the output loop's reads, sum_a */
-        .n_buffers = 11,
-        .write_mask = 1u << 4 | 1u << 6 | 1u << 7 | 1u << 10,
-        .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F,
-                         [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
-        .push_size = sizeof(svk_push_gemm),
-        /* A row of 32 invocations, each a 16x4 block of C (TM, TN): on
-         * lavapipe at 8 lanes about 10% faster than 8x4 and 4x4 over the
-         * training step's shapes (TN 8 with TM 8 or more is many times
-         * slower there); lib/ops/gemm.c takes TM 32 where C has 256 rows
-         * or more (texel_tm). Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG,
-         * VEC_C, EPI_FLAGS and READ_C, set per call by lib/ops/gemm.c. */
-        .n_spec = 14,
-        .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    },
+    /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux and C
+     * again as RGBA32F views for the output loop's reads, sum_a. A row of
+     * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8
+     * lanes about 10% faster than 8x4 and 4x4 over the training step's
+     * shapes (TN 8 with TM 8 or more is many times slower there);
+     * lib/ops/gemm.c takes TM 32 where C has 256 rows or more (texel_tm).
+     * Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG, VEC_C, EPI_FLAGS and
+     * READ_C, set per call by lib/ops/gemm.c. The two forms differ only in
+     * how they store C (common/gemm_texel_body.glsl). */
+#define GEMM_TEXEL_ENTRY(kernel_name, spv)                                                                     \
+    {                                                                                                          \
+        .name = kernel_name, SPV(spv), .n_buffers = 11, .write_mask = 1u << 4 | 1u << 6 | 1u << 7 | 1u << 10, \
+        .binding_kind = {SVK_BIND_TEXEL_RGBA32F, SVK_BIND_TEXEL_R32F, SVK_BIND_TEXEL_RGBA32F,                  \
+                         SVK_BIND_TEXEL_R32F, [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},     \
+        .push_size = sizeof(svk_push_gemm), .n_spec = 14,                                                      \
+        .spec_defaults = {32, 1, 1, 16, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0},                                         \
+    }
+    [SVK_KERNEL_GEMM_TEXEL] = GEMM_TEXEL_ENTRY("gemm_texel", svk_spv_gemm_texel),
+    [SVK_KERNEL_GEMM_TEXEL_S64] = GEMM_TEXEL_ENTRY("gemm_texel_s64", svk_spv_gemm_texel_s64),
+#undef GEMM_TEXEL_ENTRY
     [SVK_KERNEL_GEMM_COOPMAT] = {
         .name = "gemm_coopmat",
         SPV(svk_spv_gemm_coopmat),

@@ -24,6 +24,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,
     SVK_KERNEL_GEMM_CPU,      /* register-blocked GEMM for CPU devices (lavapipe), storage buffers */
     SVK_KERNEL_GEMM_TEXEL,    /* the same through uniform texel buffers (lavapipe's fast path) */
+    SVK_KERNEL_GEMM_TEXEL_S64, /* the same storing C through 64-bit views (needs shaderInt64) */
     SVK_KERNEL_GEMM_COOPMAT,  /* cooperative matrices, float16 in, float32 accumulate (opt-in) */
     SVK_KERNEL_COPY,
     SVK_KERNEL_FMA_PEAK,      /* the benchmark's multiply-add rate (lib/ops/fma_peak.h) */

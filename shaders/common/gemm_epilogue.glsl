@@ -25,6 +25,21 @@ layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux4 { vec4 aux4[]
 layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux2 { float aux2[]; };
 layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux24 { vec4 aux24[]; };
 
+/* GEMM_STORE4(a, i, v): vec4 v to vec4 index i of buffer a (a##4[i]), or
+ * with GEMM_STORE64 through its 64-bit view a##8 (gemm_texel_body.glsl
+ * says why; the shader declares c8 and enables the int64 types). */
+#ifdef GEMM_STORE64
+layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux8 { u64vec2 aux8[]; };
+layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux28 { u64vec2 aux28[]; };
+u64vec2 svk_gemm_bits64(vec4 v)
+{
+    return u64vec2(packUint2x32(floatBitsToUint(v.xy)), packUint2x32(floatBitsToUint(v.zw)));
+}
+#define GEMM_STORE4(a, i, v) a##8[i] = svk_gemm_bits64(v)
+#else
+#define GEMM_STORE4(a, i, v) a##4[i] = (v)
+#endif
+
 float svk_gemm_epilogue(float v, uint e)
 {
     const uint ea = e - pc.off_c + pc.off_aux;
@@ -57,14 +72,14 @@ vec4 svk_gemm_epilogue4(vec4 v, uint e4)
 {
     const uint ea = e4 - pc.off_c / 4u + pc.off_aux / 4u;
     if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU) != 0u) {
-        aux4[ea] = vec4(svk_gelu(v.x), svk_gelu(v.y), svk_gelu(v.z), svk_gelu(v.w));
+        GEMM_STORE4(aux, ea, vec4(svk_gelu(v.x), svk_gelu(v.y), svk_gelu(v.z), svk_gelu(v.w)));
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_GELU_BWD) != 0u) {
         const vec4 u = GEMM_LOAD_AUX4(ea);
         v *= vec4(svk_gelu_grad(u.x), svk_gelu_grad(u.y), svk_gelu_grad(u.z), svk_gelu_grad(u.w));
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_RESIDUAL) != 0u) {
         v = GEMM_LOAD_AUX4(ea) + v;
     } else if ((GEMM_EPI_FLAGS & SVK_GEMM_FLAG_DUAL_RESIDUAL) != 0u) {
-        aux24[e4 - pc.off_c / 4u + pc.off_aux2 / 4u] = GEMM_LOAD_AUX4(ea) + v;
+        GEMM_STORE4(aux2, e4 - pc.off_c / 4u + pc.off_aux2 / 4u, GEMM_LOAD_AUX4(ea) + v);
         v = GEMM_LOAD_C4(e4) + v / pc.res_c;
     }
     return v;

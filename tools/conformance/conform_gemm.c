@@ -1,11 +1,13 @@
 /*
- * GEMM (shaders/gemm.comp, gemm_texel.comp and gemm_cpu.comp, lib/ref/gemm.c),
- * each case once per kernel: rows "portable" (gemm.comp), "cpu" (the CPU
- * variant as it runs where texel buffers are usable: gemm_texel.comp) and
- * "cpu-ssbo" (the CPU variant falling back to gemm_cpu.comp, forced by
- * lowering the context's maxTexelBufferElements to 0, as a buffer too large
- * to view would). Each row checks that svk_gemm_record chose the kernel it
- * names. Every transpose combination, awkward shapes (1, primes,
+ * GEMM (shaders/gemm.comp, gemm_texel.comp, gemm_texel_s64.comp and
+ * gemm_cpu.comp, lib/ref/gemm.c), each case once per kernel: rows
+ * "portable" (gemm.comp), "cpu" (the CPU variant as it runs where texel
+ * buffers are usable: gemm_texel_s64.comp where the device has shaderInt64
+ * and op(A) is A, else gemm_texel.comp), "cpu-st32" (gemm_texel.comp on
+ * such a device, forced by $SVK_GEMM_STORE64=0) and "cpu-ssbo" (the CPU variant falling
+ * back to gemm_cpu.comp, forced by lowering the context's
+ * maxTexelBufferElements to 0, as a buffer too large to view would). Each
+ * row checks that svk_gemm_record chose the kernel it names. Every transpose combination, awkward shapes (1, primes,
  * non-multiples of every tile), batches and two-level batches, padded
  * leading dimensions and batch strides, operands at element offsets that
  * are and are not multiples of 4 (the vec4 paths), alpha/beta and bias.
@@ -20,6 +22,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conform.h"
@@ -258,6 +261,7 @@ typedef struct gemm_row {
     svk_gemm_variant variant;
     svk_kernel_id kernel;
     bool force_fallback;   /* maxTexelBufferElements 0 while the case records */
+    bool store32;          /* $SVK_GEMM_STORE64=0 while the case records */
     double tol;
 } gemm_row;
 
@@ -363,17 +367,26 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         args.off_scratch = cf_tref(scratch).off;
         args.scratch_elems = scratch_n;
     }
+    char *store64 = row->store32 ? cf_env_save("SVK_GEMM_STORE64") : NULL;
+    if (row->store32)
+        cf_env_set("SVK_GEMM_STORE64", "0");
     svk_kernel_id kernel;
     svk_status st = svk_gemm_kernel(&args, &kernel);
     if (st == SVK_OK)
         st = svk_gemm_record(cf_list(c), &args);
+    if (row->store32)
+        cf_env_set("SVK_GEMM_STORE64", store64);
+    free(store64);
     /* Only the limit is restored: that the fallback was logged stays. */
     cf->ctx->texel.max_elements = saved.max_elements;
     if (!cf_ok(c, st))
         goto end;
-    if (kernel != row->kernel) {
+    /* Products with op(A) = A^T take the 32-bit stores (lib/ops/gemm.c,
+     * texel_kernel). */
+    const svk_kernel_id want = row->kernel == SVK_KERNEL_GEMM_TEXEL_S64 && g->ta ? SVK_KERNEL_GEMM_TEXEL : row->kernel;
+    if (kernel != want) {
         cf_fail(c, "recorded kernel '%s', the row tests '%s'", svk_kernel_info_get(kernel)->name,
-                svk_kernel_info_get(row->kernel)->name);
+                svk_kernel_info_get(want)->name);
         goto end;
     }
     if (row->force_fallback && !cf->ctx->texel.fallback_logged) {
@@ -468,12 +481,19 @@ void cf_run_gemm(cf_state *cf)
     const bool texel = tc->r32f && tc->rgba32f && svk_op_texel_allowed(cf->ctx);
     /* Without subgroupShuffle both CPU forms give way to the portable one. */
     const bool sh = cf->ctx->subgroup_shuffle;
+    /* With shaderInt64 (and $SVK_GEMM_STORE64 not "0") the texel form
+     * stores through 64-bit views where op(A) is A; the 32-bit one is then
+     * row 2's. */
+    const char *env = getenv("SVK_GEMM_STORE64");
+    const bool s64 = cf->ctx->info.int64 && !(env && !strcmp(env, "0"));
+    const svk_kernel_id texel_id = s64 ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
     const gemm_row rows[] = {
-        {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false, TOL_GEMM},
+        {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false, false, TOL_GEMM},
         {texel ? "cpu" : "cpu-ssbo", SVK_GEMM_VARIANT_CPU,
-         !sh ? SVK_KERNEL_GEMM : texel ? SVK_KERNEL_GEMM_TEXEL : SVK_KERNEL_GEMM_CPU, false, TOL_GEMM},
-        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true, TOL_GEMM},
-        {"coopmat", SVK_GEMM_VARIANT_COOPMAT, SVK_KERNEL_GEMM_COOPMAT, false, TOL_GEMM_F16},
+         !sh ? SVK_KERNEL_GEMM : texel ? texel_id : SVK_KERNEL_GEMM_CPU, false, false, TOL_GEMM},
+        {"cpu-st32", SVK_GEMM_VARIANT_CPU, SVK_KERNEL_GEMM_TEXEL, false, true, TOL_GEMM},
+        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true, false, TOL_GEMM},
+        {"coopmat", SVK_GEMM_VARIANT_COOPMAT, SVK_KERNEL_GEMM_COOPMAT, false, false, TOL_GEMM_F16},
     };
     const svk_device_info *di = &cf->ctx->info;
     if (di->coopmat_m)
@@ -484,9 +504,11 @@ void cf_run_gemm(cf_state *cf)
         printf("gemm: no coopmat rows: device '%s' has no cooperative matrices libsvk can use "
                "(VK_KHR_ or VK_NV_cooperative_matrix, float16 x float16 + float32, one subgroup size)\n", di->name);
     for (size_t v = 0; v < sizeof(rows) / sizeof(rows[0]); v++) {
-        if (v == 2 && !texel)
+        if (v == 2 && !(texel && sh && s64))
+            continue; /* row 1 was gemm_texel.comp, or no texel form runs */
+        if (v == 3 && !texel)
             continue; /* row 1 was the storage-buffer form already */
-        if (v == 3 && !di->coopmat_m)
+        if (v == 4 && !di->coopmat_m)
             continue;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
