@@ -142,8 +142,6 @@ static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *s
     spec[12] = g->trans_b;
 }
 
-/* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
- * RGBA32F texel buffers. If not and log, says why, once per context. */
 bool svk_gemm_kernel_is_texel(svk_kernel_id id)
 {
     return id == SVK_KERNEL_GEMM_TEXEL || id == SVK_KERNEL_GEMM_TEXEL_S64;
@@ -162,6 +160,8 @@ static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
                                                                          : SVK_KERNEL_GEMM_TEXEL;
 }
 
+/* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
+ * RGBA32F texel buffers. If not and log, says why, once per context. */
 static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log)
 {
     if (!svk_op_texel_allowed(ctx))
