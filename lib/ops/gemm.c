@@ -148,16 +148,13 @@ bool svk_gemm_kernel_is_texel(svk_kernel_id id)
 }
 
 /* The texel form ctx runs for g: the one storing C through 64-bit views
- * where the context enabled shaderInt64, unless $SVK_GEMM_STORE64 is "0"
- * (for comparisons, and for the conformance tool, which tests both), or
- * op(A) is A^T: the weight gradients, whose C is small and K long, ran
- * 1-3% slower with it on lavapipe (svk-bench, alternated, 4-5 rounds at
- * N = 1024, C = 128 and 256), where the products storing most gained. */
+ * where allowed (svk_op_gemm_store64_allowed), unless op(A) is A^T: the
+ * weight gradients, whose C is small and K long, ran 1-3% slower with it
+ * on lavapipe (svk-bench, alternated, 4-5 rounds at N = 1024, C = 128 and
+ * 256), where the products storing most gained. */
 static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
 {
-    const char *env = getenv("SVK_GEMM_STORE64");
-    return ctx->info.int64 && !g->trans_a && !(env && !strcmp(env, "0")) ? SVK_KERNEL_GEMM_TEXEL_S64
-                                                                         : SVK_KERNEL_GEMM_TEXEL;
+    return svk_op_gemm_store64_allowed(ctx) && !g->trans_a ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
 }
 
 /* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
@@ -343,25 +340,27 @@ static uint64_t split_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
     return s > 1 ? svk_gemm_split_scratch_elems(g, s, g->sum_a && variant == SVK_GEMM_VARIANT_PORTABLE) : 0;
 }
 
+/* Whether a GEMM asking for variant `asked` would run a texel form on ctx
+ * (which also needs A and B viewable as texel buffers: for a query with
+ * none to look at, it counts). Logs nothing. */
+static bool texel_form_runs(svk_ctx *ctx, const char *label, svk_gemm_variant asked)
+{
+    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
+    return ctx->subgroup_shuffle && svk_op_texel_allowed(ctx) && coopmat_env() >= 0 &&
+           pick_variant(ctx, label, asked, false, &variant) == SVK_OK && variant == SVK_GEMM_VARIANT_CPU;
+}
+
 uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
 {
-    /* Where the CPU variant would run gemm_texel.comp (which needs A and B
-     * viewable as texel buffers: without them to look at, it counts). */
-    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
     svk_gemm_pack pack = {0};
-    if (ctx && g && ctx->subgroup_shuffle && svk_op_texel_allowed(ctx) && coopmat_env() >= 0 &&
-        pick_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) == SVK_OK &&
-        variant == SVK_GEMM_VARIANT_CPU)
+    if (ctx && g && texel_form_runs(ctx, g->label ? g->label : "gemm", g->variant))
         texel_pack_plan(ctx, g, &pack);
     return pack.elems;
 }
 
 uint32_t svk_gemm_activation_ld(svk_ctx *ctx, uint32_t K)
 {
-    svk_gemm_variant variant = SVK_GEMM_VARIANT_AUTO;
-    if (!ctx || !ctx->subgroup_shuffle || !svk_op_texel_allowed(ctx) || !svk_op_gemm_pack_allowed() ||
-        coopmat_env() < 0 || pick_variant(ctx, "gemm", SVK_GEMM_VARIANT_AUTO, false, &variant) != SVK_OK ||
-        variant != SVK_GEMM_VARIANT_CPU)
+    if (!ctx || !svk_op_gemm_pack_allowed() || !texel_form_runs(ctx, "gemm", SVK_GEMM_VARIANT_AUTO))
         return K;
     /* The rows of A an iteration reads where a GEMM has 256 rows or more
      * (texel_tm), the training step's. */

@@ -90,6 +90,12 @@ bool svk_op_gemm_pack_allowed(void)
     return !env || strcmp(env, "0") != 0;
 }
 
+bool svk_op_gemm_store64_allowed(const svk_ctx *ctx)
+{
+    const char *env = getenv("SVK_GEMM_STORE64");
+    return ctx->info.int64 && (!env || strcmp(env, "0") != 0);
+}
+
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)
 {
     uint32_t g = 2 * ctx->info.subgroup_size;

@@ -83,6 +83,12 @@ bool svk_op_vec4_allowed(void);
  * comparisons). Read at each call. */
 bool svk_op_gemm_pack_allowed(void);
 
+/* Whether the CPU texel GEMM may store through 64-bit views
+ * (shaders/gemm_texel_s64.comp): the context enabled shaderInt64 and
+ * $SVK_GEMM_STORE64 is not "0" (for comparisons, and for the conformance
+ * tool, which tests both forms). Read at each call. */
+bool svk_op_gemm_store64_allowed(const svk_ctx *ctx);
+
 /* Rows per workgroup of a CPU-form row kernel (one invocation each): twice
  * the subgroup size (lavapipe's SIMD width, 4, 8 or 16 floats), within
  * [8, 64]: full SIMD batches, and workgroups small enough that a few
