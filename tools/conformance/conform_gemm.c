@@ -3,11 +3,12 @@
  * gemm_cpu.comp, lib/ref/gemm.c), each case once per kernel: rows
  * "portable" (gemm.comp), "cpu" (the CPU variant as it runs where texel
  * buffers are usable: gemm_texel_s64.comp where the device has shaderInt64
- * and op(A) is A, else gemm_texel.comp), "cpu-st32" (gemm_texel.comp on
- * such a device, forced by $SVK_GEMM_STORE64=0) and "cpu-ssbo" (the CPU variant falling
- * back to gemm_cpu.comp, forced by lowering the context's
- * maxTexelBufferElements to 0, as a buffer too large to view would). Each
- * row checks that svk_gemm_record chose the kernel it names. Every transpose combination, awkward shapes (1, primes,
+ * and op(A) is A, else gemm_texel.comp), "cpu-st32" (gemm_texel.comp
+ * where row "cpu" ran the 64-bit form, forced by $SVK_GEMM_STORE64=0) and
+ * "cpu-ssbo" (the CPU variant falling back to gemm_cpu.comp, forced by
+ * lowering the context's maxTexelBufferElements to 0, as a buffer too
+ * large to view would). Each row checks that svk_gemm_record chose the
+ * kernel it names. Every transpose combination, awkward shapes (1, primes,
  * non-multiples of every tile), batches and two-level batches, padded
  * leading dimensions and batch strides, operands at element offsets that
  * are and are not multiples of 4 (the vec4 paths), alpha/beta and bias.
@@ -484,8 +485,7 @@ void cf_run_gemm(cf_state *cf)
     /* With shaderInt64 (and $SVK_GEMM_STORE64 not "0") the texel form
      * stores through 64-bit views where op(A) is A; the 32-bit one is then
      * row 2's. */
-    const char *env = getenv("SVK_GEMM_STORE64");
-    const bool s64 = cf->ctx->info.int64 && !(env && !strcmp(env, "0"));
+    const bool s64 = svk_op_gemm_store64_allowed(cf->ctx);
     const svk_kernel_id texel_id = s64 ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
     const gemm_row rows[] = {
         {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false, false, TOL_GEMM},
@@ -511,7 +511,8 @@ void cf_run_gemm(cf_state *cf)
         if (v == 4 && !di->coopmat_m)
             continue;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-            if (!cf->quick || cases[i].quick)
+            /* (row 1 ran gemm_texel.comp on op(A) = A^T already) */
+            if ((!cf->quick || cases[i].quick) && !(v == 2 && cases[i].ta))
                 run_case(cf, &cases[i], &rows[v]);
     }
 }
