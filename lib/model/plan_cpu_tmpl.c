@@ -185,15 +185,14 @@ svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT
         case SVK_OP_SWIGLU_BWD:
             SVK_REF(swiglu_bwd)(d[0], F(&c, t[2]), F(&c, t[3]), F(&c, t[4]), F(&c, t[0]), F(&c, t[1]));
             break;
-        case SVK_OP_BIAS_BWD:
-            if (!o->ld[0] || o->ld[0] == d[1]) {
-                SVK_REF(bias_bwd)(d[0], d[1], F(&c, t[1]), F(&c, t[0]));
-            } else {
-                /* Row by row, in row order: the same sums as one call. */
-                for (uint64_t r = 0; r < d[0]; r++)
-                    SVK_REF(bias_bwd)(1, d[1], F(&c, t[1]) + r * o->ld[0], F(&c, t[0]));
-            }
+        case SVK_OP_BIAS_BWD: {
+            /* Row by row (dout's rows ld[0] apart), in row order: the sums
+             * of one call over dense rows. */
+            const uint64_t ld = o->ld[0] ? o->ld[0] : d[1];
+            for (uint64_t r = 0; r < d[0]; r++)
+                SVK_REF(bias_bwd)(1, d[1], F(&c, t[1]) + r * ld, F(&c, t[0]));
             break;
+        }
         case SVK_OP_XENT: {
             out = F(&c, t[0]);
             size_t invalid = 0, valid = 0;
