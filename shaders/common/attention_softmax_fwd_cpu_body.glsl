@@ -12,6 +12,18 @@ layout(set = 0, binding = 0, std430) buffer BufP4 { vec4 p4[]; };
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
+/* Which elements of the chunk at key j are keys 0..n-1. */
+bvec4 sm_keys(uint j, uint n)
+{
+    return lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
+}
+
+/* exp(s - mx) of the chunk of scores at element e (key j), 0 past key n-1. */
+vec4 sm_exp(uint e, uint j, uint n, float mx)
+{
+    return mix(vec4(0.0), exp(SM_LD_S(e) - mx), sm_keys(j, n));
+}
+
 void main()
 {
     const uint row = rc_unit();
@@ -22,26 +34,20 @@ void main()
     const vec4 neg_inf = vec4(uintBitsToFloat(0xff800000u));
 
     vec4 mx4 = neg_inf;
-    for (uint j = 0u; j < n; j += RC_STEP) {
-        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
-        mx4 = max(mx4, mix(neg_inf, SM_LD_S(base + j), key));
-    }
+    for (uint j = 0u; j < n; j += RC_STEP)
+        mx4 = max(mx4, mix(neg_inf, SM_LD_S(base + j), sm_keys(j, n)));
     const float mx = VEC4 != 0u ? max(max(mx4.x, mx4.y), max(mx4.z, mx4.w)) : mx4.x;
 
     float sum = 0.0, sum_c = 0.0;
-    for (uint j = 0u; j < n; j += RC_STEP) {
-        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
-        rc_add(sum, sum_c, mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key));
-    }
+    for (uint j = 0u; j < n; j += RC_STEP)
+        rc_add(sum, sum_c, sm_exp(base + j, j, n, mx));
 
     /* The exponentials again rather than stored by the pass above and
      * loaded here: on lavapipe a store and a load cost more than exp (a
      * pass over the SIMD lanes each); the same bits. */
     uint j = 0u;
-    for (; j < n; j += RC_STEP) {
-        const bvec4 key = lessThan(uvec4(j) + uvec4(0u, 1u, 2u, 3u), uvec4(n));
-        RC_ST(p, p4, base + j, mix(vec4(0.0), exp(SM_LD_S(base + j) - mx), key) / sum);
-    }
+    for (; j < n; j += RC_STEP)
+        RC_ST(p, p4, base + j, sm_exp(base + j, j, n, mx) / sum);
     for (; j < T; j += RC_STEP)
         RC_ST(p, p4, base + j, vec4(0.0));
 }
