@@ -106,6 +106,33 @@ static void backends(svk_ctx *ctx, tu_tally *t)
                 }
 }
 
+/* SiameseNorm at a width whose rows CPU devices split over a subgroup
+ * (SVK_NORM_SPLIT_MIN_WIDTH, shaders/siamese_norm_fwd_split.comp): the
+ * block inputs' and the output's norms in the step, against the CPU
+ * reference. */
+static void wide(svk_ctx *ctx, tu_tally *t)
+{
+    static const char *const norms[] = {"layernorm", "rmsnorm"};
+    for (int b = 0; b < 2; b++) {
+        svk_model_config c = small();
+        c.width = 512, c.layers = 1, c.heads = 4;
+        svk_model_config_set(&c, "norm", norms[b]);
+        enum { N = 5 };
+        svk_model *mc = make(ctx, &c, SVK_BACKEND_CPU), *mv = make(ctx, &c, SVK_BACKEND_VULKAN);
+        float lc[N], lv[N];
+        bool ok = mc && mv && train(mc, 11, lc, N, false) && train(mv, 11, lv, N, false);
+        double worst = 0;
+        for (int i = 0; ok && i < N; i++) {
+            double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
+            worst = r > worst ? r : worst;
+        }
+        tu_check(t, ok && worst <= 1e-4, "cpu vs vulkan, siamese %s at width 512: %d steps, worst rel diff %.2e",
+                 norms[b], N, worst);
+        svk_model_destroy(&mc);
+        svk_model_destroy(&mv);
+    }
+}
+
 /* The step with the kernels GPUs run (SVK_KERNEL_VARIANT=portable) against
  * the CPU reference, at 256 tokens: enough that the weight gradients'
  * GEMMs (K = the tokens) split K on the portable path (lib/ops/gemm_split.c),
@@ -297,6 +324,8 @@ int main(int argc, char **argv)
         return 1;
     if (!args.filter || strstr("backends", args.filter))
         backends(ctx, &t);
+    if (!args.filter || strstr("wide", args.filter))
+        wide(ctx, &t);
     if (!args.filter || strstr("portable", args.filter))
         gpu_kernels(ctx, &t, false);
     if (!args.filter || strstr("coopmat", args.filter))

@@ -1,5 +1,6 @@
 #include "norm_param_reduce.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "vk/texel.h"
@@ -112,28 +113,45 @@ static svk_status row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kern
 
 /* The CPU forms that have a texel form (shaders/<name>_texel.comp): the
  * same kernel, which also binds the storage bindings `of` as RGBA32F views,
- * after its own, and reads those rows through them. */
+ * after its own, and reads those rows through them; and a split form of
+ * that (the same bindings; SVK_KERNEL_COUNT for none). */
 static const struct texel_form {
-    svk_kernel_id cpu, texel;
+    svk_kernel_id cpu, texel, split;
     uint32_t n;
     uint8_t of[5];
 } texel_forms[] = {
-    {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, 2, {0, 1}},
-    {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL, 5, {0, 1, 2, 3, 4}},
-    {SVK_KERNEL_LAYERNORM_FWD_CPU, SVK_KERNEL_LAYERNORM_FWD_TEXEL, 1, {0}},
-    {SVK_KERNEL_LAYERNORM_BWD_CPU, SVK_KERNEL_LAYERNORM_BWD_TEXEL, 3, {0, 1, 2}},
-    {SVK_KERNEL_RMSNORM_FWD_CPU, SVK_KERNEL_RMSNORM_FWD_TEXEL, 1, {0}},
-    {SVK_KERNEL_RMSNORM_BWD_CPU, SVK_KERNEL_RMSNORM_BWD_TEXEL, 3, {0, 1, 2}},
+    {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT, 2, {0, 1}},
+    {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL, SVK_KERNEL_COUNT, 5,
+     {0, 1, 2, 3, 4}},
+    {SVK_KERNEL_LAYERNORM_FWD_CPU, SVK_KERNEL_LAYERNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 1, {0}},
+    {SVK_KERNEL_LAYERNORM_BWD_CPU, SVK_KERNEL_LAYERNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 3, {0, 1, 2}},
+    {SVK_KERNEL_RMSNORM_FWD_CPU, SVK_KERNEL_RMSNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 1, {0}},
+    {SVK_KERNEL_RMSNORM_BWD_CPU, SVK_KERNEL_RMSNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 3, {0, 1, 2}},
 };
 
-svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,
-                                 svk_norm_cpu_form form, const svk_range *bindings, uint32_t n_bindings,
-                                 const void *push, uint32_t push_size, const char *label)
+/* The lanes a split form shares each group of rows over (0: no split):
+ * the device's one subgroup size, where its compute shaders have
+ * subgroupAdd, the workgroups of svk_op_cpu_group() are whole subgroups,
+ * the rows are SVK_NORM_SPLIT_MIN_WIDTH wide or wider and
+ * $SVK_NORM_SPLIT is not "0" (for comparisons). */
+static uint32_t split_lanes(const svk_ctx *ctx, uint32_t width)
+{
+    const char *env = getenv("SVK_NORM_SPLIT");
+    const uint32_t sg = ctx->info.subgroup_size;
+    if ((env && !strcmp(env, "0")) || width < SVK_NORM_SPLIT_MIN_WIDTH || !ctx->subgroup_arith || sg < 2 ||
+        ctx->info.min_subgroup_size != ctx->info.max_subgroup_size || svk_op_cpu_group(ctx) % sg)
+        return 0;
+    return sg;
+}
+
+svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,
+                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
+                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label)
 {
     /* One invocation per form.group units, svk_op_cpu_group() invocations
      * per workgroup. */
     const uint32_t per_group = svk_op_cpu_group(ctx);
-    const uint32_t spec[5] = {per_group, 1, 1, form.vec4 ? 1u : 0u, form.flags};
+    uint32_t spec[6] = {per_group, 1, 1, form.vec4 ? 1u : 0u, form.flags, 0};
     /* The texel form where there is one, the rows are read as vec4s and
      * every buffer it views can be viewed: lavapipe fetches through a view
      * in one call where it loads from a storage buffer lane by lane. */
@@ -151,9 +169,17 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
             all[n_bindings + i] = bindings[f->of[i]];
             usable = svk_texel_usable(bindings[f->of[i]].buf, SVK_TEXEL_RGBA32F, NULL, 0);
         }
-        if (usable)
-            return row_dispatch(cl, ctx, f->texel, spec, per_group, (uint32_t)svk_div_up(units, form.group), all,
-                                n_bindings + f->n, push, push_size, label);
+        if (!usable)
+            break;
+        const uint32_t groups = (uint32_t)svk_div_up(units, form.group);
+        const uint32_t lanes = f->split != SVK_KERNEL_COUNT ? split_lanes(ctx, width) : 0;
+        if (lanes && (uint64_t)groups * lanes <= UINT32_MAX) {
+            spec[5] = lanes;
+            return row_dispatch(cl, ctx, f->split, spec, per_group, groups * lanes, all, n_bindings + f->n, push,
+                                push_size, label);
+        }
+        return row_dispatch(cl, ctx, f->texel, spec, per_group, groups, all, n_bindings + f->n, push, push_size,
+                            label);
     }
     return row_dispatch(cl, ctx, cpu_kernel, spec, per_group, (uint32_t)svk_div_up(units, form.group), bindings,
                         n_bindings, push, push_size, label);
@@ -168,7 +194,7 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     if (st != SVK_OK)
         return st;
     if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && svk_norm_cpu_fits(width, form))
-        return svk_norm_cpu_dispatch(cl, ctx, cpu_form(kernel), units, form, bindings, n_bindings, push, push_size,
+        return svk_norm_cpu_dispatch(cl, ctx, cpu_form(kernel), width, units, form, bindings, n_bindings, push, push_size,
                                      label);
     /* The portable form: rows of invocations, spec[1] units per workgroup. */
     uint32_t spec[3];

@@ -94,9 +94,17 @@ bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form);
 /* Records CPU form cpu_kernel as svk_norm_row_dispatch's CPU variant does,
  * for a CPU form that svk_norm_row_dispatch does not map from a portable
  * kernel (the fused SiameseNorm backward, which its op picks itself); the
- * caller has checked svk_norm_cpu_fits(). */
-svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t units,
-                                 svk_norm_cpu_form form, const svk_range *bindings, uint32_t n_bindings,
-                                 const void *push, uint32_t push_size, const char *label);
+ * caller has checked svk_norm_cpu_fits(). Where the form has a split form
+ * (shaders/siamese_norm_fwd_split.comp) and the rows are at least
+ * SVK_NORM_SPLIT_MIN_WIDTH wide, each group of rows goes to a subgroup
+ * rather than to one invocation. */
+svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,
+                                 uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
+                                 uint32_t n_bindings, const void *push, uint32_t push_size, const char *label);
+
+/* The narrowest rows a split form takes (svk_norm_cpu_dispatch). Measured
+ * on lavapipe (docs/PERFORMANCE.md): at 128 the split and unsplit forms
+ * ran alike, from 256 on the split one is faster (more so the wider). */
+#define SVK_NORM_SPLIT_MIN_WIDTH 512u
 
 #endif

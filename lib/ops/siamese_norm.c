@@ -246,7 +246,7 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, sv
     if (var != SVK_KERNEL_VARIANT_CPU)
         return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED, j->C, lanes.n_part, form, bind,
                                      FUSED_BINDINGS, &push, sizeof(push), op);
-    return svk_norm_cpu_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, lanes.n_part, form, bind,
+    return svk_norm_cpu_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, j->C, lanes.n_part, form, bind,
                                  FUSED_BINDINGS, &push, sizeof(push), op);
 }
 

@@ -65,6 +65,9 @@ struct svk_ctx {
     /* subgroupShuffle in compute shaders (VkPhysicalDeviceSubgroupProperties),
      * which the CPU forms of GEMM use. */
     bool subgroup_shuffle;
+    /* subgroupAdd in compute shaders, which the split row forms use
+     * (shaders/siamese_norm_fwd_split.comp). */
+    bool subgroup_arith;
     /* $SVK_GEMM_COOPMAT=1 on a device without cooperative matrices was
      * logged (lib/ops/gemm.c). */
     bool coopmat_fallback_logged;
@@ -100,9 +103,9 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
 enum { SVK_COOPMAT_EXT_DEFAULT = 0, SVK_COOPMAT_EXT_NV = 1, SVK_COOPMAT_EXT_KHR = 2 };
 int svk_vk_coopmat_ext_env(void);
 
-/* Fills ctx->texel and ctx->subgroup_shuffle for ctx->physical_device
- * (before the first memory block is made: blocks take the texel usage from
- * it). */
+/* Fills ctx->texel, ctx->subgroup_shuffle and ctx->subgroup_arith for
+ * ctx->physical_device (before the first memory block is made: blocks take
+ * the texel usage from it). */
 void svk_vk_kernel_caps(svk_ctx *ctx);
 
 /* Picks the device per params and the SVK_DEVICE environment variable among

@@ -295,6 +295,8 @@ void svk_vk_kernel_caps(svk_ctx *ctx)
     const VkPhysicalDeviceProperties props = p2.properties;
     ctx->subgroup_shuffle = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                             (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+    ctx->subgroup_arith = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                          (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
     VkFormatProperties r, rgba;
     ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32_SFLOAT, &r);
     ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba);

@@ -39,6 +39,7 @@
 #include "siamese_norm_bwd_fused.spv.h"
 #include "siamese_norm_bwd_fused_texel.spv.h"
 #include "siamese_norm_fwd_texel.spv.h"
+#include "siamese_norm_fwd_split.spv.h"
 #include "rmsnorm_bwd_texel.spv.h"
 #include "rmsnorm_fwd_texel.spv.h"
 #include "layernorm_bwd_texel.spv.h"
@@ -342,6 +343,16 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_siamese_norm_fwd),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT] = {
+        .name = "siamese_norm_fwd_split",
+        SPV(svk_spv_siamese_norm_fwd_split),
+        .n_buffers = 10,     /* as siamese_norm_fwd_texel */
+        .write_mask = (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),
+        .binding_kind = {[8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_siamese_norm_fwd),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
     },
     [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL] = {
         .name = "siamese_norm_bwd_fused_texel",

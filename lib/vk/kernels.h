@@ -59,6 +59,9 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_LAYERNORM_BWD_TEXEL,
     SVK_KERNEL_RMSNORM_FWD_TEXEL,
     SVK_KERNEL_RMSNORM_BWD_TEXEL,
+    /* SiameseNorm's forward texel form with each group of rows shared by a
+     * subgroup's lanes (needs subgroupAdd): wide rows on CPU devices */
+    SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

@@ -1,9 +1,41 @@
-/* The body of shaders/siamese_norm_fwd_cpu.comp and siamese_norm_fwd_texel.comp;
- * the including shader defines how the rows of x and y are read (SN_LD_X,
- * SN_LD_Y). */
+/* The body of shaders/siamese_norm_fwd_cpu.comp, siamese_norm_fwd_texel.comp
+ * and siamese_norm_fwd_split.comp; the including shader defines how the
+ * rows of x and y are read (SN_LD_X, SN_LD_Y), and SN_SPLIT for the split
+ * form (below). */
 #include "common/push_siamese_norm_fwd.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#ifdef SN_SPLIT
+/* The split form: the SN_LANES invocations of a subgroup share a group of
+ * RC_ROWS rows, lane l taking the vec4s l, l + SN_LANES, ... of each, and
+ * each sum over a row is the subgroup's sum of the lanes' compensated
+ * sums. The host sets SN_LANES to the device's one subgroup size and makes
+ * every workgroup whole subgroups (lib/ops/norm_param_reduce.c).
+ * Why: with a row per invocation, a SIMD batch walks 8 rows of x, y and h
+ * side by side, RC_ROWS each: at C = 1024 about 400 KiB that each pass
+ * reads again, beyond a core's L1; split, a batch walks RC_ROWS rows, and
+ * a fetch of 8 lanes is 128 contiguous bytes instead of 8 rows' 16.
+ * Measured on lavapipe (svk-bench, subgroup size 8, 3 rounds alternated
+ * with SVK_NORM_SPLIT=0, N = 1024 and 4096): both forwards 1.54-1.59 times
+ * as fast at C = 1024 and 1.09-1.18 at C = 512, but 0.86-0.95 at C = 256,
+ * so narrower rows keep the other form (SVK_NORM_SPLIT_MIN_WIDTH). The sums'
+ * order then depends on the subgroup size (still fixed for a device). */
+layout(constant_id = 5) const uint SN_LANES = 8u;
+#define SN_LANE gl_SubgroupInvocationID
+#define SN_GROUP (svk_group_index() * gl_NumSubgroups + gl_SubgroupID)
+/* A row's sum from the lanes' compensated sums (s - c each, rc_add). */
+#define SN_TOTAL(s, c) (subgroupAdd(s) - subgroupAdd(c))
+#define SN_FIRST_LANE (SN_LANE == 0u)
+#else
+const uint SN_LANES = 1u;
+#define SN_LANE 0u
+#define SN_GROUP rc_unit()
+#define SN_TOTAL(s, c) (s)
+#define SN_FIRST_LANE true
+#endif
+/* The loop over this invocation's elements of a row (all of it unsplit). */
+#define SN_ROW_LOOP(i) for (uint i = SN_LANE * RC_STEP; i < C; i += RC_STEP * SN_LANES)
 
 layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
 layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
@@ -25,7 +57,7 @@ layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
 
 void main()
 {
-    const uint row0 = rc_unit() * RC_ROWS;
+    const uint row0 = SN_GROUP * RC_ROWS;
     if (row0 >= pc.rows)
         return;
     const uint C = pc.C, R = pc.rows;
@@ -46,7 +78,7 @@ void main()
         float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
             ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
-        for (uint i = 0u; i < C; i += RC_STEP) {
+        SN_ROW_LOOP(i) {
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 vx = SN_LD_X(pc.off_x + e[k] + i), vy = SN_LD_Y(pc.off_y + e[k] + i);
                 rc_add(ssx[k], ssx_c[k], vx * vx);
@@ -56,12 +88,12 @@ void main()
         float rsx[RC_ROWS], rsy[RC_ROWS];
         float ssu[RC_ROWS], ssu_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            rsx[k] = inversesqrt(ssx[k] / float(C) + pc.eps);
-            rsy[k] = inversesqrt(ssy[k] / float(C) + pc.eps);
+            rsx[k] = inversesqrt(SN_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
+            rsy[k] = inversesqrt(SN_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
             ssu[k] = ssu_c[k] = 0.0;
         }
 
-        for (uint i = 0u; i < C; i += RC_STEP) {
+        SN_ROW_LOOP(i) {
             const vec4 gp = RC_LD(g, g4, gP + i), gq = RC_LD(g, g4, gQ + i);
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 p = SN_LD_X(pc.off_x + e[k] + i) * rsx[k] * gp;
@@ -76,16 +108,16 @@ void main()
         }
         float rsu[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-            rsu[k] = inversesqrt(ssu[k] / float(C) + pc.eps);
+            rsu[k] = inversesqrt(SN_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
 
-        for (uint i = 0u; i < C; i += RC_STEP) {
+        SN_ROW_LOOP(i) {
             const vec4 gi = RC_LD(g, g4, gI + i);
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
                 if (keep[k])
                     RC_ST(h, h4, pc.off_h + e[k] + i, RC_LD(h, h4, pc.off_h + e[k] + i) * rsu[k] * gi);
         }
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            if (keep[k]) {
+            if (keep[k] && SN_FIRST_LANE) {
                 rstd[pc.off_rstd + row[k]] = rsx[k];
                 rstd[pc.off_rstd + R + row[k]] = rsy[k];
                 rstd[pc.off_rstd + 2u * R + row[k]] = rsu[k];
@@ -102,7 +134,7 @@ void main()
         Ky[k] = y[pc.off_y + e[k]];
         sx[k] = sx_c[k] = sy[k] = sy_c[k] = 0.0;
     }
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
             rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
@@ -111,12 +143,12 @@ void main()
     float mx[RC_ROWS], my[RC_ROWS];
     float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mx[k] = sx[k] / float(C);
-        my[k] = sy[k] / float(C);
+        mx[k] = SN_TOTAL(sx[k], sx_c[k]) / float(C);
+        my[k] = SN_TOTAL(sy[k], sy_c[k]) / float(C);
         ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 dx = (SN_LD_X(pc.off_x + e[k] + i) - Kx[k]) - mx[k];
             const vec4 dy = (SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]) - my[k];
@@ -127,15 +159,15 @@ void main()
     float rsx[RC_ROWS], rsy[RC_ROWS], Ku[RC_ROWS];
     float su[RC_ROWS], su_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        rsx[k] = inversesqrt(ssx[k] / float(C) + pc.eps);
-        rsy[k] = inversesqrt(ssy[k] / float(C) + pc.eps);
+        rsx[k] = inversesqrt(SN_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
+        rsy[k] = inversesqrt(SN_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
         /* u's shift: its first element, as in the portable form. */
         Ku[k] = (((x[pc.off_x + e[k]] - Kx[k]) - mx[k]) * rsx[k] * g[gP] + b[bP]) +
                 (((y[pc.off_y + e[k]] - Ky[k]) - my[k]) * rsy[k] * g[gQ] + b[bQ]);
         su[k] = su_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         const vec4 gp = RC_LD(g, g4, gP + i), bp = RC_LD(b, b4, bP + i);
         const vec4 gq = RC_LD(g, g4, gQ + i), bq = RC_LD(b, b4, bQ + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
@@ -152,11 +184,11 @@ void main()
     float mu[RC_ROWS];
     float ssu[RC_ROWS], ssu_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mu[k] = su[k] / float(C);
+        mu[k] = SN_TOTAL(su[k], su_c[k]) / float(C);
         ssu[k] = ssu_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
             rc_add(ssu[k], ssu_c[k], d * d);
@@ -164,9 +196,9 @@ void main()
     }
     float rsu[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rsu[k] = inversesqrt(ssu[k] / float(C) + pc.eps);
+        rsu[k] = inversesqrt(SN_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
 
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         const vec4 gi = RC_LD(g, g4, gI + i), bi = RC_LD(b, b4, bI + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
@@ -175,7 +207,7 @@ void main()
         }
     }
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        if (keep[k]) {
+        if (keep[k] && SN_FIRST_LANE) {
             mean[pc.off_mean + row[k]] = Kx[k] + mx[k];
             mean[pc.off_mean + R + row[k]] = Ky[k] + my[k];
             mean[pc.off_mean + 2u * R + row[k]] = Ku[k] + mu[k];

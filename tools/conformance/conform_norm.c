@@ -610,6 +610,10 @@ static const siamese_shape siamese_shapes[] = {
      * passes reach it at 4095 above): within 12 iterations. */
     {769, 3071, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
+    /* The split forward (shaders/siamese_norm_fwd_split.comp, rows of
+     * SVK_NORM_SPLIT_MIN_WIDTH and more): 129 vec4s a row, not a multiple
+     * of any subgroup size, and a last group of 1 row. */
+    {37, 516, FILL_RANDOM, FILL_OFFSET, GRADS_BOTH, 0, 1},
 };
 
 static void siamese_name(char *buf, size_t size, const siamese_shape *s, svk_norm_kind kind, bool bwd)
