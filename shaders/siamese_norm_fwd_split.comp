@@ -2,12 +2,12 @@
 /*
  * siamese_norm_fwd_texel.comp (see there) with each group of rows shared
  * by the lanes of a subgroup instead of owned by one invocation: the split
- * form, for wide rows on CPU devices (common/siamese_norm_fwd_cpu_body.glsl,
- * SN_SPLIT, says why and how; lib/ops/norm_param_reduce.c picks it).
+ * form, for wide rows on CPU devices (common/row_split.glsl says why and
+ * how; lib/ops/norm_param_reduce.c picks it).
  * Same outputs to within the sums' rounding (their order differs).
  * Reference: svk_ref_siamese_norm_fwd, svk_ref_siamese_out_fwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c,
- * the "-cpu" rows at widths from SVK_NORM_SPLIT_MIN_WIDTH on.
+ * the "fwd-cpu" rows at widths from SVK_NORM_SPLIT_FWD_MIN_WIDTH on.
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require

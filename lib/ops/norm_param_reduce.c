@@ -114,31 +114,33 @@ static svk_status row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kern
 /* The CPU forms that have a texel form (shaders/<name>_texel.comp): the
  * same kernel, which also binds the storage bindings `of` as RGBA32F views,
  * after its own, and reads those rows through them; and a split form of
- * that (the same bindings; SVK_KERNEL_COUNT for none). */
+ * that (the same bindings; SVK_KERNEL_COUNT for none), for rows of
+ * split_min and wider. */
 static const struct texel_form {
     svk_kernel_id cpu, texel, split;
+    uint32_t split_min;
     uint32_t n;
     uint8_t of[5];
 } texel_forms[] = {
-    {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT, 2, {0, 1}},
-    {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL, SVK_KERNEL_COUNT, 5,
-     {0, 1, 2, 3, 4}},
-    {SVK_KERNEL_LAYERNORM_FWD_CPU, SVK_KERNEL_LAYERNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 1, {0}},
-    {SVK_KERNEL_LAYERNORM_BWD_CPU, SVK_KERNEL_LAYERNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 3, {0, 1, 2}},
-    {SVK_KERNEL_RMSNORM_FWD_CPU, SVK_KERNEL_RMSNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 1, {0}},
-    {SVK_KERNEL_RMSNORM_BWD_CPU, SVK_KERNEL_RMSNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 3, {0, 1, 2}},
+    {SVK_KERNEL_SIAMESE_NORM_FWD_CPU, SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL, SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT,
+     SVK_NORM_SPLIT_FWD_MIN_WIDTH, 2, {0, 1}},
+    {SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_CPU, SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL,
+     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_SPLIT, SVK_NORM_SPLIT_BWD_MIN_WIDTH, 5, {0, 1, 2, 3, 4}},
+    {SVK_KERNEL_LAYERNORM_FWD_CPU, SVK_KERNEL_LAYERNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 0, 1, {0}},
+    {SVK_KERNEL_LAYERNORM_BWD_CPU, SVK_KERNEL_LAYERNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 0, 3, {0, 1, 2}},
+    {SVK_KERNEL_RMSNORM_FWD_CPU, SVK_KERNEL_RMSNORM_FWD_TEXEL, SVK_KERNEL_COUNT, 0, 1, {0}},
+    {SVK_KERNEL_RMSNORM_BWD_CPU, SVK_KERNEL_RMSNORM_BWD_TEXEL, SVK_KERNEL_COUNT, 0, 3, {0, 1, 2}},
 };
 
-/* The lanes a split form shares each group of rows over (0: no split):
- * the device's one subgroup size, where its compute shaders have
- * subgroupAdd, the workgroups of svk_op_cpu_group() are whole subgroups,
- * the rows are SVK_NORM_SPLIT_MIN_WIDTH wide or wider and
- * $SVK_NORM_SPLIT is not "0" (for comparisons). */
-static uint32_t split_lanes(const svk_ctx *ctx, uint32_t width)
+/* The lanes a split form shares each group of rows (or lane of partials)
+ * over, 0 for none: the device's one subgroup size, where its compute
+ * shaders have subgroupAdd, the workgroups of svk_op_cpu_group() are whole
+ * subgroups and $SVK_NORM_SPLIT is not "0" (for comparisons). */
+static uint32_t split_lanes(const svk_ctx *ctx)
 {
     const char *env = getenv("SVK_NORM_SPLIT");
     const uint32_t sg = ctx->info.subgroup_size;
-    if ((env && !strcmp(env, "0")) || width < SVK_NORM_SPLIT_MIN_WIDTH || !ctx->subgroup_arith || sg < 2 ||
+    if ((env && !strcmp(env, "0")) || !ctx->subgroup_arith || sg < 2 ||
         ctx->info.min_subgroup_size != ctx->info.max_subgroup_size || svk_op_cpu_group(ctx) % sg)
         return 0;
     return sg;
@@ -172,7 +174,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
         if (!usable)
             break;
         const uint32_t groups = (uint32_t)svk_div_up(units, form.group);
-        const uint32_t lanes = f->split != SVK_KERNEL_COUNT ? split_lanes(ctx, width) : 0;
+        const uint32_t lanes = f->split != SVK_KERNEL_COUNT && width >= f->split_min ? split_lanes(ctx) : 0;
         if (lanes && (uint64_t)groups * lanes <= UINT32_MAX) {
             spec[5] = lanes;
             return row_dispatch(cl, ctx, f->split, spec, per_group, groups * lanes, all, n_bindings + f->n, push,

@@ -95,16 +95,20 @@ bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form);
  * for a CPU form that svk_norm_row_dispatch does not map from a portable
  * kernel (the fused SiameseNorm backward, which its op picks itself); the
  * caller has checked svk_norm_cpu_fits(). Where the form has a split form
- * (shaders/siamese_norm_fwd_split.comp) and the rows are at least
- * SVK_NORM_SPLIT_MIN_WIDTH wide, each group of rows goes to a subgroup
- * rather than to one invocation. */
+ * (shaders/siamese_norm_*_split.comp) and the rows are wide enough
+ * (SVK_NORM_SPLIT_*_MIN_WIDTH), each group of rows (or lane of partials)
+ * goes to a subgroup rather than to one invocation. */
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,
                                  uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
                                  uint32_t n_bindings, const void *push, uint32_t push_size, const char *label);
 
-/* The narrowest rows a split form takes (svk_norm_cpu_dispatch). Measured
- * on lavapipe (docs/PERFORMANCE.md): at 128 the split and unsplit forms
- * ran alike, from 256 on the split one is faster (more so the wider). */
-#define SVK_NORM_SPLIT_MIN_WIDTH 512u
+/* The narrowest rows the split forms take (svk_norm_cpu_dispatch),
+ * SiameseNorm's forward and its fused backward. Measured on lavapipe
+ * (svk-bench, subgroup size 8, alternated with SVK_NORM_SPLIT=0, N = 1024
+ * and 4096): the forwards 0.86-0.95 times as fast at C = 256, 1.09-1.18 at
+ * 512, 1.54-1.59 at 1024; the backwards 0.91-0.97 at 512, 1.0-1.31 at
+ * 1024 (their rows take 16 subgroup sums each). */
+#define SVK_NORM_SPLIT_FWD_MIN_WIDTH 512u
+#define SVK_NORM_SPLIT_BWD_MIN_WIDTH 1024u
 
 #endif

@@ -40,6 +40,7 @@
 #include "siamese_norm_bwd_fused_texel.spv.h"
 #include "siamese_norm_fwd_texel.spv.h"
 #include "siamese_norm_fwd_split.spv.h"
+#include "siamese_norm_bwd_fused_split.spv.h"
 #include "rmsnorm_bwd_texel.spv.h"
 #include "rmsnorm_fwd_texel.spv.h"
 #include "layernorm_bwd_texel.spv.h"
@@ -364,6 +365,17 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_SPLIT] = {
+        .name = "siamese_norm_bwd_fused_split",
+        SPV(svk_spv_siamese_norm_bwd_fused_split),
+        .n_buffers = 18,     /* as siamese_norm_bwd_fused_texel */
+        .write_mask = (1u << 9) | (1u << 10) | (1u << 11) | (1u << 12),
+        .binding_kind = {[13] = SVK_BIND_TEXEL_RGBA32F, [14] = SVK_BIND_TEXEL_RGBA32F, [15] = SVK_BIND_TEXEL_RGBA32F,
+                         [16] = SVK_BIND_TEXEL_RGBA32F, [17] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_siamese_norm_bwd_fused),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
     },
     [SVK_KERNEL_LAYERNORM_FWD_TEXEL] = {
         .name = "layernorm_fwd_texel",

@@ -62,6 +62,8 @@ typedef enum svk_kernel_id {
     /* SiameseNorm's forward texel form with each group of rows shared by a
      * subgroup's lanes (needs subgroupAdd): wide rows on CPU devices */
     SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT,
+    /* and its fused backward so (each lane of partials a subgroup's) */
+    SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_SPLIT,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

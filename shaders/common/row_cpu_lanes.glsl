@@ -15,13 +15,18 @@
  * RC_LANE_ROWS, a multiple of RC_ROWS, may be defined larger than RC_ROWS
  * for a kernel that serves several groups at once (the fused SiameseNorm
  * backward, two): the lane then walks that many rows at a time first.
+ * RC_LANE_UNIT, the lane this invocation walks, may be defined otherwise
+ * than rc_unit() (a split form's subgroup: common/row_split.glsl).
  */
 #ifndef RC_LANE_ROWS
 #define RC_LANE_ROWS RC_ROWS
 #endif
+#ifndef RC_LANE_UNIT
+#define RC_LANE_UNIT rc_unit()
+#endif
 void main()
 {
-    const uint lane = rc_unit();
+    const uint lane = RC_LANE_UNIT;
     if (lane >= pc.n_part)
         return;
     const uint pg = pc.off_part + lane * RC_LANE_WIDTH;

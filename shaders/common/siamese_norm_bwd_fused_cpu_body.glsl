@@ -1,7 +1,10 @@
-/* The body of shaders/siamese_norm_bwd_fused_cpu.comp and
- * siamese_norm_bwd_fused_texel.comp; the including shader defines how the
- * rows of dh, dxn, dy_in, x and y are read (SN_LD_DH, SN_LD_DXN, SN_LD_DYI,
- * SN_LD_X, SN_LD_Y). */
+/* The body of shaders/siamese_norm_bwd_fused_cpu.comp,
+ * siamese_norm_bwd_fused_texel.comp and siamese_norm_bwd_fused_split.comp;
+ * the including shader defines how the rows of dh, dxn, dy_in, x and y are
+ * read (SN_LD_DH, SN_LD_DXN, SN_LD_DYI, SN_LD_X, SN_LD_Y), and SN_SPLIT for
+ * the split form (common/row_split.glsl: a subgroup walks a lane of
+ * partials, each of its lanes taking every SN_LANES-th vec4 of the rows
+ * and of the partials). */
 #include "common/push_siamese_norm_bwd_fused.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -33,6 +36,7 @@ layout(set = 0, binding = 12, std430) writeonly buffer BufDz4 { vec4 dz4[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 const bool RMS = (RC_FLAGS & SVK_SIAMESE_FLAG_RMS) != 0u;
 const bool ADD_DXN = (RC_FLAGS & SVK_SIAMESE_FLAG_ADD_DXN) != 0u;
@@ -166,7 +170,7 @@ void pass1(const uint s0, const uint n)
             p1[j] = p2[j] = p3[j] = p4[j] = p5[j] = p6[j] = p7[j] = vec4(0.0);
             q1[j] = q2[j] = q3[j] = q4[j] = q5[j] = vec4(0.0);
         }
-        for (uint i = 0u; i < C; i += RC_STEP) {
+        SN_ROW_LOOP(i) {
             const params q = params_at(i);
             if (!RMS) {
                 rc_add(sgp, sgp_c, q.gp);
@@ -201,17 +205,30 @@ void pass1(const uint s0, const uint n)
                 }
             }
         }
-        const float fC = float(C), Sgp = sgp, Sgq = sgq;
+        /* (split: each sum over the subgroup's lanes, SN_ALL, SN_TOTAL) */
+        const float fC = float(C);
+        float Sgp = 0.0, Sgq = 0.0;
+        if (!RMS) {
+            Sgp = SN_TOTAL(sgp, sgp_c);
+            Sgq = SN_TOTAL(sgq, sgq_c);
+        }
+#define SN_S(v) SN_ALL(rc_sum(v))
         [[unroll]] for (uint j = 0u; j < n; j++) {
             const uint k = s0 + j;
-            mdI[k] = RMS ? 0.0 : sd[j] / fC;
-            mdxI[k] = sdx[j] / fC;
+            mdI[k] = 0.0;
+            mdP[k] = mdQ[k] = 0.0;
+            mdxI[k] = SN_TOTAL(sdx[j], sdx_c[j]) / fC;
+            if (!RMS)
+                mdI[k] = SN_TOTAL(sd[j], sd_c[j]) / fC;
             const float a = mdI[k], c = mdxI[k];
-            mdP[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(p1[j]) - a * Sgp) - c * rc_sum(p2[j])) + rc_sum(p6[j])) / fC;
-            mdQ[k] = RMS ? 0.0 : (rsI[k] * ((rc_sum(q1[j]) - a * Sgq) - c * rc_sum(q2[j]))) / fC;
-            mdxP[k] = (rsI[k] * ((rc_sum(p3[j]) - a * rc_sum(p4[j])) - c * rc_sum(p5[j])) + rc_sum(p7[j])) / fC;
-            mdxQ[k] = (rsI[k] * ((rc_sum(q3[j]) - a * rc_sum(q4[j])) - c * rc_sum(q5[j]))) / fC;
+            if (!RMS) {
+                mdP[k] = (rsI[k] * ((SN_S(p1[j]) - a * Sgp) - c * SN_S(p2[j])) + SN_S(p6[j])) / fC;
+                mdQ[k] = (rsI[k] * ((SN_S(q1[j]) - a * Sgq) - c * SN_S(q2[j]))) / fC;
+            }
+            mdxP[k] = (rsI[k] * ((SN_S(p3[j]) - a * SN_S(p4[j])) - c * SN_S(p5[j])) + SN_S(p7[j])) / fC;
+            mdxQ[k] = (rsI[k] * ((SN_S(q3[j]) - a * SN_S(q4[j])) - c * SN_S(q5[j]))) / fC;
         }
+#undef SN_S
     }
 }
 
@@ -224,7 +241,7 @@ void pass2(const uint n, const uint pg, const bool first)
 {
     const uint C = pc.C;
     const uint pgQ = pg + pc.part_norm, pgI = pg + 2u * pc.part_norm, pb = pc.part_b;
-    for (uint i = 0u; i < C; i += RC_STEP) {
+    SN_ROW_LOOP(i) {
         const params q = params_at(i);
         vec4 pgp, pbp, pgq, pbq, pgi, pbi;
         [[unroll]] for (uint k = 0u; k < n; k++) {
@@ -302,4 +319,5 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
 #define RC_LANE_WIDTH pc.C
 #define RC_LANE_ROWS SN_SLOTS
+#define RC_LANE_UNIT SN_GROUP
 #include "common/row_cpu_lanes.glsl"

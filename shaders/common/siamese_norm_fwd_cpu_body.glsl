@@ -1,41 +1,10 @@
 /* The body of shaders/siamese_norm_fwd_cpu.comp, siamese_norm_fwd_texel.comp
  * and siamese_norm_fwd_split.comp; the including shader defines how the
  * rows of x and y are read (SN_LD_X, SN_LD_Y), and SN_SPLIT for the split
- * form (below). */
+ * form (common/row_split.glsl). */
 #include "common/push_siamese_norm_fwd.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-#ifdef SN_SPLIT
-/* The split form: the SN_LANES invocations of a subgroup share a group of
- * RC_ROWS rows, lane l taking the vec4s l, l + SN_LANES, ... of each, and
- * each sum over a row is the subgroup's sum of the lanes' compensated
- * sums. The host sets SN_LANES to the device's one subgroup size and makes
- * every workgroup whole subgroups (lib/ops/norm_param_reduce.c).
- * Why: with a row per invocation, a SIMD batch walks 8 rows of x, y and h
- * side by side, RC_ROWS each: at C = 1024 about 400 KiB that each pass
- * reads again, beyond a core's L1; split, a batch walks RC_ROWS rows, and
- * a fetch of 8 lanes is 128 contiguous bytes instead of 8 rows' 16.
- * Measured on lavapipe (svk-bench, subgroup size 8, 3 rounds alternated
- * with SVK_NORM_SPLIT=0, N = 1024 and 4096): both forwards 1.54-1.59 times
- * as fast at C = 1024 and 1.09-1.18 at C = 512, but 0.86-0.95 at C = 256,
- * so narrower rows keep the other form (SVK_NORM_SPLIT_MIN_WIDTH). The sums'
- * order then depends on the subgroup size (still fixed for a device). */
-layout(constant_id = 5) const uint SN_LANES = 8u;
-#define SN_LANE gl_SubgroupInvocationID
-#define SN_GROUP (svk_group_index() * gl_NumSubgroups + gl_SubgroupID)
-/* A row's sum from the lanes' compensated sums (s - c each, rc_add). */
-#define SN_TOTAL(s, c) (subgroupAdd(s) - subgroupAdd(c))
-#define SN_FIRST_LANE (SN_LANE == 0u)
-#else
-const uint SN_LANES = 1u;
-#define SN_LANE 0u
-#define SN_GROUP rc_unit()
-#define SN_TOTAL(s, c) (s)
-#define SN_FIRST_LANE true
-#endif
-/* The loop over this invocation's elements of a row (all of it unsplit). */
-#define SN_ROW_LOOP(i) for (uint i = SN_LANE * RC_STEP; i < C; i += RC_STEP * SN_LANES)
 
 layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
 layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
@@ -54,6 +23,7 @@ layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 void main()
 {

@@ -610,10 +610,12 @@ static const siamese_shape siamese_shapes[] = {
      * passes reach it at 4095 above): within 12 iterations. */
     {769, 3071, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
-    /* The split forward (shaders/siamese_norm_fwd_split.comp, rows of
-     * SVK_NORM_SPLIT_MIN_WIDTH and more): 129 vec4s a row, not a multiple
-     * of any subgroup size, and a last group of 1 row. */
+    /* The split forms (shaders/siamese_norm_*_split.comp, rows of
+     * SVK_NORM_SPLIT_FWD_MIN_WIDTH and more forward, _BWD_ backward): 129
+     * and 257 vec4s a row, not a multiple of any subgroup size; a last
+     * group of 1 row; lanes of partials of several rows. */
     {37, 516, FILL_RANDOM, FILL_OFFSET, GRADS_BOTH, 0, 1},
+    {70, 1028, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
 };
 
 static void siamese_name(char *buf, size_t size, const siamese_shape *s, svk_norm_kind kind, bool bwd)
