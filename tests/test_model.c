@@ -66,6 +66,27 @@ static bool train(svk_model *m, uint64_t seed, float *losses, int steps, bool re
     return true;
 }
 
+/* Config c trained `steps` steps from seed on the CPU reference and on the
+ * device: the losses (lc, lv) and their worst relative difference, or -1
+ * where either failed. The device's model goes to *vk (NULL on failure)
+ * for the caller to look at and destroy. */
+static double cpu_vs_vulkan(svk_ctx *ctx, const svk_model_config *c, uint64_t seed, int steps, float *lc, float *lv,
+                            svk_model **vk)
+{
+    svk_model *mc = make(ctx, c, SVK_BACKEND_CPU), *mv = make(ctx, c, SVK_BACKEND_VULKAN);
+    const bool ok = mc && mv && train(mc, seed, lc, steps, false) && train(mv, seed, lv, steps, false);
+    double worst = ok ? 0 : -1;
+    for (int i = 0; ok && i < steps; i++) {
+        double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
+        worst = r > worst ? r : worst;
+    }
+    svk_model_destroy(&mc);
+    if (!ok)
+        svk_model_destroy(&mv);
+    *vk = mv;
+    return worst;
+}
+
 static void backends(svk_ctx *ctx, tu_tally *t)
 {
     /* The suite runs this twice: as the device picks the attention form,
@@ -87,21 +108,16 @@ static void backends(svk_ctx *ctx, tu_tally *t)
                     svk_model_config_set(&c, "mlp", mlps[m]);
                     svk_model_config_set(&c, "pos", pos[q]);
                     c.tie_embeddings = (a + b + m + q) % 2 == 0;
-                    svk_model *mc = make(ctx, &c, SVK_BACKEND_CPU), *mv = make(ctx, &c, SVK_BACKEND_VULKAN);
+                    svk_model *mv;
                     float lc[STEPS], lv[STEPS];
-                    bool ok = mc && mv && train(mc, 7, lc, STEPS, false) && train(mv, 7, lv, STEPS, false);
-                    double worst = 0;
-                    for (int i = 0; ok && i < STEPS; i++) {
-                        double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
-                        worst = r > worst ? r : worst;
-                    }
+                    const double worst = cpu_vs_vulkan(ctx, &c, 7, STEPS, lc, lv, &mv);
+                    const bool ok = worst >= 0;
                     const bool flash = ok && mv->has_plan && mv->plan.flash_attention;
                     tu_check(t, ok && worst <= 1e-4 && lc[STEPS - 1] < lc[0] && (flash || !want_flash),
                              "cpu vs vulkan, %s %s %s %s%s, %s attention: 20 steps, worst rel diff %.2e, loss %.4f "
                              "-> %.4f",
                              placements[a], norms[b], mlps[m], pos[q], c.tie_embeddings ? "" : " untied",
                              flash ? "flash" : "materialised", worst, ok ? lc[0] : 0.0, ok ? lc[STEPS - 1] : 0.0);
-                    svk_model_destroy(&mc);
                     svk_model_destroy(&mv);
                 }
 }
@@ -118,17 +134,11 @@ static void wide(svk_ctx *ctx, tu_tally *t)
         c.width = 512, c.layers = 1, c.heads = 4;
         svk_model_config_set(&c, "norm", norms[b]);
         enum { N = 5 };
-        svk_model *mc = make(ctx, &c, SVK_BACKEND_CPU), *mv = make(ctx, &c, SVK_BACKEND_VULKAN);
+        svk_model *mv;
         float lc[N], lv[N];
-        bool ok = mc && mv && train(mc, 11, lc, N, false) && train(mv, 11, lv, N, false);
-        double worst = 0;
-        for (int i = 0; ok && i < N; i++) {
-            double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);
-            worst = r > worst ? r : worst;
-        }
-        tu_check(t, ok && worst <= 1e-4, "cpu vs vulkan, siamese %s at width 512: %d steps, worst rel diff %.2e",
-                 norms[b], N, worst);
-        svk_model_destroy(&mc);
+        const double worst = cpu_vs_vulkan(ctx, &c, 11, N, lc, lv, &mv);
+        tu_check(t, worst >= 0 && worst <= 1e-4,
+                 "cpu vs vulkan, siamese %s at width 512: %d steps, worst rel diff %.2e", norms[b], N, worst);
         svk_model_destroy(&mv);
     }
 }

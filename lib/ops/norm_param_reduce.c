@@ -196,8 +196,8 @@ svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     if (st != SVK_OK)
         return st;
     if (var == SVK_KERNEL_VARIANT_CPU && cpu_form(kernel) != SVK_KERNEL_COUNT && svk_norm_cpu_fits(width, form))
-        return svk_norm_cpu_dispatch(cl, ctx, cpu_form(kernel), width, units, form, bindings, n_bindings, push, push_size,
-                                     label);
+        return svk_norm_cpu_dispatch(cl, ctx, cpu_form(kernel), width, units, form, bindings, n_bindings, push,
+                                     push_size, label);
     /* The portable form: rows of invocations, spec[1] units per workgroup. */
     uint32_t spec[3];
     svk_norm_row_spec(ctx, width, spec);
