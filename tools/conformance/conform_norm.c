@@ -302,7 +302,11 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * views (shaders/<name>_texel.comp: the norms' forwards and backwards,
  * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
  * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
- * (SVK_TEXEL_BUFFERS=0). */
+ * (SVK_TEXEL_BUFFERS=0). SiameseNorm's texel forms are split forms at
+ * widths from SVK_NORM_SPLIT_FWD_MIN_WIDTH (forward) and _BWD_ (backward)
+ * on (shaders/siamese_norm_*_split.comp, where the device has subgroupAdd):
+ * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
+ * shapes. */
 typedef struct cf_variant {
     const char *env;    /* the value of SVK_KERNEL_VARIANT */
     const char *suffix; /* appended to the direction */
