@@ -7,7 +7,7 @@
  * sums' rounding (their order differs).
  * Reference: svk_ref_siamese_norm_bwd, svk_ref_siamese_out_bwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c,
- * the "bwd-cpu" rows at widths from SVK_NORM_SPLIT_BWD_MIN_WIDTH on.
+ * the "bwd-cpu" rows at widths from SVK_NORM_SPLIT_WIDE_MIN_WIDTH on.
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -24,5 +24,5 @@ layout(set = 0, binding = 17) uniform textureBuffer y_t4;
 #define SN_LD_DYI(e) texelFetch(dyi_t4, int((e) >> 2))
 #define SN_LD_X(e) texelFetch(x_t4, int((e) >> 2))
 #define SN_LD_Y(e) texelFetch(y_t4, int((e) >> 2))
-#define SN_SPLIT
+#define RS_SPLIT
 #include "common/siamese_norm_bwd_fused_cpu_body.glsl"

@@ -7,7 +7,7 @@
  * Same outputs to within the sums' rounding (their order differs).
  * Reference: svk_ref_siamese_norm_fwd, svk_ref_siamese_out_fwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c,
- * the "fwd-cpu" rows at widths from SVK_NORM_SPLIT_FWD_MIN_WIDTH on.
+ * the "fwd-cpu" rows at widths from SVK_NORM_SPLIT_MIN_WIDTH on.
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -18,5 +18,5 @@ layout(set = 0, binding = 8) uniform textureBuffer x_t4;
 layout(set = 0, binding = 9) uniform textureBuffer y_t4;
 #define SN_LD_X(e) texelFetch(x_t4, int((e) >> 2))
 #define SN_LD_Y(e) texelFetch(y_t4, int((e) >> 2))
-#define SN_SPLIT
+#define RS_SPLIT
 #include "common/siamese_norm_fwd_cpu_body.glsl"

@@ -41,6 +41,8 @@
 #include "siamese_norm_fwd_texel.spv.h"
 #include "siamese_norm_fwd_split.spv.h"
 #include "siamese_norm_bwd_fused_split.spv.h"
+#include "layernorm_fwd_split.spv.h"
+#include "rmsnorm_fwd_split.spv.h"
 #include "rmsnorm_bwd_texel.spv.h"
 #include "rmsnorm_fwd_texel.spv.h"
 #include "layernorm_bwd_texel.spv.h"
@@ -387,6 +389,16 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
     },
+    [SVK_KERNEL_LAYERNORM_FWD_SPLIT] = {
+        .name = "layernorm_fwd_split",
+        SPV(svk_spv_layernorm_fwd_split),
+        .n_buffers = 7,      /* as layernorm_fwd_texel */
+        .write_mask = (1u << 3) | (1u << 4) | (1u << 5),
+        .binding_kind = {[6] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
+    },
     [SVK_KERNEL_LAYERNORM_BWD_TEXEL] = {
         .name = "layernorm_bwd_texel",
         SPV(svk_spv_layernorm_bwd_texel),
@@ -406,6 +418,16 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_norm_fwd),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_RMSNORM_FWD_SPLIT] = {
+        .name = "rmsnorm_fwd_split",
+        SPV(svk_spv_rmsnorm_fwd_split),
+        .n_buffers = 5,      /* as rmsnorm_fwd_texel */
+        .write_mask = (1u << 2) | (1u << 3),
+        .binding_kind = {[4] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_fwd),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
     },
     [SVK_KERNEL_RMSNORM_BWD_TEXEL] = {
         .name = "rmsnorm_bwd_texel",

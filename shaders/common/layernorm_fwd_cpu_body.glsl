@@ -1,5 +1,6 @@
-/* The body of shaders/layernorm_fwd_cpu.comp and layernorm_fwd_texel.comp;
- * the including shader defines how the rows are read (NR_LD_X). */
+/* The body of shaders/layernorm_fwd_cpu.comp, layernorm_fwd_texel.comp and
+ * layernorm_fwd_split.comp; the including shader defines how the rows are
+ * read (NR_LD_X), and RS_SPLIT for the split form (common/row_split.glsl). */
 #include "common/push_norm_fwd.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -17,10 +18,11 @@ layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 void main()
 {
-    const uint row0 = rc_unit() * RC_ROWS;
+    const uint row0 = RS_GROUP * RC_ROWS;
     if (row0 >= pc.rows)
         return;
     const uint W = pc.width;
@@ -38,18 +40,18 @@ void main()
         s[k] = s_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
             rc_add(s[k], s_c[k], NR_LD_X(pc.off_x + e[k] + i) - K[k]);
     }
     float m[RC_ROWS];
     float ss[RC_ROWS], ss_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        m[k] = s[k] / float(W);
+        m[k] = RS_TOTAL(s[k], s_c[k]) / float(W);
         ss[k] = ss_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (NR_LD_X(pc.off_x + e[k] + i) - K[k]) - m[k];
             rc_add(ss[k], ss_c[k], d * d);
@@ -57,9 +59,9 @@ void main()
     }
     float rs[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rs[k] = inversesqrt(ss[k] / float(W) + pc.eps);
+        rs[k] = inversesqrt(RS_TOTAL(ss[k], ss_c[k]) / float(W) + pc.eps);
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i), bi = RC_LD(b, b4, pc.off_b + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (NR_LD_X(pc.off_x + e[k] + i) - K[k]) - m[k];
@@ -68,7 +70,7 @@ void main()
         }
     }
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        if (!keep[k])
+        if (!keep[k] || !RS_FIRST_LANE)
             continue;
         if ((RC_FLAGS & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
             mean[pc.off_mean + row[k]] = K[k] + m[k];

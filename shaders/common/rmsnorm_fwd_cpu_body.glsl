@@ -1,5 +1,6 @@
-/* The body of shaders/rmsnorm_fwd_cpu.comp and rmsnorm_fwd_texel.comp; the
- * including shader defines how the rows are read (NR_LD_X). */
+/* The body of shaders/rmsnorm_fwd_cpu.comp, rmsnorm_fwd_texel.comp and
+ * rmsnorm_fwd_split.comp; the including shader defines how the rows are
+ * read (NR_LD_X), and RS_SPLIT for the split form (common/row_split.glsl). */
 #include "common/push_norm_fwd.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -14,10 +15,11 @@ layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 void main()
 {
-    const uint row0 = rc_unit() * RC_ROWS;
+    const uint row0 = RS_GROUP * RC_ROWS;
     if (row0 >= pc.rows)
         return;
     const uint W = pc.width;
@@ -32,7 +34,7 @@ void main()
         ss[k] = ss_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 v = NR_LD_X(pc.off_x + e[k] + i);
             rc_add(ss[k], ss_c[k], v * v);
@@ -40,9 +42,9 @@ void main()
     }
     float rs[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rs[k] = inversesqrt(ss[k] / float(W) + pc.eps);
+        rs[k] = inversesqrt(RS_TOTAL(ss[k], ss_c[k]) / float(W) + pc.eps);
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 v = NR_LD_X(pc.off_x + e[k] + i) * rs[k] * gi;
@@ -51,6 +53,6 @@ void main()
         }
     }
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        if (keep[k] && (RC_FLAGS & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
+        if (keep[k] && RS_FIRST_LANE && (RC_FLAGS & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
             rstd[pc.off_rstd + row[k]] = rs[k];
 }

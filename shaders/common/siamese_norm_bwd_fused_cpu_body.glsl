@@ -1,9 +1,9 @@
 /* The body of shaders/siamese_norm_bwd_fused_cpu.comp,
  * siamese_norm_bwd_fused_texel.comp and siamese_norm_bwd_fused_split.comp;
  * the including shader defines how the rows of dh, dxn, dy_in, x and y are
- * read (SN_LD_DH, SN_LD_DXN, SN_LD_DYI, SN_LD_X, SN_LD_Y), and SN_SPLIT for
+ * read (SN_LD_DH, SN_LD_DXN, SN_LD_DYI, SN_LD_X, SN_LD_Y), and RS_SPLIT for
  * the split form (common/row_split.glsl: a subgroup walks a lane of
- * partials, each of its lanes taking every SN_LANES-th vec4 of the rows
+ * partials, each of its lanes taking every RS_LANES-th vec4 of the rows
  * and of the partials). */
 #include "common/push_siamese_norm_bwd_fused.h"
 
@@ -170,7 +170,7 @@ void pass1(const uint s0, const uint n)
             p1[j] = p2[j] = p3[j] = p4[j] = p5[j] = p6[j] = p7[j] = vec4(0.0);
             q1[j] = q2[j] = q3[j] = q4[j] = q5[j] = vec4(0.0);
         }
-        SN_ROW_LOOP(i) {
+        RS_ROW_LOOP(i, C) {
             const params q = params_at(i);
             if (!RMS) {
                 rc_add(sgp, sgp_c, q.gp);
@@ -205,21 +205,21 @@ void pass1(const uint s0, const uint n)
                 }
             }
         }
-        /* (split: each sum over the subgroup's lanes, SN_ALL, SN_TOTAL) */
+        /* (split: each sum over the subgroup's lanes, RS_ALL, RS_TOTAL) */
         const float fC = float(C);
         float Sgp = 0.0, Sgq = 0.0;
         if (!RMS) {
-            Sgp = SN_TOTAL(sgp, sgp_c);
-            Sgq = SN_TOTAL(sgq, sgq_c);
+            Sgp = RS_TOTAL(sgp, sgp_c);
+            Sgq = RS_TOTAL(sgq, sgq_c);
         }
-#define SN_S(v) SN_ALL(rc_sum(v))
+#define SN_S(v) RS_ALL(rc_sum(v))
         [[unroll]] for (uint j = 0u; j < n; j++) {
             const uint k = s0 + j;
             mdI[k] = 0.0;
             mdP[k] = mdQ[k] = 0.0;
-            mdxI[k] = SN_TOTAL(sdx[j], sdx_c[j]) / fC;
+            mdxI[k] = RS_TOTAL(sdx[j], sdx_c[j]) / fC;
             if (!RMS)
-                mdI[k] = SN_TOTAL(sd[j], sd_c[j]) / fC;
+                mdI[k] = RS_TOTAL(sd[j], sd_c[j]) / fC;
             const float a = mdI[k], c = mdxI[k];
             if (!RMS) {
                 mdP[k] = (rsI[k] * ((SN_S(p1[j]) - a * Sgp) - c * SN_S(p2[j])) + SN_S(p6[j])) / fC;
@@ -241,7 +241,7 @@ void pass2(const uint n, const uint pg, const bool first)
 {
     const uint C = pc.C;
     const uint pgQ = pg + pc.part_norm, pgI = pg + 2u * pc.part_norm, pb = pc.part_b;
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         const params q = params_at(i);
         vec4 pgp, pbp, pgq, pbq, pgi, pbi;
         [[unroll]] for (uint k = 0u; k < n; k++) {
@@ -319,5 +319,5 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
 #define RC_LANE_WIDTH pc.C
 #define RC_LANE_ROWS SN_SLOTS
-#define RC_LANE_UNIT SN_GROUP
+#define RC_LANE_UNIT RS_GROUP
 #include "common/row_cpu_lanes.glsl"

@@ -1,6 +1,6 @@
 /* The body of shaders/siamese_norm_fwd_cpu.comp, siamese_norm_fwd_texel.comp
  * and siamese_norm_fwd_split.comp; the including shader defines how the
- * rows of x and y are read (SN_LD_X, SN_LD_Y), and SN_SPLIT for the split
+ * rows of x and y are read (SN_LD_X, SN_LD_Y), and RS_SPLIT for the split
  * form (common/row_split.glsl). */
 #include "common/push_siamese_norm_fwd.h"
 
@@ -27,7 +27,7 @@ layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
 
 void main()
 {
-    const uint row0 = SN_GROUP * RC_ROWS;
+    const uint row0 = RS_GROUP * RC_ROWS;
     if (row0 >= pc.rows)
         return;
     const uint C = pc.C, R = pc.rows;
@@ -48,7 +48,7 @@ void main()
         float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
             ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
-        SN_ROW_LOOP(i) {
+        RS_ROW_LOOP(i, C) {
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 vx = SN_LD_X(pc.off_x + e[k] + i), vy = SN_LD_Y(pc.off_y + e[k] + i);
                 rc_add(ssx[k], ssx_c[k], vx * vx);
@@ -58,12 +58,12 @@ void main()
         float rsx[RC_ROWS], rsy[RC_ROWS];
         float ssu[RC_ROWS], ssu_c[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            rsx[k] = inversesqrt(SN_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
-            rsy[k] = inversesqrt(SN_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
+            rsx[k] = inversesqrt(RS_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
+            rsy[k] = inversesqrt(RS_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
             ssu[k] = ssu_c[k] = 0.0;
         }
 
-        SN_ROW_LOOP(i) {
+        RS_ROW_LOOP(i, C) {
             const vec4 gp = RC_LD(g, g4, gP + i), gq = RC_LD(g, g4, gQ + i);
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
                 const vec4 p = SN_LD_X(pc.off_x + e[k] + i) * rsx[k] * gp;
@@ -78,16 +78,16 @@ void main()
         }
         float rsu[RC_ROWS];
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-            rsu[k] = inversesqrt(SN_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
+            rsu[k] = inversesqrt(RS_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
 
-        SN_ROW_LOOP(i) {
+        RS_ROW_LOOP(i, C) {
             const vec4 gi = RC_LD(g, g4, gI + i);
             [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
                 if (keep[k])
                     RC_ST(h, h4, pc.off_h + e[k] + i, RC_LD(h, h4, pc.off_h + e[k] + i) * rsu[k] * gi);
         }
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-            if (keep[k] && SN_FIRST_LANE) {
+            if (keep[k] && RS_FIRST_LANE) {
                 rstd[pc.off_rstd + row[k]] = rsx[k];
                 rstd[pc.off_rstd + R + row[k]] = rsy[k];
                 rstd[pc.off_rstd + 2u * R + row[k]] = rsu[k];
@@ -104,7 +104,7 @@ void main()
         Ky[k] = y[pc.off_y + e[k]];
         sx[k] = sx_c[k] = sy[k] = sy_c[k] = 0.0;
     }
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             rc_add(sx[k], sx_c[k], SN_LD_X(pc.off_x + e[k] + i) - Kx[k]);
             rc_add(sy[k], sy_c[k], SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]);
@@ -113,12 +113,12 @@ void main()
     float mx[RC_ROWS], my[RC_ROWS];
     float ssx[RC_ROWS], ssx_c[RC_ROWS], ssy[RC_ROWS], ssy_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mx[k] = SN_TOTAL(sx[k], sx_c[k]) / float(C);
-        my[k] = SN_TOTAL(sy[k], sy_c[k]) / float(C);
+        mx[k] = RS_TOTAL(sx[k], sx_c[k]) / float(C);
+        my[k] = RS_TOTAL(sy[k], sy_c[k]) / float(C);
         ssx[k] = ssx_c[k] = ssy[k] = ssy_c[k] = 0.0;
     }
 
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 dx = (SN_LD_X(pc.off_x + e[k] + i) - Kx[k]) - mx[k];
             const vec4 dy = (SN_LD_Y(pc.off_y + e[k] + i) - Ky[k]) - my[k];
@@ -129,15 +129,15 @@ void main()
     float rsx[RC_ROWS], rsy[RC_ROWS], Ku[RC_ROWS];
     float su[RC_ROWS], su_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        rsx[k] = inversesqrt(SN_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
-        rsy[k] = inversesqrt(SN_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
+        rsx[k] = inversesqrt(RS_TOTAL(ssx[k], ssx_c[k]) / float(C) + pc.eps);
+        rsy[k] = inversesqrt(RS_TOTAL(ssy[k], ssy_c[k]) / float(C) + pc.eps);
         /* u's shift: its first element, as in the portable form. */
         Ku[k] = (((x[pc.off_x + e[k]] - Kx[k]) - mx[k]) * rsx[k] * g[gP] + b[bP]) +
                 (((y[pc.off_y + e[k]] - Ky[k]) - my[k]) * rsy[k] * g[gQ] + b[bQ]);
         su[k] = su_c[k] = 0.0;
     }
 
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         const vec4 gp = RC_LD(g, g4, gP + i), bp = RC_LD(b, b4, bP + i);
         const vec4 gq = RC_LD(g, g4, gQ + i), bq = RC_LD(b, b4, bQ + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
@@ -154,11 +154,11 @@ void main()
     float mu[RC_ROWS];
     float ssu[RC_ROWS], ssu_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        mu[k] = SN_TOTAL(su[k], su_c[k]) / float(C);
+        mu[k] = RS_TOTAL(su[k], su_c[k]) / float(C);
         ssu[k] = ssu_c[k] = 0.0;
     }
 
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
             rc_add(ssu[k], ssu_c[k], d * d);
@@ -166,9 +166,9 @@ void main()
     }
     float rsu[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++)
-        rsu[k] = inversesqrt(SN_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
+        rsu[k] = inversesqrt(RS_TOTAL(ssu[k], ssu_c[k]) / float(C) + pc.eps);
 
-    SN_ROW_LOOP(i) {
+    RS_ROW_LOOP(i, C) {
         const vec4 gi = RC_LD(g, g4, gI + i), bi = RC_LD(b, b4, bI + i);
         [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
             const vec4 d = (RC_LD(h, h4, pc.off_h + e[k] + i) - Ku[k]) - mu[k];
@@ -177,7 +177,7 @@ void main()
         }
     }
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {
-        if (keep[k] && SN_FIRST_LANE) {
+        if (keep[k] && RS_FIRST_LANE) {
             mean[pc.off_mean + row[k]] = Kx[k] + mx[k];
             mean[pc.off_mean + R + row[k]] = Ky[k] + my[k];
             mean[pc.off_mean + 2u * R + row[k]] = Ku[k] + mu[k];

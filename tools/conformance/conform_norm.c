@@ -303,8 +303,9 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
  * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
  * (SVK_TEXEL_BUFFERS=0). SiameseNorm's texel forms are split forms at
- * widths from SVK_NORM_SPLIT_FWD_MIN_WIDTH (forward) and _BWD_ (backward)
- * on (shaders/siamese_norm_*_split.comp, where the device has subgroupAdd):
+ * widths from SVK_NORM_SPLIT_MIN_WIDTH or _WIDE_MIN_WIDTH on
+ * (lib/ops/norm_param_reduce.h; shaders/<name>_split.comp, where the
+ * device has subgroupAdd), and so are LayerNorm's and RMSNorm's forwards:
  * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
  * shapes. */
 typedef struct cf_variant {
@@ -615,7 +616,7 @@ static const siamese_shape siamese_shapes[] = {
     {769, 3071, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
     /* The split forms (shaders/siamese_norm_*_split.comp, rows of
-     * SVK_NORM_SPLIT_FWD_MIN_WIDTH and more forward, _BWD_ backward): 129
+     * SVK_NORM_SPLIT_MIN_WIDTH and more forward, _WIDE_ backward): 129
      * and 257 vec4s a row, not a multiple of any subgroup size; a last
      * group of 1 row; lanes of partials of several rows. */
     {37, 516, FILL_RANDOM, FILL_OFFSET, GRADS_BOTH, 0, 1},
