@@ -43,6 +43,8 @@
 #include "siamese_norm_bwd_fused_split.spv.h"
 #include "layernorm_fwd_split.spv.h"
 #include "rmsnorm_fwd_split.spv.h"
+#include "layernorm_bwd_split.spv.h"
+#include "rmsnorm_bwd_split.spv.h"
 #include "rmsnorm_bwd_texel.spv.h"
 #include "rmsnorm_fwd_texel.spv.h"
 #include "layernorm_bwd_texel.spv.h"
@@ -409,6 +411,16 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
     },
+    [SVK_KERNEL_LAYERNORM_BWD_SPLIT] = {
+        .name = "layernorm_bwd_split",
+        SPV(svk_spv_layernorm_bwd_split),
+        .n_buffers = 11,     /* as layernorm_bwd_texel */
+        .write_mask = (1u << 6) | (1u << 7),
+        .binding_kind = {[8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F, [10] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
+    },
     [SVK_KERNEL_RMSNORM_FWD_TEXEL] = {
         .name = "rmsnorm_fwd_texel",
         SPV(svk_spv_rmsnorm_fwd_texel),
@@ -438,6 +450,16 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_norm_bwd),
         .n_spec = 5,
         .spec_defaults = {16, 1, 1, 0, 0},
+    },
+    [SVK_KERNEL_RMSNORM_BWD_SPLIT] = {
+        .name = "rmsnorm_bwd_split",
+        SPV(svk_spv_rmsnorm_bwd_split),
+        .n_buffers = 10,     /* as rmsnorm_bwd_texel */
+        .write_mask = (1u << 5) | (1u << 6),
+        .binding_kind = {[7] = SVK_BIND_TEXEL_RGBA32F, [8] = SVK_BIND_TEXEL_RGBA32F, [9] = SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_norm_bwd),
+        .n_spec = 6,
+        .spec_defaults = {16, 1, 1, 1, 0, 8},
     },
     /* @norm-rows@ */
     [SVK_KERNEL_ATTENTION_SOFTMAX_FWD] = {

@@ -64,9 +64,11 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_SIAMESE_NORM_FWD_SPLIT,
     /* and its fused backward so (each lane of partials a subgroup's) */
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_SPLIT,
-    /* LayerNorm's and RMSNorm's forward texel forms so */
+    /* LayerNorm's and RMSNorm's texel forms so */
     SVK_KERNEL_LAYERNORM_FWD_SPLIT,
     SVK_KERNEL_RMSNORM_FWD_SPLIT,
+    SVK_KERNEL_LAYERNORM_BWD_SPLIT,
+    SVK_KERNEL_RMSNORM_BWD_SPLIT,
     /* @norm-kernels@ */
     SVK_KERNEL_ATTENTION_SOFTMAX_FWD,
     SVK_KERNEL_ATTENTION_SOFTMAX_BWD,

@@ -1,4 +1,5 @@
-/* The body of shaders/layernorm_bwd_cpu.comp and layernorm_bwd_texel.comp;
+/* The body of shaders/layernorm_bwd_cpu.comp, layernorm_bwd_texel.comp and
+ * layernorm_bwd_split.comp (with RS_SPLIT: common/row_split.glsl);
  * the including shader defines how the rows are read (NR_LD_DOUT, NR_LD_ADD,
  * NR_LD_X). */
 #include "common/push_norm_bwd.h"
@@ -22,6 +23,7 @@ layout(set = 0, binding = 7, std430) buffer BufPart4 { vec4 part4[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 /* dout + add (with ADD_DOUT) at element e of the rows' [rows, W] layout. */
 vec4 grad_at(const uint e, const bool add_dout)
@@ -52,7 +54,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         sd[k] = sd_c[k] = sdx[k] = sdx_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         vec4 pgi, pbi; /* the partials with rows row .. row + k added */
         [[unroll]] for (uint k = 0u; k < n; k++) {
@@ -76,10 +78,10 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
     float mean_d[RC_ROWS], mean_dx[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++) {
-        mean_d[k] = sd[k] / float(W);
-        mean_dx[k] = sdx[k] / float(W);
+        mean_d[k] = RS_TOTAL(sd[k], sd_c[k]) / float(W);
+        mean_dx[k] = RS_TOTAL(sdx[k], sdx_c[k]) / float(W);
     }
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         [[unroll]] for (uint k = 0u; k < n; k++) {
             const vec4 dv = grad_at(e[k] + i, add_dout);
@@ -94,4 +96,5 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 }
 
 #define RC_LANE_WIDTH pc.width
+#define RC_LANE_UNIT RS_GROUP
 #include "common/row_cpu_lanes.glsl"

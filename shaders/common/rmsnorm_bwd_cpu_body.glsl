@@ -1,4 +1,5 @@
-/* The body of shaders/rmsnorm_bwd_cpu.comp and rmsnorm_bwd_texel.comp; the
+/* The body of shaders/rmsnorm_bwd_cpu.comp, rmsnorm_bwd_texel.comp and
+ * rmsnorm_bwd_split.comp (with RS_SPLIT: common/row_split.glsl); the
  * including shader defines how the rows are read (NR_LD_DOUT, NR_LD_ADD,
  * NR_LD_X). */
 #include "common/push_norm_bwd.h"
@@ -21,6 +22,7 @@ layout(set = 0, binding = 6, std430) buffer BufPart4 { vec4 part4[]; };
 
 #include "common/grid.glsl"
 #include "common/row_cpu.glsl"
+#include "common/row_split.glsl"
 
 /* dout + add (with ADD_DOUT) at element e of the rows' [rows, W] layout. */
 vec4 grad_at(const uint e, const bool add_dout)
@@ -47,7 +49,7 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
         sdx[k] = sdx_c[k] = 0.0;
     }
 
-    for (uint i = 0u; i < W; i += RC_STEP) {
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         vec4 pgi; /* the partial with rows row .. row + k added */
         [[unroll]] for (uint k = 0u; k < n; k++) {
@@ -65,8 +67,8 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 
     float mean_dx[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < n; k++)
-        mean_dx[k] = sdx[k] / float(W);
-    for (uint i = 0u; i < W; i += RC_STEP) {
+        mean_dx[k] = RS_TOTAL(sdx[k], sdx_c[k]) / float(W);
+    RS_ROW_LOOP(i, W) {
         const vec4 gi = RC_LD(g, g4, pc.off_g + i);
         [[unroll]] for (uint k = 0u; k < n; k++) {
             const vec4 dv = grad_at(e[k] + i, add_dout);
@@ -80,4 +82,5 @@ void lane_rows(const uint row, const uint n, const uint pg, const bool first)
 }
 
 #define RC_LANE_WIDTH pc.width
+#define RC_LANE_UNIT RS_GROUP
 #include "common/row_cpu_lanes.glsl"

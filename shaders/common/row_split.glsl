@@ -1,7 +1,7 @@
 /*
  * The split forms of the CPU row kernels (shaders/<name>_split.comp: the
- * forwards of SiameseNorm, LayerNorm and RMSNorm, SiameseNorm's fused
- * backward), where the including shader defines RS_SPLIT;
+ * forwards and backwards of SiameseNorm, LayerNorm and RMSNorm), where the
+ * including shader defines RS_SPLIT;
  * without it, the macros below give the usual CPU form (row_cpu.glsl: a
  * group of RC_ROWS rows, or a lane of partials, per invocation). Include
  * after row_cpu.glsl.
@@ -25,7 +25,7 @@
  * at C = 512, but 0.86-0.95 at C = 256 (each row group's reductions and
  * statistics then weigh more), hence the minimum widths; the backwards
  * 1.0-1.31 at C = 1024 and 0.91-0.97 at 512 (16 sums a row to reduce);
- * LayerNorm's and RMSNorm's forwards 1.7-1.9 at 1024.
+ * LayerNorm's and RMSNorm's forwards and backwards 1.6-1.9 at 1024.
  */
 #ifdef RS_SPLIT
 layout(constant_id = 5) const uint RS_LANES = 8u;

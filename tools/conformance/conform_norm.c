@@ -305,7 +305,7 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * (SVK_TEXEL_BUFFERS=0). SiameseNorm's texel forms are split forms at
  * widths from SVK_NORM_SPLIT_MIN_WIDTH or _WIDE_MIN_WIDTH on
  * (lib/ops/norm_param_reduce.h; shaders/<name>_split.comp, where the
- * device has subgroupAdd), and so are LayerNorm's and RMSNorm's forwards:
+ * device has subgroupAdd), and so are LayerNorm's and RMSNorm's:
  * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
  * shapes. */
 typedef struct cf_variant {
