@@ -157,6 +157,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
     /* One invocation per form.group units, svk_op_cpu_group() invocations
      * per workgroup. */
     const uint32_t per_group = svk_op_cpu_group(ctx);
+    const uint32_t groups = (uint32_t)svk_div_up(units, form.group);
     uint32_t spec[6] = {per_group, 1, 1, form.vec4 ? 1u : 0u, form.flags, 0};
     /* The texel form where there is one, the rows are read as vec4s and
      * every buffer it views can be viewed: lavapipe fetches through a view
@@ -177,7 +178,6 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
         }
         if (!usable)
             break;
-        const uint32_t groups = (uint32_t)svk_div_up(units, form.group);
         const uint32_t lanes = f->split != SVK_KERNEL_COUNT && width >= f->split_min ? split_lanes(ctx) : 0;
         if (lanes && (uint64_t)groups * lanes <= UINT32_MAX) {
             spec[5] = lanes;
@@ -187,8 +187,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
         return row_dispatch(cl, ctx, f->texel, spec, per_group, groups, all, n_bindings + f->n, push, push_size,
                             label);
     }
-    return row_dispatch(cl, ctx, cpu_kernel, spec, per_group, (uint32_t)svk_div_up(units, form.group), bindings,
-                        n_bindings, push, push_size, label);
+    return row_dispatch(cl, ctx, cpu_kernel, spec, per_group, groups, bindings, n_bindings, push, push_size, label);
 }
 
 svk_status svk_norm_row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kernel, uint32_t width,

@@ -95,17 +95,17 @@ bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form);
  * for a CPU form that svk_norm_row_dispatch does not map from a portable
  * kernel (the fused SiameseNorm backward, which its op picks itself); the
  * caller has checked svk_norm_cpu_fits(). Where the form has a split form
- * (shaders/siamese_norm_*_split.comp) and the rows are wide enough
- * (SVK_NORM_SPLIT_*_MIN_WIDTH), each group of rows (or lane of partials)
- * goes to a subgroup rather than to one invocation. */
+ * (shaders/<name>_split.comp) and the rows are wide enough (below), each
+ * group of rows (or lane of partials) goes to a subgroup rather than to
+ * one invocation. */
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,
                                  uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
                                  uint32_t n_bindings, const void *push, uint32_t push_size, const char *label);
 
-/* The narrowest rows the split forms take (svk_norm_cpu_dispatch): 512
- * for SiameseNorm's forward and LayerNorm's and RMSNorm's forwards and
- * backwards, except RMSNorm's forward, 1024, as for SiameseNorm's fused
- * backward. Measured on lavapipe (svk-bench, subgroup size 8, 3 rounds
+/* The narrowest rows the split forms take (svk_norm_cpu_dispatch):
+ * SVK_NORM_SPLIT_WIDE_MIN_WIDTH for RMSNorm's forward and SiameseNorm's
+ * fused backward, SVK_NORM_SPLIT_MIN_WIDTH for the other four. Measured on
+ * lavapipe (svk-bench, subgroup size 8, 3 rounds
  * alternated with SVK_NORM_SPLIT=0, N = 1024 and 4096), the split form
  * against the other: SiameseNorm's forwards 0.86-0.95 times as fast at
  * C = 256, 1.09-1.18 at 512, 1.54-1.59 at 1024; LayerNorm's forward

@@ -66,7 +66,7 @@ struct svk_ctx {
      * which the CPU forms of GEMM use. */
     bool subgroup_shuffle;
     /* subgroupAdd in compute shaders, which the split row forms use
-     * (shaders/siamese_norm_fwd_split.comp). */
+     * (shaders/common/row_split.glsl). */
     bool subgroup_arith;
     /* $SVK_GEMM_COOPMAT=1 on a device without cooperative matrices was
      * logged (lib/ops/gemm.c). */

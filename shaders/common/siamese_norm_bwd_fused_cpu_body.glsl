@@ -205,26 +205,16 @@ void pass1(const uint s0, const uint n)
                 }
             }
         }
-        /* (split: each sum over the subgroup's lanes, RS_ALL, RS_TOTAL) */
-        const float fC = float(C);
-        float Sgp = 0.0, Sgq = 0.0;
-        if (!RMS) {
-            Sgp = RS_TOTAL(sgp, sgp_c);
-            Sgq = RS_TOTAL(sgq, sgq_c);
-        }
+        /* Split, each sum is the subgroup's (RS_TOTAL, RS_ALL). */
+        const float fC = float(C), Sgp = RS_TOTAL(sgp, sgp_c), Sgq = RS_TOTAL(sgq, sgq_c);
 #define SN_S(v) RS_ALL(rc_sum(v))
         [[unroll]] for (uint j = 0u; j < n; j++) {
             const uint k = s0 + j;
-            mdI[k] = 0.0;
-            mdP[k] = mdQ[k] = 0.0;
+            mdI[k] = RMS ? 0.0 : RS_TOTAL(sd[j], sd_c[j]) / fC;
             mdxI[k] = RS_TOTAL(sdx[j], sdx_c[j]) / fC;
-            if (!RMS)
-                mdI[k] = RS_TOTAL(sd[j], sd_c[j]) / fC;
             const float a = mdI[k], c = mdxI[k];
-            if (!RMS) {
-                mdP[k] = (rsI[k] * ((SN_S(p1[j]) - a * Sgp) - c * SN_S(p2[j])) + SN_S(p6[j])) / fC;
-                mdQ[k] = (rsI[k] * ((SN_S(q1[j]) - a * Sgq) - c * SN_S(q2[j]))) / fC;
-            }
+            mdP[k] = RMS ? 0.0 : (rsI[k] * ((SN_S(p1[j]) - a * Sgp) - c * SN_S(p2[j])) + SN_S(p6[j])) / fC;
+            mdQ[k] = RMS ? 0.0 : (rsI[k] * ((SN_S(q1[j]) - a * Sgq) - c * SN_S(q2[j]))) / fC;
             mdxP[k] = (rsI[k] * ((SN_S(p3[j]) - a * SN_S(p4[j])) - c * SN_S(p5[j])) + SN_S(p7[j])) / fC;
             mdxQ[k] = (rsI[k] * ((SN_S(q3[j]) - a * SN_S(q4[j])) - c * SN_S(q5[j]))) / fC;
         }
