@@ -39,6 +39,12 @@ for the system interpreter /usr/bin/python3), and exits with status 2 and a
 message when torch cannot be imported. It is never part of the test suite
 and nothing in the build runs it.
 
+--profile runs as many steps again under torch.profiler and prints how
+their time divides between the matrix products (aten::mm, addmm, bmm,
+baddbmm) and every other operator, with the costliest operators: set beside
+`SVK_PROFILE=kernel build/tools/train/svk-train ...`, it shows which part of
+the step each side spends its time in.
+
 PyTorch's threads: --threads N (default: os.cpu_count()) sets
 torch.set_num_threads(N) and, before torch is imported, OMP_NUM_THREADS,
 OPENBLAS_NUM_THREADS and MKL_NUM_THREADS, so that a BLAS library with its own
@@ -188,6 +194,9 @@ def parse_args(argv):
                         "(repeatable; the rows then no longer match svk-bench's unless it is run alike)")
     p.add_argument("--seed", type=int, default=1, help="weights and batch seed (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    p.add_argument("--profile", action="store_true",
+                   help="then profile as many steps again (torch.profiler) and print where their time goes: "
+                        "the matrix products against everything else, and the costliest operators")
     a = p.parse_args(argv)
     if a.threads < 1 or a.steps < 1 or a.warmup < 1 or a.batch < 0 or a.seq < 0:
         p.error("--threads, --steps and --warmup must be at least 1; --batch and --seq positive")
@@ -448,7 +457,9 @@ def run_config(torch, classes, name, args):
         times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     n = B * T
+    profile = profile_steps(torch, step, args.steps) if args.profile else None
     return {
+        "profile": profile,
         "name": name,
         "config": dict(c, mlp_hidden=hidden(c)),
         "B": B,
@@ -464,6 +475,39 @@ def run_config(torch, classes, name, args):
         "initial_loss": loss0,
         "ln_vocab": math.log(c["vocab"]),
         "final_loss": loss.item(),
+    }
+
+
+# The operators that are matrix products (the Linear layers and attention's
+# batched products); everything else is the rest of the step.
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
+
+
+def profile_steps(torch, step, steps):
+    """Runs `steps` more steps under torch.profiler (CPU) and returns, per
+    step, the operators' self CPU time: in all, in the matrix products, and
+    the costliest operators. Self times are those of the calling thread, which
+    waits for an operator's parallel region, so they add up to about the
+    step's wall time (the profiler's own cost included: it is printed too)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        wall = (time.perf_counter() - t0) / steps
+    events = prof.key_averages()
+    per_step = lambda us: us / steps / 1000.0
+    total = per_step(sum(e.self_cpu_time_total for e in events))
+    matmul = per_step(sum(e.self_cpu_time_total for e in events if e.key in MATMUL_OPS))
+    top = sorted(events, key=lambda e: -e.self_cpu_time_total)[:12]
+    return {
+        "steps": steps,
+        "wall_ms_per_step": wall * 1e3,
+        "self_ms_per_step": total,
+        "matmul_ms_per_step": matmul,
+        "matmul_ops": list(MATMUL_OPS),
+        "top": [{"op": e.key, "ms_per_step": per_step(e.self_cpu_time_total), "calls_per_step": e.count / steps}
+                for e in top],
     }
 
 
@@ -533,6 +577,14 @@ def main(argv):
               "loss at init %.4f (ln V %.4f), last %.4f" %
               (r["tokens_per_s"], r["ms_per_step"], r["steps"], r["ms_min"], r["ms_max"],
                r["initial_loss"], r["ln_vocab"], r["final_loss"]), file=out)
+        prof = r["profile"]
+        if prof:
+            print("     profiled: %.2f ms/step wall under the profiler; operators' self time %.2f ms/step, "
+                  "of it matrix products (%s) %.2f ms, the rest %.2f ms" %
+                  (prof["wall_ms_per_step"], prof["self_ms_per_step"], ", ".join(prof["matmul_ops"]),
+                   prof["matmul_ms_per_step"], prof["self_ms_per_step"] - prof["matmul_ms_per_step"]), file=out)
+            for t in prof["top"]:
+                print("       %8.2f ms  %6.1f calls  %s" % (t["ms_per_step"], t["calls_per_step"], t["op"]), file=out)
         out.flush()
     if args.json:
         info["steps"] = rows
