@@ -54,6 +54,9 @@ layout(constant_id = 7) const uint SG = 0;
  * host set them: compiled in, as in gemm_texel.comp. */
 layout(constant_id = 8) const uint EPI_FLAGS = 0u;
 layout(constant_id = 9) const bool READ_C = false;
+/* C (and the bias, aux and aux2) may be accessed as vec4s: as
+ * gemm_texel.comp's VEC_C (lib/ops/gemm.c sets both alike). */
+layout(constant_id = 10) const bool VEC_C = false;
 
 /* Each operand is bound once and seen both as floats and as vec4s. */
 layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
@@ -61,9 +64,12 @@ layout(set = 0, binding = 0, std430) readonly buffer BufA4 { vec4 a4[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
 layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
+layout(set = 0, binding = 2, std430) buffer BufC4 { vec4 c4[]; };
 layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BufBias4 { vec4 bias4[]; };
 #define GEMM_AUX_BINDING 4
 #define GEMM_EPI_FLAGS EPI_FLAGS
+#define GEMM_EPILOGUE_VEC4
 #include "common/gemm_epilogue.glsl"
 #include "common/gemm_causal.glsl"
 
@@ -224,6 +230,33 @@ void main()
         kloop(false, false, base_a, base_b, m0, n0);
 
     const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
+    /* With VEC_C, C as vec4s: a CPU driver stores to a storage buffer lane
+     * by lane, one pass over the lanes per store instruction, so a vec4 is
+     * one pass for four floats. Measured: docs/PERFORMANCE.md. */
+    if (VEC_C) {
+        vec4 bias_col4[TN4];
+        for (uint j4 = 0u; j4 < TN4; j4++)
+            if (has_bias)
+                bias_col4[j4] = bias4[(pc.off_bias + min(n0 + 4u * j4, pc.N - 4u)) >> 2];
+        for (uint i = 0u; i < TM; i++) {
+            const uint m = m0 + i;
+            if (m >= pc.M)
+                break;
+            for (uint j4 = 0u; j4 < TN4; j4++) {
+                const uint n = n0 + 4u * j4;
+                if (n >= pc.N)
+                    break;
+                const uint idx = (base_c + m * pc.ldc + n) >> 2;
+                vec4 v = pc.alpha * acc[i * TN4 + j4];
+                if (READ_C)
+                    v += pc.beta * c4[idx];
+                if (has_bias)
+                    v += bias_col4[j4];
+                c4[idx] = svk_gemm_epilogue4(v, idx);
+            }
+        }
+        return;
+    }
     /* The bias of the block's columns, loaded once rather than once per row
      * (a CPU driver loads from a storage buffer lane by lane); columns past
      * N read a valid element that is never used. */

@@ -560,6 +560,12 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     const bool sum_fused = g->sum_a && sum_a_fused(ctx, g, kernel_id);
     const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
     const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
+    /* The CPU forms' VEC_C: C, the bias and the epilogue's operands may be
+     * accessed as vec4s (four columns from a multiple of 4 all inside C or
+     * all outside it). */
+    const bool vec_c = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
+                       (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
+                       (!dual || g->off_aux2 % 4 == 0);
     /* What the output loop does: the bias and the epilogue. The CPU forms
      * compile these in, with whether C is read (EPI_FLAGS and READ_C):
      * lavapipe would otherwise run every epilogue's branch, loads and
@@ -582,9 +588,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[8] = vec_b && (g->trans_b || g->N % 4 == 0);
         spec[9] = g->K % 4;
         spec[10] = share;
-        spec[11] = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
-                   (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
-                   (!dual || g->off_aux2 % 4 == 0);
+        spec[11] = vec_c;
         spec[12] = out_flags;
         spec[13] = g->beta != 0.0f;
         if (sum_fused)
@@ -610,6 +614,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[7] = ctx->info.subgroup_size;
         spec[8] = out_flags;
         spec[9] = g->beta != 0.0f;
+        spec[10] = vec_c;
     } else if (kernel_id == SVK_KERNEL_GEMM_COOPMAT) {
         coopmat_spec(ctx, g, spec);
         /* gemm_coopmat.comp's float16 tiles of op(A) and op(B), rows

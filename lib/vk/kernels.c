@@ -121,9 +121,9 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * of Mesa 22.3 and 25.0 (svk-bench, alternated; 32 rows spill,
          * 5 times slower; 32 invocations no gain), and the default step on
          * Mesa 25.0, which runs this form, about 12% faster. Then
-         * TRANS_A, TRANS_B, the subgroup size, EPI_FLAGS and READ_C, set
-         * per call by lib/ops/gemm.c. */
-        .n_spec = 10,
+         * TRANS_A, TRANS_B, the subgroup size, EPI_FLAGS, READ_C and
+         * VEC_C, set per call by lib/ops/gemm.c. */
+        .n_spec = 11,
         .spec_defaults = {16, 1, 1, 16, 4, 0, 0, 0, 0, 0},
     },
     /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux and C
