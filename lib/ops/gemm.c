@@ -157,6 +157,19 @@ static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
     return svk_op_gemm_store64_allowed(ctx) && !g->trans_a ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
 }
 
+/* The storage-buffer form ctx runs: the one loading and storing through
+ * 64-bit views where allowed, for every product (on lavapipe of Mesa
+ * 25.0.7 the weight gradients gained with the rest: docs/PERFORMANCE.md). */
+static svk_kernel_id cpu_kernel(const svk_ctx *ctx)
+{
+    return svk_op_gemm_store64_allowed(ctx) ? SVK_KERNEL_GEMM_CPU_S64 : SVK_KERNEL_GEMM_CPU;
+}
+
+static bool is_cpu_ssbo(svk_kernel_id id)
+{
+    return id == SVK_KERNEL_GEMM_CPU || id == SVK_KERNEL_GEMM_CPU_S64;
+}
+
 /* Whether gemm_texel.comp can read A and B: both viewable as R32F and as
  * RGBA32F texel buffers. If not and log, says why, once per context. */
 static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bool log)
@@ -281,7 +294,7 @@ static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, ui
         *bn = spec[7] * spec[9] * spec[4];
         return;
     }
-    *bm = id == SVK_KERNEL_GEMM_CPU ? spec[3] : spec[1] * spec[3];
+    *bm = is_cpu_ssbo(id) ? spec[3] : spec[1] * spec[3];
     *bn = spec[0] * spec[4];
 }
 
@@ -301,8 +314,8 @@ static svk_status choose_kernel(svk_ctx *ctx, const char *label, const svk_gemm_
      * the subgroup allows, but the capability is the module's). */
     if (!ctx->subgroup_shuffle)
         return SVK_OK;
-    svk_kernel_id id = variant == SVK_GEMM_VARIANT_CPU && texel_ok(ctx, label, g, log) ? texel_kernel(ctx, g)
-                                                                                     : SVK_KERNEL_GEMM_CPU;
+    svk_kernel_id id =
+        variant == SVK_GEMM_VARIANT_CPU && texel_ok(ctx, label, g, log) ? texel_kernel(ctx, g) : cpu_kernel(ctx);
     /* Loop iterations of one SIMD batch: gemm_texel.comp K / 4;
      * gemm_cpu.comp K / 4, then K % 4 single steps, plus one masked pass of
      * each loop of its paths not taken: K / 4 + 5 at most. */
@@ -605,7 +618,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
             spec[12] |= SVK_GEMM_SPEC_TEXEL_EPI;
         texel_aux = texel_epi && reads_aux;
         texel_c = texel_epi && reads_c;
-    } else if (kernel_id == SVK_KERNEL_GEMM_CPU) {
+    } else if (is_cpu_ssbo(kernel_id)) {
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
          * address arithmetic is fixed. */

@@ -159,7 +159,7 @@ svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out);
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g);
 
 /* The kernel svk_gemm_record would record for g now (SVK_KERNEL_GEMM,
- * _GEMM_CPU, _GEMM_TEXEL, _GEMM_TEXEL_S64 or _GEMM_COOPMAT), without recording or logging anything: for
+ * _GEMM_CPU, _GEMM_CPU_S64, _GEMM_TEXEL, _GEMM_TEXEL_S64 or _GEMM_COOPMAT), without recording or logging anything: for
  * tests that must know which path they exercise, and for benchmarks. */
 svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out);
 

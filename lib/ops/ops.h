@@ -83,8 +83,9 @@ bool svk_op_vec4_allowed(void);
  * comparisons). Read at each call. */
 bool svk_op_gemm_pack_allowed(void);
 
-/* Whether the CPU texel GEMM may store through 64-bit views
- * (shaders/gemm_texel_s64.comp): the context enabled shaderInt64 and
+/* Whether the CPU GEMMs may go through 64-bit views (the texel form's
+ * stores, shaders/gemm_texel_s64.comp; the storage-buffer form's loads
+ * and stores, gemm_cpu_s64.comp): the context enabled shaderInt64 and
  * $SVK_GEMM_STORE64 is not "0" (for comparisons, and for the conformance
  * tool, which tests both forms). Read at each call. */
 bool svk_op_gemm_store64_allowed(const svk_ctx *ctx);

@@ -8,6 +8,7 @@
 #include "gemm_cpu.spv.h"
 #include "gemm_texel.spv.h"
 #include "gemm_texel_s64.spv.h"
+#include "gemm_cpu_s64.spv.h"
 #include "gemm_coopmat.spv.h"
 #include "gemm_coopmat_khr.spv.h"
 #include "common/push_copy.h"
@@ -110,22 +111,23 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .n_spec = 6,
         .spec_defaults = {16, 16, 1, 4, 4, 16},
     },
-    [SVK_KERNEL_GEMM_CPU] = {
-        .name = "gemm_cpu",
-        SPV(svk_spv_gemm_cpu),
-        .n_buffers = 6,      /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six */
-        .write_mask = 1u << 2 | 1u << 4 | 1u << 5,
-        .push_size = sizeof(svk_push_gemm),
-        /* A row of 16 invocations, each a 16x4 block of C (TM, TN): the
-         * training step's GEMMs ran 25-50% faster than at 8x4 on lavapipe
-         * of Mesa 22.3 and 25.0 (svk-bench, alternated; 32 rows spill,
-         * 5 times slower; 32 invocations no gain), and the default step on
-         * Mesa 25.0, which runs this form, about 12% faster. Then
-         * TRANS_A, TRANS_B, the subgroup size, EPI_FLAGS, READ_C and
-         * VEC_C, set per call by lib/ops/gemm.c. */
-        .n_spec = 11,
-        .spec_defaults = {16, 1, 1, 16, 4, 0, 0, 0, 0, 0},
-    },
+    /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six. A row of 16
+     * invocations, each a 16x4 block of C (TM, TN): the training step's
+     * GEMMs ran 25-50% faster than at 8x4 on lavapipe of Mesa 22.3 and
+     * 25.0 (svk-bench, alternated; 32 rows spill, 5 times slower; 32
+     * invocations no gain), and the default step on Mesa 25.0, which runs
+     * this form, about 12% faster. Then TRANS_A, TRANS_B, the subgroup
+     * size, EPI_FLAGS, READ_C and VEC_C, set per call by lib/ops/gemm.c;
+     * the two forms differ only in how they load A and B and store C
+     * (common/gemm_cpu_body.glsl). */
+#define GEMM_CPU_ENTRY(kernel_name, spv)                                                                       \
+    {                                                                                                          \
+        .name = kernel_name, SPV(spv), .n_buffers = 6, .write_mask = 1u << 2 | 1u << 4 | 1u << 5,              \
+        .push_size = sizeof(svk_push_gemm), .n_spec = 11, .spec_defaults = {16, 1, 1, 16, 4, 0, 0, 0, 0, 0},   \
+    }
+    [SVK_KERNEL_GEMM_CPU] = GEMM_CPU_ENTRY("gemm_cpu", svk_spv_gemm_cpu),
+    [SVK_KERNEL_GEMM_CPU_S64] = GEMM_CPU_ENTRY("gemm_cpu_s64", svk_spv_gemm_cpu_s64),
+#undef GEMM_CPU_ENTRY
     /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux and C
      * again as RGBA32F views for the output loop's reads, sum_a. A row of
      * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8

@@ -23,6 +23,7 @@
 typedef enum svk_kernel_id {
     SVK_KERNEL_GEMM = 0,
     SVK_KERNEL_GEMM_CPU,      /* register-blocked GEMM for CPU devices (lavapipe), storage buffers */
+    SVK_KERNEL_GEMM_CPU_S64,  /* the same loading and storing through 64-bit views (needs shaderInt64) */
     SVK_KERNEL_GEMM_TEXEL,    /* the same through uniform texel buffers (lavapipe's fast path) */
     SVK_KERNEL_GEMM_TEXEL_S64, /* the same storing C through 64-bit views (needs shaderInt64) */
     SVK_KERNEL_GEMM_COOPMAT,  /* cooperative matrices, float16 in, float32 accumulate (opt-in) */

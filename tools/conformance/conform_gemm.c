@@ -1,17 +1,20 @@
 /*
- * GEMM (shaders/gemm.comp, gemm_texel.comp, gemm_texel_s64.comp and
- * gemm_cpu.comp, lib/ref/gemm.c), each case once per kernel: rows
- * "portable" (gemm.comp), "cpu" (the CPU variant as it runs where texel
- * buffers are usable: gemm_texel_s64.comp where the device has shaderInt64
- * and op(A) is A, else gemm_texel.comp), "cpu-st32" (gemm_texel.comp
- * where row "cpu" ran the 64-bit form, forced by $SVK_GEMM_STORE64=0) and
- * "cpu-ssbo" (the CPU variant falling back to gemm_cpu.comp, forced by
- * lowering the context's maxTexelBufferElements to 0, as a buffer too
- * large to view would). Each row checks that svk_gemm_record chose the
- * kernel it names. Every transpose combination, awkward shapes (1, primes,
- * non-multiples of every tile), batches and two-level batches, padded
- * leading dimensions and batch strides, operands at element offsets that
- * are and are not multiples of 4 (the vec4 paths), alpha/beta and bias.
+ * GEMM (shaders/gemm.comp, gemm_texel.comp, gemm_texel_s64.comp,
+ * gemm_cpu.comp and gemm_cpu_s64.comp, lib/ref/gemm.c), each case once per
+ * kernel: rows "portable" (gemm.comp), "cpu" (the CPU variant as it runs
+ * where texel buffers are usable: gemm_texel_s64.comp where the device has
+ * shaderInt64 and op(A) is A, else gemm_texel.comp), "cpu-st32"
+ * (gemm_texel.comp where row "cpu" ran the 64-bit form, forced by
+ * $SVK_GEMM_STORE64=0), "cpu-ssbo" (the CPU variant falling back to the
+ * storage-buffer form, forced by lowering the context's
+ * maxTexelBufferElements to 0, as a buffer too large to view would:
+ * gemm_cpu_s64.comp where the device has shaderInt64, else gemm_cpu.comp)
+ * and "cpu-ssbo-st32" (gemm_cpu.comp where "cpu-ssbo" ran the 64-bit form).
+ * Each row checks that svk_gemm_record chose the kernel it names. Every
+ * transpose combination, awkward shapes (1, primes, non-multiples of every
+ * tile), batches and two-level batches, padded leading dimensions and batch
+ * strides, operands at element offsets that are and are not multiples of 4
+ * (the vec4 paths), alpha/beta and bias.
  * Padding columns and the slack between batches lie inside the output buffer
  * and must come back untouched, bit for bit; in the inputs they, and the
  * elements before and after each operand, are NaN, so a kernel that reads
@@ -483,17 +486,21 @@ void cf_run_gemm(cf_state *cf)
     /* Without subgroupShuffle both CPU forms give way to the portable one. */
     const bool sh = cf->ctx->subgroup_shuffle;
     /* With shaderInt64 (and $SVK_GEMM_STORE64 not "0") the texel form
-     * stores through 64-bit views where op(A) is A; the 32-bit one is then
-     * row 2's. */
+     * stores through 64-bit views where op(A) is A, and the storage-buffer
+     * form loads and stores through them; the 32-bit forms are then rows
+     * 2 and 5's. */
     const bool s64 = svk_op_gemm_store64_allowed(cf->ctx);
     const svk_kernel_id texel_id = s64 ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
+    const svk_kernel_id cpu_id = s64 ? SVK_KERNEL_GEMM_CPU_S64 : SVK_KERNEL_GEMM_CPU;
     const gemm_row rows[] = {
         {"portable", SVK_GEMM_VARIANT_PORTABLE, SVK_KERNEL_GEMM, false, false, TOL_GEMM},
         {texel ? "cpu" : "cpu-ssbo", SVK_GEMM_VARIANT_CPU,
-         !sh ? SVK_KERNEL_GEMM : texel ? texel_id : SVK_KERNEL_GEMM_CPU, false, false, TOL_GEMM},
+         !sh ? SVK_KERNEL_GEMM : texel ? texel_id : cpu_id, false, false, TOL_GEMM},
         {"cpu-st32", SVK_GEMM_VARIANT_CPU, SVK_KERNEL_GEMM_TEXEL, false, true, TOL_GEMM},
-        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? SVK_KERNEL_GEMM_CPU : SVK_KERNEL_GEMM, true, false, TOL_GEMM},
+        {"cpu-ssbo", SVK_GEMM_VARIANT_CPU, sh ? cpu_id : SVK_KERNEL_GEMM, true, false, TOL_GEMM},
         {"coopmat", SVK_GEMM_VARIANT_COOPMAT, SVK_KERNEL_GEMM_COOPMAT, false, false, TOL_GEMM_F16},
+        /* (forced off the texel form only where the device has one) */
+        {"cpu-ssbo-st32", SVK_GEMM_VARIANT_CPU, SVK_KERNEL_GEMM_CPU, texel, true, TOL_GEMM},
     };
     const svk_device_info *di = &cf->ctx->info;
     if (di->coopmat_m)
@@ -510,9 +517,13 @@ void cf_run_gemm(cf_state *cf)
             continue; /* row 1 was the storage-buffer form already */
         if (v == 4 && !di->coopmat_m)
             continue;
+        if (v == 5 && !(sh && s64))
+            continue; /* the storage-buffer form ran 32-bit already */
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-            /* (row 1 ran gemm_texel.comp on op(A) = A^T already) */
-            if ((!cf->quick || cases[i].quick) && !(v == 2 && cases[i].ta))
+            /* (row 1 ran gemm_texel.comp on op(A) = A^T already; row 5,
+             * whose form differs from row 3's only in its loads' and
+             * stores' widths, runs the quick cases) */
+            if ((!cf->quick || cases[i].quick) && !(v == 2 && cases[i].ta) && !(v == 5 && !cases[i].quick))
                 run_case(cf, &cases[i], &rows[v]);
     }
 }
