@@ -114,6 +114,23 @@ vec4 load4_b(uint e, bool vec)
     return vec ? GEMM_LOAD4(b, e >> 2) : vec4(b[e], b[e + 1u], b[e + 2u], b[e + 3u]);
 }
 
+/* Item p (0 <= p < TM) of op(A) for the steps k .. k+3, the p-th of the
+ * k loop's pa[]: row m0 + p of A [M, K], or for A [K, M] step k + p / TM4
+ * of rows m0 + 4 (p % TM4) .. +3. Unless vec (the block inside C), rows
+ * past M are clamped to the last (their results are never stored). */
+vec4 a_item(const uint base_a, const uint m0, const uint k, const uint p, const bool vec)
+{
+    if (!TRANS_A) {
+        const uint m = vec ? m0 + p : min(m0 + p, pc.M - 1u);
+        return load4_a(base_a + m * pc.lda + k, vec);
+    }
+    const uint TM4 = TM / 4u;
+    const uint row = base_a + (k + p / TM4) * pc.lda, m = m0 + 4u * (p % TM4);
+    return vec ? load4_a(row + m, true)
+               : vec4(a[row + min(m, pc.M - 1u)], a[row + min(m + 1u, pc.M - 1u)], a[row + min(m + 2u, pc.M - 1u)],
+                      a[row + min(m + 3u, pc.M - 1u)]);
+}
+
 /*
  * The k loop. vec and share are compile-time constants at every call (the
  * function is inlined and folded), so each call is its own straight-line
@@ -148,32 +165,13 @@ void kloop(const bool vec, const bool share, uint base_a, uint base_b, uint m0, 
         if (share) {
             const uint R = (TM + SG - 1u) / SG;
             vec4 own[R];
-            for (uint r = 0u; r < R; r++) {
-                const uint p = min(lane + r * SG, TM - 1u);
-                if (!TRANS_A) {
-                    const uint m = vec ? m0 + p : min(m0 + p, pc.M - 1u);
-                    own[r] = load4_a(base_a + m * pc.lda + k, vec);
-                } else {
-                    const uint row = base_a + (k + p / TM4) * pc.lda, m = m0 + 4u * (p % TM4);
-                    own[r] = vec ? load4_a(row + m, true)
-                                 : vec4(a[row + min(m, pc.M - 1u)], a[row + min(m + 1u, pc.M - 1u)],
-                                        a[row + min(m + 2u, pc.M - 1u)], a[row + min(m + 3u, pc.M - 1u)]);
-                }
-            }
+            for (uint r = 0u; r < R; r++)
+                own[r] = a_item(base_a, m0, k, min(lane + r * SG, TM - 1u), vec);
             for (uint p = 0u; p < TM; p++)
                 pa[p] = subgroupShuffle(own[p / SG], p % SG);
         } else {
-            for (uint p = 0u; p < TM; p++) {
-                if (!TRANS_A) {
-                    const uint m = vec ? m0 + p : min(m0 + p, pc.M - 1u);
-                    pa[p] = load4_a(base_a + m * pc.lda + k, vec);
-                } else {
-                    const uint row = base_a + (k + p / TM4) * pc.lda, m = m0 + 4u * (p % TM4);
-                    pa[p] = vec ? load4_a(row + m, true)
-                                : vec4(a[row + min(m, pc.M - 1u)], a[row + min(m + 1u, pc.M - 1u)],
-                                       a[row + min(m + 2u, pc.M - 1u)], a[row + min(m + 3u, pc.M - 1u)]);
-                }
-            }
+            for (uint p = 0u; p < TM; p++)
+                pa[p] = a_item(base_a, m0, k, p, vec);
         }
         /* arow[i][kk] = op(A)[m0 + i, k + kk] */
         vec4 arow[TM];
@@ -228,6 +226,8 @@ void kloop(const bool vec, const bool share, uint base_a, uint base_b, uint m0, 
     }
 }
 
+#include "common/gemm_cpu_store.glsl"
+
 void main()
 {
     const uint batch = gl_WorkGroupID.z % pc.batch, outer = gl_WorkGroupID.z / pc.batch;
@@ -253,56 +253,7 @@ void main()
     else
         kloop(false, false, base_a, base_b, m0, n0);
 
-    const bool has_bias = (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u;
-    /* With VEC_C, C as vec4s: a CPU driver stores to a storage buffer lane
-     * by lane, one pass over the lanes per store instruction, so a vec4 is
-     * one pass for four floats. Measured: docs/PERFORMANCE.md. */
-    if (VEC_C) {
-        vec4 bias_col4[TN4];
-        for (uint j4 = 0u; j4 < TN4; j4++)
-            if (has_bias)
-                bias_col4[j4] = bias4[(pc.off_bias + min(n0 + 4u * j4, pc.N - 4u)) >> 2];
-        for (uint i = 0u; i < TM; i++) {
-            const uint m = m0 + i;
-            if (m >= pc.M)
-                break;
-            for (uint j4 = 0u; j4 < TN4; j4++) {
-                const uint n = n0 + 4u * j4;
-                if (n >= pc.N)
-                    break;
-                const uint idx = (base_c + m * pc.ldc + n) >> 2;
-                vec4 v = pc.alpha * acc[i * TN4 + j4];
-                if (READ_C)
-                    v += pc.beta * c4[idx];
-                if (has_bias)
-                    v += bias_col4[j4];
-                GEMM_STORE4(c, idx, svk_gemm_epilogue4(v, idx));
-            }
-        }
-        return;
-    }
-    /* The bias of the block's columns, loaded once rather than once per row
-     * (a CPU driver loads from a storage buffer lane by lane); columns past
-     * N read a valid element that is never used. */
-    float bias_col[TN];
-    for (uint j = 0u; j < TN; j++)
-        if (has_bias)
-            bias_col[j] = bias[pc.off_bias + min(n0 + j, pc.N - 1u)];
-    for (uint i = 0u; i < TM; i++) {
-        const uint m = m0 + i;
-        if (m >= pc.M)
-            break;
-        for (uint j = 0u; j < TN; j++) {
-            const uint n = n0 + j;
-            if (n >= pc.N)
-                break;
-            const uint idx = base_c + m * pc.ldc + n;
-            float v = pc.alpha * acc[i * TN4 + j / 4u][j % 4u];
-            if (READ_C)
-                v += pc.beta * c[idx];
-            if (has_bias)
-                v += bias_col[j];
-            c[idx] = svk_gemm_epilogue(v, idx);
-        }
-    }
+    /* gemm_cpu.comp leaves CAUSAL_OUT's unwanted outputs to be stored (the
+     * contract allows either) and runs K in one dispatch. */
+    svk_gemm_store_block(base_c, m0, n0, pc.M, pc.N, (EPI_FLAGS & SVK_GEMM_FLAG_BIAS) != 0u, false, false);
 }

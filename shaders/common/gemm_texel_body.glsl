@@ -324,6 +324,8 @@ void load_acc(const uint base_c)
     }
 }
 
+#include "common/gemm_cpu_store.glsl"
+
 void main()
 {
     M = pc.M;
@@ -362,73 +364,5 @@ void main()
     /* (one test: glslang 12 emits a short-circuit && of spec constants as
      * a branch whose result spirv-val finds used outside it) */
     const bool has_bias = (EPI_FLAGS & (SVK_GEMM_FLAG_BIAS | SVK_GEMM_SPEC_ACC_OUT)) == SVK_GEMM_FLAG_BIAS;
-    const float alpha = pc.alpha, beta = pc.beta;
-    /* CAUSAL_OUT: nothing is stored where every column is above the
-     * diagonal (n > m): those outputs are not wanted, and each store is a
-     * pass over the SIMD lanes here (attention's scores: about half the
-     * stores of their products). A vec4 that reaches the diagonal is
-     * stored whole, so a reader's vec4 up to the query reads stored
-     * values. */
-    const bool causal = (pc.flags & SVK_GEMM_FLAG_CAUSAL_OUT) != 0u;
-    /* A CPU driver stores to a storage buffer lane by lane: a vec4 store is
-     * one pass for four floats. The bias of the block's columns is loaded
-     * once, not once per row (each load is such a pass); columns past N
-     * read a valid element that is never used. */
-    if (VEC_C) {
-        vec4 bias_col[TN4];
-        for (uint j4 = 0u; j4 < TN4; j4++)
-            if (has_bias)
-                bias_col[j4] = bias4[(pc.off_bias + min(n0 + 4u * j4, N - 4u)) >> 2];
-        for (uint i = 0u; i < TM; i++) {
-            const uint m = m0 + i;
-            if (m >= M)
-                break;
-            for (uint j4 = 0u; j4 < TN4; j4++) {
-                const uint n = n0 + 4u * j4;
-                if (n >= N)
-                    break;
-                if (causal && n > m)
-                    continue;
-                const uint idx = (base_c + m * pc.ldc + n) >> 2;
-                if (ACC_OUT) {
-                    GEMM_STORE4(c, idx, acc[i * TN4 + j4]);
-                } else {
-                    vec4 v = alpha * acc[i * TN4 + j4];
-                    if (READ_C)
-                        v += beta * GEMM_LOAD_C4(idx);
-                    if (has_bias)
-                        v += bias_col[j4];
-                    GEMM_STORE4(c, idx, svk_gemm_epilogue4(v, idx));
-                }
-            }
-        }
-        return;
-    }
-    float bias_col[TN];
-    for (uint j = 0u; j < TN; j++)
-        if (has_bias)
-            bias_col[j] = bias[pc.off_bias + min(n0 + j, N - 1u)];
-    for (uint i = 0u; i < TM; i++) {
-        const uint m = m0 + i;
-        if (m >= M)
-            break;
-        for (uint j = 0u; j < TN; j++) {
-            const uint n = n0 + j;
-            if (n >= N)
-                break;
-            if (causal && n > m)
-                continue;
-            const uint idx = base_c + m * pc.ldc + n;
-            if (ACC_OUT) {
-                c[idx] = acc[i * TN4 + j / 4u][j % 4u];
-            } else {
-                float v = alpha * acc[i * TN4 + j / 4u][j % 4u];
-                if (READ_C)
-                    v += beta * c[idx];
-                if (has_bias)
-                    v += bias_col[j];
-                c[idx] = svk_gemm_epilogue(v, idx);
-            }
-        }
-    }
+    svk_gemm_store_block(base_c, m0, n0, M, N, has_bias, (pc.flags & SVK_GEMM_FLAG_CAUSAL_OUT) != 0u, ACC_OUT);
 }
