@@ -193,8 +193,9 @@ static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bo
     return true;
 }
 
-/* gemm_texel.comp's workgroup for g in spec[0] (spec: its defaults), and
- * the subgroup size it shares op(A) over (its spec[10]; 0: none). A narrow
+/* gemm_texel.comp's workgroup for g in spec[0] (spec: its defaults, with
+ * g's tile from texel_tile in spec 3 and 4), and the subgroup size it
+ * shares op(A) over (its spec[10]; 0: none). A narrow
  * C (attention's heads: N = D = 32 or 64) gets a narrower workgroup:
  * invocations past N compute clamped columns that are never stored, so the
  * default row of 32 x TN = 128 columns would waste 3/4 of the work at
@@ -214,19 +215,45 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
                : 0;
 }
 
-/* gemm_texel.comp's rows of C per invocation (its TM, spec 3) for g: 32
- * where C has 256 rows or more, else the default 16 (fewer rows past M
- * computed for nothing in small products, such as attention's per-head
+/* gemm_texel.comp's block of C per invocation for g: TM x TN (spec 3, 4).
+ *
+ * TM 32 where C has 256 rows or more, else the default 16 (fewer rows past
+ * M computed for nothing in small products, such as attention's per-head
  * ones). Each iteration of the k loop then fetches each B item for twice
  * the multiply-adds. Measured on lavapipe (2 threads, Zen 4 host, after
  * the packing of gemm_pack.h, svk-bench alternated): every GEMM row at
  * N = 1024, C = 1024 65-73 -> 75-84 GFLOP/s; at C = 256 and 512 the weight
  * gradients 70 -> 80-85 and the other rows within noise; at C = 128 within
  * the host's noise. (Before the packing, tiles of 24 and 32 rows had
- * measured within noise of 16 at C = 128 and 256.) */
-static uint32_t texel_tm(const svk_gemm_args *g)
+ * measured within noise of 16 at C = 128 and 256.)
+ *
+ * The wide tile, 16 x 8 (the same 128 accumulators), where op(B) is B
+ * [K, N] and the product is one matrix: the input gradients (NN) with
+ * K <= 1024 and the weight gradients (TN) with fewer than 256 rows, and
+ * only where the wider columns pad N no further (attention's heads of 32
+ * would compute twice their columns). Measured on lavapipe (svk-bench, 3
+ * rounds alternated with $SVK_GEMM_WIDE=0, N = 1024 and 4096, C = 128 to
+ * 512, minimum times): mlp.proj.dx 1.09-1.20x faster up to C = 256,
+ * mlp.proj.dW and attn.proj.dW at C = 128 1.19-1.26x and 1.05-1.14x,
+ * logits.dx and attn.proj.dx 1.03-1.13x, mlp.fc.dx at C = 128 1.16-1.18x;
+ * the default training step about 1% (docs/PERFORMANCE.md). Not where
+ * op(B) is B^T (the forward: each lane's eight columns are eight rows of
+ * B, 0.67-0.90x), nor for the weight gradients with TM 32 (0.86-0.97x),
+ * nor for NN with K of 3072 and 4096 (0.92-0.95x). TM 32 with TN 8 (256
+ * accumulators) ran 25 times slower. */
+static void texel_tile(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *tm, uint32_t *tn)
 {
-    return g->M >= 256 ? 32u : svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults[3];
+    const uint32_t *def = svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults;
+    *tm = g->M >= 256 ? 32u : def[3];
+    *tn = def[4];
+    const uint64_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
+    const uint64_t wide = 8u * sg, narrow = (uint64_t)def[4] * sg;
+    const bool one = (g->batch <= 1) && (g->outer <= 1);
+    const bool no_pad = svk_div_up(g->N, wide) * wide == svk_div_up(g->N, narrow) * narrow;
+    if (svk_op_gemm_wide_allowed() && !g->trans_b && one && no_pad && (g->trans_a ? g->M < 256 : g->K <= 1024)) {
+        *tm = 16u;
+        *tn = 8u;
+    }
 }
 
 /* Whether kernel id adds g's sum_a itself (gemm.comp always;
@@ -240,7 +267,7 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
         return false;
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, svk_kernel_info_get(id)->spec_defaults, sizeof(spec));
-    spec[3] = texel_tm(g);
+    texel_tile(ctx, g, &spec[3], &spec[4]);
     const uint32_t sg = texel_shape(ctx, g, spec);
     return sg && sg % (spec[3] / 4) == 0;
 }
@@ -276,11 +303,12 @@ static uint32_t texel_k_chunks(const svk_gemm_args *g)
  * columns of each lane of a subgroup. */
 static void texel_pack_plan(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm_pack *p)
 {
-    const uint32_t *spec = svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults;
+    uint32_t tm, tn;
+    texel_tile(ctx, g, &tm, &tn);
     const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
     const uint64_t lda = g->lda ? g->lda : g->trans_a ? g->M : g->K;
     const uint64_t ldb = g->ldb ? g->ldb : g->trans_b ? g->K : g->N;
-    svk_gemm_pack_plan(g, lda, ldb, texel_tm(g), spec[4] * sg, p);
+    svk_gemm_pack_plan(g, lda, ldb, tm, tn * sg, p);
 }
 
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
@@ -376,7 +404,7 @@ uint32_t svk_gemm_activation_ld(svk_ctx *ctx, uint32_t K)
     if (!ctx || !svk_op_gemm_pack_allowed() || !texel_form_runs(ctx, "gemm", SVK_GEMM_VARIANT_AUTO))
         return K;
     /* The rows of A an iteration reads where a GEMM has 256 rows or more
-     * (texel_tm), the training step's. */
+     * (texel_tile), the training step's. */
     return svk_gemm_pack_ld(K, 32u);
 }
 
@@ -593,7 +621,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
-        spec[3] = texel_tm(g);
+        texel_tile(ctx, g, &spec[3], &spec[4]);
         const uint32_t share = texel_shape(ctx, g, spec);
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;

@@ -90,6 +90,12 @@ bool svk_op_gemm_pack_allowed(void)
     return !env || strcmp(env, "0") != 0;
 }
 
+bool svk_op_gemm_wide_allowed(void)
+{
+    const char *env = getenv("SVK_GEMM_WIDE");
+    return !env || strcmp(env, "0") != 0;
+}
+
 bool svk_op_gemm_store64_allowed(const svk_ctx *ctx)
 {
     const char *env = getenv("SVK_GEMM_STORE64");

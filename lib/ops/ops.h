@@ -83,6 +83,11 @@ bool svk_op_vec4_allowed(void);
  * comparisons). Read at each call. */
 bool svk_op_gemm_pack_allowed(void);
 
+/* Whether the CPU texel GEMM may take its wide tile (16 x 8 per
+ * invocation, lib/ops/gemm.c texel_tile) where it measured faster: true
+ * unless $SVK_GEMM_WIDE is "0" (for comparisons). Read at each call. */
+bool svk_op_gemm_wide_allowed(void);
+
 /* Whether the CPU GEMMs may go through 64-bit views (the texel form's
  * stores, shaders/gemm_texel_s64.comp; the storage-buffer form's loads
  * and stores, gemm_cpu_s64.comp): the context enabled shaderInt64 and

@@ -133,7 +133,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
      * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8
      * lanes about 10% faster than 8x4 and 4x4 over the training step's
      * shapes (TN 8 with TM 8 or more is many times slower there);
-     * lib/ops/gemm.c takes TM 32 where C has 256 rows or more (texel_tm).
+     * lib/ops/gemm.c takes TM 32 where C has 256 rows or more, and 16 x 8
+     * for some products (texel_tile).
      * Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG, VEC_C, EPI_FLAGS and
      * READ_C, set per call by lib/ops/gemm.c. The two forms differ only in
      * how they store C (common/gemm_texel_body.glsl). */

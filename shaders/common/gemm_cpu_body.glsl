@@ -36,6 +36,7 @@
  * or the block shape. No subgroup operations. beta == 0 never reads C.
  */
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require /* common/gemm_cpu_store.glsl */
 /* GEMM_CPU_64: the aligned (vec4) loads of A and B and the stores of C,
  * aux and aux2 go through 64-bit views, a pair of u64 per vec4. lavapipe
  * loads and stores a value whose address differs per lane one lane and

@@ -4,7 +4,8 @@
  * after the epilogue (common/gemm_epilogue.glsl, with GEMM_EPILOGUE_VEC4)
  * and the declarations it reads: acc[], TM, TN, TN4, the spec constants
  * VEC_C and READ_C, C as c[] and c4[] (c8[] with GEMM_STORE64), the bias
- * as bias[] and bias4[].
+ * as bias[] and bias4[]. Its constant-trip loops are marked [[unroll]]
+ * (GL_EXT_control_flow_attributes), as gemm_texel_body.glsl says why.
  *
  * A CPU driver stores to a storage buffer lane by lane: with VEC_C (C, the
  * bias and the epilogue's operands aligned to 4 floats, N a multiple of 4)
@@ -25,14 +26,14 @@ void svk_gemm_store_block(const uint base_c, const uint m0, const uint n0, const
 {
     if (VEC_C) {
         vec4 bias_col[TN4];
-        for (uint j4 = 0u; j4 < TN4; j4++)
+        [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++)
             if (has_bias)
                 bias_col[j4] = bias4[(pc.off_bias + min(n0 + 4u * j4, N - 4u)) >> 2];
-        for (uint i = 0u; i < TM; i++) {
+        [[unroll]] for (uint i = 0u; i < TM; i++) {
             const uint m = m0 + i;
             if (m >= M)
                 break;
-            for (uint j4 = 0u; j4 < TN4; j4++) {
+            [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++) {
                 const uint n = n0 + 4u * j4;
                 if (n >= N)
                     break;
@@ -54,14 +55,14 @@ void svk_gemm_store_block(const uint base_c, const uint m0, const uint n0, const
         return;
     }
     float bias_col[TN];
-    for (uint j = 0u; j < TN; j++)
+    [[unroll]] for (uint j = 0u; j < TN; j++)
         if (has_bias)
             bias_col[j] = bias[pc.off_bias + min(n0 + j, N - 1u)];
-    for (uint i = 0u; i < TM; i++) {
+    [[unroll]] for (uint i = 0u; i < TM; i++) {
         const uint m = m0 + i;
         if (m >= M)
             break;
-        for (uint j = 0u; j < TN; j++) {
+        [[unroll]] for (uint j = 0u; j < TN; j++) {
             const uint n = n0 + j;
             if (n >= N)
                 break;

@@ -49,9 +49,16 @@
  * The k loop runs K / 4 iterations, every other loop has a constant trip
  * count and is unrolled; the host records the portable form where K is too
  * long for that.
+ *
+ * Those loops are marked [[unroll]] (here and in common/gemm_cpu_store.glsl)
+ * rather than left to NIR's heuristics: a loop left rolled indexes acc[]
+ * at run time, and lavapipe then reads and writes it lane by lane. With
+ * the wide tile (TN 8, lib/ops/gemm.c texel_tile) the unmarked loops of
+ * the weight gradients' products ran 12 times slower.
  */
 #extension GL_EXT_samplerless_texture_functions : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 /* GEMM_STORE64: C, aux and aux2 are stored as vec4s through 64-bit views,
  * a pair of u64 per vec4. Mesa 22.3's llvmpipe stores a value whose
  * address differs per lane one lane and one component at a time, a bounds
@@ -203,33 +210,33 @@ void kloop(const bool share)
         vec4 item[TM];
         if (share) {
             vec4 own[R];
-            for (uint r = 0u; r < R; r++)
+            [[unroll]] for (uint r = 0u; r < R; r++)
                 own[r] = a_item(k, min(lane + r * SG1, TM - 1u));
             if (SUM_A)
-                for (uint r = 0u; r < R; r++)
+                [[unroll]] for (uint r = 0u; r < R; r++)
                     if (lane + r * SG1 < TM)
                         rsum += own[r];
-            for (uint p = 0u; p < TM; p++)
+            [[unroll]] for (uint p = 0u; p < TM; p++)
                 item[p] = subgroupShuffle(own[p / SG1], p % SG1);
         } else {
-            for (uint p = 0u; p < TM; p++)
+            [[unroll]] for (uint p = 0u; p < TM; p++)
                 item[p] = a_item(k, p);
         }
         vec4 arow[TM];
         if (!TRANS_A) {
-            for (uint p = 0u; p < TM; p++)
+            [[unroll]] for (uint p = 0u; p < TM; p++)
                 arow[p] = item[p];
         } else {
-            for (uint p = 0u; p < TM; p++)
-                for (uint r = 0u; r < 4u; r++)
+            [[unroll]] for (uint p = 0u; p < TM; p++)
+                [[unroll]] for (uint r = 0u; r < 4u; r++)
                     arow[4u * (p % TM4) + r][p / TM4] = item[p][r];
         }
         /* brow[kk * TN4 + j4] = op(B)[k + kk, n0 + 4 j4 .. +3] */
         vec4 brow[4u * TN4];
         if (!TRANS_B) {
-            for (uint kk = 0u; kk < 4u; kk++) {
+            [[unroll]] for (uint kk = 0u; kk < 4u; kk++) {
                 const uint row = base_b + (k + kk) * ldb;
-                for (uint j4 = 0u; j4 < TN4; j4++) {
+                [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++) {
                     const uint n = n0 + 4u * j4;
                     brow[kk * TN4 + j4] =
                         VEC_B ? texelFetch(b4, int((row + min(n, N - 4u)) >> 2))
@@ -238,10 +245,10 @@ void kloop(const bool share)
                 }
             }
         } else {
-            for (uint j = 0u; j < TN; j++) {
+            [[unroll]] for (uint j = 0u; j < TN; j++) {
                 const uint e = base_b + min(n0 + j, N - 1u) * ldb + k;
                 const vec4 t = VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
-                for (uint kk = 0u; kk < 4u; kk++)
+                [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
                     brow[kk * TN4 + j / 4u][j % 4u] = t[kk];
             }
         }
@@ -251,26 +258,26 @@ void kloop(const bool share)
          * and stores each once per iteration, not four times (10-20% at
          * the training step's shapes). Same bits: each output still sums
          * its k in increasing order. */
-        for (uint i = 0u; i < TM; i++)
-            for (uint j4 = 0u; j4 < TN4; j4++)
-                for (uint kk = 0u; kk < 4u; kk++)
+        [[unroll]] for (uint i = 0u; i < TM; i++)
+            [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++)
+                [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
                     acc[i * TN4 + j4] = fma(vec4(arow[i][kk]), brow[kk * TN4 + j4], acc[i * TN4 + j4]);
     }
     /* The last K % 4 steps (a constant count, unrolled), clamped. */
-    for (uint t = 0u; t < KTAIL; t++) {
+    [[unroll]] for (uint t = 0u; t < KTAIL; t++) {
         const uint k = K4 + t;
         float av[TM];
         vec4 bv[TN4];
-        for (uint i = 0u; i < TM; i++) {
+        [[unroll]] for (uint i = 0u; i < TM; i++) {
             const uint m = min(m0 + i, M - 1u);
             av[i] = fa(base_a + (TRANS_A ? k * lda + m : m * lda + k));
         }
-        for (uint j = 0u; j < TN; j++) {
+        [[unroll]] for (uint j = 0u; j < TN; j++) {
             const uint n = min(n0 + j, N - 1u);
             bv[j / 4u][j % 4u] = fb(base_b + (TRANS_B ? n * ldb + k : k * ldb + n));
         }
-        for (uint i = 0u; i < TM; i++)
-            for (uint j4 = 0u; j4 < TN4; j4++)
+        [[unroll]] for (uint i = 0u; i < TM; i++)
+            [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++)
                 acc[i * TN4 + j4] = fma(vec4(av[i]), bv[j4], acc[i * TN4 + j4]);
         /* Every lane fetched the step: lane q < TM4 counts quad q's. */
         if (SUM_A)
