@@ -132,7 +132,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
      * again as RGBA32F views for the output loop's reads, sum_a. A row of
      * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8
      * lanes about 10% faster than 8x4 and 4x4 over the training step's
-     * shapes (TN 8 with TM 8 or more is many times slower there);
+     * shapes (TN 8 only with every loop unrolled, and 32 x 8 is many
+     * times slower there: common/gemm_texel_body.glsl);
      * lib/ops/gemm.c takes TM 32 where C has 256 rows or more, and 16 x 8
      * for some products (texel_tile).
      * Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG, VEC_C, EPI_FLAGS and
