@@ -85,6 +85,7 @@
 #include "colsum.spv.h"
 #include "colsum_texel.spv.h"
 #include "transpose.spv.h"
+#include "transpose_texel.spv.h"
 #include "embedding_fwd.spv.h"
 #include "embedding_bwd.spv.h"
 #include "index_check.spv.h"
@@ -652,6 +653,17 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * lib/ops/transpose.c. */
         .n_spec = 4,
         .spec_defaults = {64, 1, 1, 0},
+    },
+    [SVK_KERNEL_TRANSPOSE_TEXEL] = {
+        .name = "transpose_texel",
+        SPV(svk_spv_transpose_texel),
+        .n_buffers = 2,      /* src (a view), dst */
+        .write_mask = 1u << 1,
+        .binding_kind = {SVK_BIND_TEXEL_RGBA32F},
+        .push_size = sizeof(svk_push_transpose),
+        /* 64 invocations per workgroup, a 4 x 4 block each. */
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
     },
     [SVK_KERNEL_EMBEDDING_FWD] = {
         .name = "embedding_fwd",

@@ -93,6 +93,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_COLSUM,
     SVK_KERNEL_COLSUM_TEXEL,  /* colsum reading src through an RGBA32F view (CPU devices) */
     SVK_KERNEL_TRANSPOSE,
+    SVK_KERNEL_TRANSPOSE_TEXEL,
     SVK_KERNEL_EMBEDDING_FWD,
     SVK_KERNEL_EMBEDDING_BWD,
     SVK_KERNEL_INDEX_CHECK,
