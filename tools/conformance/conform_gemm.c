@@ -167,6 +167,17 @@ static const gemm_case cases[] = {
     {0, 1, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0, 0},
     {0, 1, 37, 41, 43, 1, 0.5f, 0.0f, 1, 5, 1, 1, 0, 4, 0, 0, 0},
     {1, 0, 24, 32, 44, 3, 1.0f, 0.0f, 0, 4, 1, 2, 4, 4, 1, 0, 0},
+    /* The Linears' forwards as CPU devices run them, NN on a transposed
+     * weight (svk_plan_options.linear_nn): qkv (N = 3C = 384: the 16 x 8
+     * tile in rows of 16 invocations), the MLP's fc with its GELU, the
+     * projections with SiameseNorm's residual; at the training shapes and
+     * with 37 or 53 rows. */
+    {0, 0, 1024, 384, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 0, 1, 0, 0},
+    {0, 0, 37, 384, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 1, 0, 0},
+    {0, 0, 1024, 512, 128, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 1, 1, 0, 0},
+    {0, 0, 53, 512, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 1, 1, 0, 0},
+    {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0, 0},
+    {0, 0, 37, 128, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
     /* Causal structure (attention's products): scores wanted on and below
      * the diagonal only (q k^T, dout v^T), op(A) lower (P v, dS k) and
      * upper (P^T dout, dS^T q) triangular; one matrix, a prime side and
