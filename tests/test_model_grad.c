@@ -118,17 +118,17 @@ int main(int argc, char **argv)
                     svk_model_config_set(&c, "mlp", mlps[m]);
                     svk_model_config_set(&c, "pos", pos[q]);
                     /* Untied and bias-free variants on alternate combinations,
-                     * and the MLP projection's forward on a transposed weight
+                     * and the Linears' forwards on transposed weights
                      * and the GELU MLP's activations in padded rows (the plan
                      * CPU devices get) on others. */
                     c.tie_embeddings = (a + b + m + q) % 2 == 0;
                     c.bias = (a + m) % 2 == 0;
-                    const svk_plan_options opt = {.mlp_proj_nn = (b + q) % 2 == 1,
+                    const svk_plan_options opt = {.linear_nn = (b + q) % 2 == 1,
                                                   .mlp_ld = m == 0 && (a + b) % 2 == 0 ? c.mlp_hidden + 5 : 0};
                     char name[96];
                     snprintf(name, sizeof(name), "%s %s %s %s%s%s%s%s", placements[a], norms[b], mlps[m], pos[q],
                              c.tie_embeddings ? "" : " untied", c.bias ? "" : " nobias",
-                             opt.mlp_proj_nn ? " proj-nn" : "", opt.mlp_ld ? " padded" : "");
+                             opt.linear_nn ? " linear-nn" : "", opt.mlp_ld ? " padded" : "");
                     check(&t, name, &c, &opt, &rng);
                 }
     {

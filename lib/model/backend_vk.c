@@ -879,10 +879,10 @@ static void forget_recordings(svk_model *m)
 
 /* Flash attention where svk_attention_flash_preferred says so and the
  * heads fit its kernels (D <= 256); the materialised form otherwise. The
- * MLP projection's forward on a transposed weight where the GEMMs run
- * their CPU form (gemm_texel.comp's NT products with K = 4C ran 1.4 to
- * 1.7 times its NN ones on lavapipe, docs/PERFORMANCE.md); the portable
- * form stages both operands through shared memory either way. The GELU
+ * blocks' Linears forward on transposed weights where the GEMMs run their
+ * CPU form (gemm_texel.comp runs NN products faster than NT ones on
+ * lavapipe, svk_plan_options.linear_nn); the portable form stages both
+ * operands through shared memory either way. The GELU
  * MLP's activations laid out as those GEMMs read them
  * (svk_gemm_activation_ld): 0.3-0.5 ms of copies less per layer in the
  * default step on lavapipe. */
@@ -894,7 +894,7 @@ static svk_status plan_options(svk_model *m, svk_plan_options *out)
         out->flash_attention = false;
     /* A bad $SVK_GEMM_COOPMAT is the GEMMs' error to report, by name. */
     svk_gemm_variant v = SVK_GEMM_VARIANT_PORTABLE;
-    out->mlp_proj_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
+    out->linear_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
     out->mlp_ld = svk_gemm_activation_ld(m->ctx, svk_model_config_hidden(c));
     return st;
 }

@@ -28,7 +28,7 @@ typedef struct builder {
     size_t cap_t, cap_o;
     bool oom;
     int overflow;         /* the slab whose size wrapped + 1, or 0 */
-    uint32_t proj_wt;     /* mlp_proj_nn: the transposed weight's tensor */
+    uint32_t wt;          /* linear_nn: the tensor each Linear's weight is transposed into */
 } builder;
 
 /* The leading dimension of the GELU MLP's [N, F] activations in GEMM ops:
@@ -206,14 +206,23 @@ static void gemm_ld(builder *b, uint64_t lda, uint64_t ldb, uint64_t ldc)
     o->ld[0] = lda, o->ld[1] = ldb, o->ld[2] = ldc;
 }
 
-/* Forward of a Linear: y [N, out] = x [N, in] W^T + bias. */
+/* Forward of a Linear: y [N, out] = x [N, in] W^T + bias; with linear_nn
+ * W [out, in] is first transposed into b->wt [in, out] and the product is
+ * x (W^T), NN: the same sums in the same order. */
 static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uint64_t rows, uint64_t out,
                        uint64_t in)
 {
-    char label[64];
-    snprintf(label, sizeof(label), "%s", name);
-    gemm(b, label, y, x, W(b, SVK_SLAB_PARAM, "%s.weight", name), W(b, SVK_SLAB_PARAM, "%s.bias", name), false,
-         true, rows, out, in, 0.0f);
+    const uint32_t w = W(b, SVK_SLAB_PARAM, "%s.weight", name), bias = W(b, SVK_SLAB_PARAM, "%s.bias", name);
+    if (b->wt == SVK_NONE) {
+        gemm(b, name, y, x, w, bias, false, true, rows, out, in, 0.0f);
+        return;
+    }
+    svk_plan_op *o = op(b, SVK_OP_TRANSPOSE, "%s.wt", name);
+    o->t[0] = b->wt;
+    o->t[1] = w;
+    o->dims[0] = out;
+    o->dims[1] = in;
+    gemm(b, name, y, x, b->wt, bias, false, false, rows, out, in, 0.0f);
 }
 
 /* The same, then act = gelu(y) in the same op (flag GELU). */
@@ -319,21 +328,11 @@ static svk_status check_sizes(svk_log *log, const dims *d)
 }
 
 /* The sublayer's output projection: z = x W^T + bias into the residual
- * streams as r says. wt: a tensor [in, out] to run it as x (W^T) on, W
- * transposed into it first (svk_plan_options.mlp_proj_nn), or SVK_NONE. */
+ * streams as r says. */
 static void proj_fwd(builder *b, const char *name, const residual_out *r, uint32_t x, uint64_t rows, uint64_t out,
-                     uint64_t in, uint32_t wt)
+                     uint64_t in)
 {
-    if (wt == SVK_NONE) {
-        linear_fwd(b, name, r->c, x, rows, out, in);
-    } else {
-        svk_plan_op *o = op(b, SVK_OP_TRANSPOSE, "%s.wt", name);
-        o->t[0] = wt;
-        o->t[1] = W(b, SVK_SLAB_PARAM, "%s.weight", name);
-        o->dims[0] = out;
-        o->dims[1] = in;
-        gemm(b, name, r->c, x, wt, W(b, SVK_SLAB_PARAM, "%s.bias", name), false, false, rows, out, in, 0.0f);
-    }
+    linear_fwd(b, name, r->c, x, rows, out, in);
     gemm_epilogue(b, r->flag, r->in, r->out, r->scale);
 }
 
@@ -356,13 +355,13 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->flags = b->p->flash_attention ? SVK_FLAG_FLASH : 0;
         o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
-        proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C, SVK_NONE);
+        proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C);
     } else if (c->mlp == SVK_MLP_GELU) {
         snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
         linear_gelu_fwd(b, name, s->a, s->g, s->h, d->N, d->F, d->C);
         gemm_ld(b, 0, 0, mlp_ld(b));
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        proj_fwd(b, name, r, s->g, d->N, d->C, d->F, b->proj_wt);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
         gemm_ld(b, mlp_ld(b), 0, 0);
     } else {
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
@@ -373,7 +372,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         o->t[0] = s->g, o->t[1] = s->gate, o->t[2] = s->up;
         o->dims[0] = d->N * d->F;
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
-        proj_fwd(b, name, r, s->g, d->N, d->C, d->F, b->proj_wt);
+        proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
     }
 }
 
@@ -463,13 +462,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     if (B == 0 || T == 0 || T > c->ctx)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "batch shape B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", B, T,
                          c->ctx);
-    builder b = {.p = p, .log = log, .proj_wt = SVK_NONE};
+    builder b = {.p = p, .log = log, .wt = SVK_NONE};
     p->config = *c;
     p->B = B;
     p->T = T;
     p->eps = c->norm_eps;
     p->flash_attention = opt->flash_attention;
-    p->mlp_proj_nn = opt->mlp_proj_nn;
+    p->linear_nn = opt->linear_nn;
     dims d = {B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab, 0};
     if (opt->mlp_ld && opt->mlp_ld < d.F)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "plan option mlp_ld=%llu: less than mlp_hidden=%llu",
@@ -552,10 +551,11 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
             }
         }
     }
-    /* One transposed weight for every layer's MLP projection, each
-     * transposed just before its product. */
-    if (p->mlp_proj_nn)
-        b.proj_wt = tensor(&b, SVK_SLAB_ACT, d.F * d.C, -1, "mlp.proj.wt");
+    /* One tensor for the blocks' transposed weights, each transposed just
+     * before its product: the largest is qkv's [C, 3C] or the MLP's
+     * [C, F] (or [F, C]). */
+    if (p->linear_nn)
+        b.wt = tensor(&b, SVK_SLAB_ACT, (d.F > 3 * d.C ? d.F : 3 * d.C) * d.C, -1, "linear.wt");
     const uint64_t big = (3 * d.C > d.FL ? 3 * d.C : d.FL) * d.N;
     uint32_t final_out = tensor(&b, SVK_SLAB_ACT, NC, -1, "final");
     uint32_t final_mean = ln && !is_post(c) ? tensor(&b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;

@@ -145,7 +145,7 @@ typedef struct svk_plan {
     uint32_t tokens, targets, logits, output; /* well-known tensor ids */
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
-    bool mlp_proj_nn;     /* see svk_plan_options */
+    bool linear_nn;       /* see svk_plan_options */
     uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
 } svk_plan;
 
@@ -154,13 +154,15 @@ typedef struct svk_plan {
  *                   which keep [B, H, T, 2] per attention sublayer for the
  *                   backward instead of [B, H, T, T]; only the Vulkan
  *                   backend runs it;
- *  mlp_proj_nn      the MLP's output projection runs forward on a
- *                   transposed copy of its weight [C, F] (a TRANSPOSE op
- *                   into the activation tensor mlp.proj.wt [F, C] before
- *                   each, then an NN GEMM), for devices whose NT product
- *                   with K = F is slow (lavapipe: 1.4 to 1.7 times the NN
- *                   one at the same shape). The sums are the same: the
- *                   results do not change;
+ *  linear_nn        each block Linear (qkv, attn.proj, the MLP's fc or
+ *                   gate and up, and proj) runs forward on a transposed
+ *                   copy of its weight (a TRANSPOSE op into the activation
+ *                   tensor linear.wt before each, then an NN GEMM), for
+ *                   devices whose NN products are faster than their NT
+ *                   ones (lavapipe: gemm_texel's 16 x 8 tile applies to NN
+ *                   only; the MLP's fc 1.25-1.3 times faster, qkv about
+ *                   1.13, the projection with K = F 1.4 to 1.7). The sums
+ *                   are the same: the results do not change;
  *  mlp_ld           the leading dimension of the GELU MLP's activations
  *                   [N, F] (its pre-activation a, g = gelu(a) and a's
  *                   gradient), >= F; 0 or F: dense. A CPU device's GEMM
@@ -170,7 +172,7 @@ typedef struct svk_plan {
  *                   results do not change. */
 typedef struct svk_plan_options {
     bool flash_attention;
-    bool mlp_proj_nn;
+    bool linear_nn;
     uint64_t mlp_ld;
 } svk_plan_options;
 

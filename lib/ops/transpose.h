@@ -3,7 +3,7 @@
  * src [rows, cols]^T, src with leading dimension ld, dst packed. Exact
  * (a copy). The training step uses it where a weight's forward product
  * runs faster as NN on a transposed copy than as NT on the weight
- * (lib/model/plan.c, svk_plan_options.mlp_proj_nn).
+ * (lib/model/plan.c, svk_plan_options.linear_nn).
  */
 #ifndef SVK_OPS_TRANSPOSE_H
 #define SVK_OPS_TRANSPOSE_H

@@ -749,8 +749,9 @@ static void kernel_rows(bench *b)
             snprintf(j.shape, sizeof(j.shape), "n=%llu (4C^2, C=%u)", (unsigned long long)j.n, sh.widths[wi]);
             run_job(b, &j);
         }
-    /* The MLP projection's weight [C, 4C], transposed before its forward
-     * product on CPU devices (svk_plan_options.mlp_proj_nn). */
+    /* The MLP projection's weight [C, 4C], as the Linears' weights are
+     * transposed before their forward products on CPU devices
+     * (svk_plan_options.linear_nn). */
     for (uint32_t wi = 0; wi < sh.n_widths; wi++) {
         job j = {.op = K_TRANSPOSE, .C = sh.widths[wi], .F = 4 * sh.widths[wi]};
         snprintf(j.shape, sizeof(j.shape), "[C, 4C], C=%u", j.C);
