@@ -608,7 +608,9 @@ static bool profiling(void)
 /* Prints the GPU time of the last submission of cl, summed by label
  * (SVK_PROFILE=1: the plan's ops, those over 1% of the time; SVK_PROFILE=op:
  * every op) or by kernel (SVK_PROFILE=kernel: every shader and transfer
- * command). */
+ * command), or every dispatch in order with its kernel and label
+ * (SVK_PROFILE=dispatch: an op of several dispatches, such as attention's,
+ * shown part by part). */
 static void print_profile(svk_cmdlist *cl)
 {
     enum { MAX = 8192 };
@@ -623,6 +625,12 @@ static void print_profile(svk_cmdlist *cl)
     for (uint32_t i = 0; i < n; i++)
         total += ns[i];
     fprintf(stderr, "svk profile: %u dispatches, %.3f ms of GPU time\n", n, total * 1e-6);
+    if (!strcmp(getenv("SVK_PROFILE"), "dispatch")) {
+        for (uint32_t i = 0; i < n; i++)
+            fprintf(stderr, "  %6.3f ms  %-30s %s\n", ns[i] * 1e-6, kernels[i] ? kernels[i] : "-",
+                    labels[i] ? labels[i] : "-");
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (!key[i])
             continue;
