@@ -101,6 +101,14 @@ check "--max-bad-steps counts skips between progress lines (cpu)" bash -c "
       > /dev/null 2> '$dir/div.err'; rc=\$?
     cat '$dir/div.err'; [ \$rc -eq 3 ] && grep -q '9 of steps 2-10 skipped' '$dir/div.err' &&
     grep -q 'stopping at step 10: 9 training steps in a row' '$dir/div.err'"
+# The developer's profiles: each mode prints its table (timestamps permitting,
+# which lavapipe's are), and the dispatch mode one line per dispatch.
+for mode in 1 op kernel dispatch; do
+    check "SVK_PROFILE=$mode prints the step's GPU time" bash -c "SVK_PROFILE=$mode '$train' ${small[*]} --steps 2 \
+        --eval 0 2>&1 | grep -q 'svk profile: [0-9]* dispatches'"
+done
+check "SVK_PROFILE=dispatch lists each dispatch with its shader" bash -c "SVK_PROFILE=dispatch '$train' ${small[*]} \
+    --steps 2 --eval 0 2>&1 | grep -Eq '^ +[0-9.]+ ms +adamw +adamw'"
 check "--help documents --max-bad-steps" bash -c "'$train' --help | grep -q -- '--max-bad-steps N'"
 check "--max-bad-steps 0 never stops, and says how many were skipped" bash -c "
     '$train' ${small[*]} --steps 6 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 0 > /dev/null 2> '$dir/div.err' &&
