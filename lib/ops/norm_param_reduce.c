@@ -142,9 +142,8 @@ static const struct texel_form {
  * subgroups and $SVK_NORM_SPLIT is not "0" (for comparisons). */
 static uint32_t split_lanes(const svk_ctx *ctx)
 {
-    const char *env = getenv("SVK_NORM_SPLIT");
     const uint32_t sg = ctx->info.subgroup_size;
-    if ((env && !strcmp(env, "0")) || !ctx->subgroup_arith || sg < 2 ||
+    if (!svk_op_env_allows("SVK_NORM_SPLIT") || !ctx->subgroup_arith || sg < 2 ||
         ctx->info.min_subgroup_size != ctx->info.max_subgroup_size || svk_op_cpu_group(ctx) % sg)
         return 0;
     return sg;

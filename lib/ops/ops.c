@@ -59,8 +59,7 @@ svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
     return SVK_OK;
 }
 
-/* The comparison knobs below: on unless the variable is "0". */
-static bool env_allows(const char *name)
+bool svk_op_env_allows(const char *name)
 {
     const char *env = getenv(name);
     return !env || strcmp(env, "0") != 0;
@@ -81,27 +80,27 @@ bool svk_op_texel_allowed(const svk_ctx *ctx)
 
 bool svk_op_transfer_allowed(void)
 {
-    return env_allows("SVK_TRANSFER_COPIES");
+    return svk_op_env_allows("SVK_TRANSFER_COPIES");
 }
 
 bool svk_op_vec4_allowed(void)
 {
-    return env_allows("SVK_VEC4");
+    return svk_op_env_allows("SVK_VEC4");
 }
 
 bool svk_op_gemm_pack_allowed(void)
 {
-    return env_allows("SVK_GEMM_PACK");
+    return svk_op_env_allows("SVK_GEMM_PACK");
 }
 
 bool svk_op_gemm_wide_allowed(void)
 {
-    return env_allows("SVK_GEMM_WIDE");
+    return svk_op_env_allows("SVK_GEMM_WIDE");
 }
 
 bool svk_op_gemm_store64_allowed(const svk_ctx *ctx)
 {
-    return ctx->info.int64 && env_allows("SVK_GEMM_STORE64");
+    return ctx->info.int64 && svk_op_env_allows("SVK_GEMM_STORE64");
 }
 
 uint32_t svk_op_cpu_group(const svk_ctx *ctx)

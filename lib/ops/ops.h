@@ -73,6 +73,11 @@ bool svk_op_texel_allowed(const svk_ctx *ctx);
  * shaders/copy.comp instead (for comparisons). Read at each call. */
 bool svk_op_transfer_allowed(void);
 
+/* A comparison knob: true unless the environment variable name is "0".
+ * Read at each call, so a test or a benchmark may flip it between
+ * recordings. */
+bool svk_op_env_allows(const char *name);
+
 /* Whether elementwise kernels may move four elements per invocation
  * (svk_elem_dispatch_1d_vec4): true unless $SVK_VEC4 is "0" (for
  * comparisons and tests). Read at each call. */

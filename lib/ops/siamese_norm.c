@@ -172,8 +172,7 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_job *j, svk_norm_lanes lanes,
                          svk_norm_cpu_form *form)
 {
-    const char *env = getenv("SVK_FUSED_SIAMESE_BWD");
-    if (ctx->info.max_storage_buffers < FUSED_BINDINGS || (env && !strcmp(env, "0")))
+    if (ctx->info.max_storage_buffers < FUSED_BINDINGS || !svk_op_env_allows("SVK_FUSED_SIAMESE_BWD"))
         return false;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     const uint64_t n = (uint64_t)j->rows * j->C;
