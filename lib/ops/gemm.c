@@ -486,6 +486,21 @@ static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t
     return svk_colsum_record_named(cl, &cs, "gemm", "A", "sum_a");
 }
 
+/* Whether gemm_texel.comp's k loop takes eight steps of k per iteration
+ * (SVK_GEMM_SPEC_K8), not four, for g with the tile tm x tn: the 16 x 8
+ * tile's NN products with K >= 256 (dense, K & ~3 a multiple of 8), unless
+ * $SVK_GEMM_K8 is "0". Each accumulator then takes eight steps per load
+ * and store. Measured on lavapipe (svk-bench, 2 rounds alternated with
+ * SVK_GEMM_K8=0, minimum times): those products 1.02-1.09x faster at C =
+ * 128 to 512 (mlp.proj's NN forward at K = 512 1.24x); NN with K = 128
+ * within noise; the 32 x 4 tile's NN products with K of 1536 and 2048
+ * 0.90-0.96x and the weight gradients (TN) 0.76-1.04x, so not there. */
+static bool texel_k8(const svk_gemm_args *g, uint32_t tm, uint32_t tn)
+{
+    return tm == 16 && tn == 8 && !g->trans_a && !g->trans_b && g->K >= 256 && g->structure == SVK_GEMM_DENSE &&
+           (g->K & ~3u) % 8 == 0 && svk_op_env_allows("SVK_GEMM_K8");
+}
+
 /* d, gemm_texel.comp's dispatch of all of g's K, as `chunks` dispatches
  * over consecutive chunks of it (texel_k_chunks). */
 static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, const svk_gemm_args *g,
@@ -494,7 +509,8 @@ static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, co
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, whole->spec, sizeof(spec));
     svk_push_gemm push = *(const svk_push_gemm *)whole->push;
-    const uint32_t epi = spec[12];
+    /* (a chunk's K need not keep K8's multiple of 8) */
+    const uint32_t epi = spec[12] & ~SVK_GEMM_SPEC_K8;
     svk_dispatch d = *whole;
     d.spec = spec;
     d.push = &push;
@@ -637,7 +653,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[9] = g->K % 4;
         spec[10] = share;
         spec[11] = vec_c;
-        spec[12] = out_flags;
+        spec[12] = out_flags | (texel_k8(g, spec[3], spec[4]) ? SVK_GEMM_SPEC_K8 : 0u);
         spec[13] = g->beta != 0.0f;
         if (sum_fused)
             spec[12] |= SVK_GEMM_FLAG_SUM_A;

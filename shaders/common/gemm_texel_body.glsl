@@ -139,6 +139,9 @@ const bool SUM_A = (EPI_FLAGS & SVK_GEMM_FLAG_SUM_A) != 0u;
  * view where TEXEL_EPI; with ACC_OUT they are stored as they are. */
 const bool ACC_IN = (EPI_FLAGS & SVK_GEMM_SPEC_ACC_IN) != 0u;
 const bool ACC_OUT = (EPI_FLAGS & SVK_GEMM_SPEC_ACC_OUT) != 0u;
+/* Vec4s of k per iteration of the k loop: 2 with SVK_GEMM_SPEC_K8 (the
+ * host sets it only where k_hi - k_lo is a multiple of 8). */
+const uint KV = (EPI_FLAGS & SVK_GEMM_SPEC_K8) != 0u ? 2u : 1u;
 #define GEMM_LOAD_AUX4(i) (TEXEL_EPI ? texelFetch(aux_t4, int(i)) : aux4[i])
 #define GEMM_LOAD_C4(i) (TEXEL_EPI ? texelFetch(c_t4, int(i)) : c4[i])
 #define GEMM_AUX_BINDING 6
@@ -205,63 +208,68 @@ void kloop(const bool share)
 {
     const uint lane = share ? gl_SubgroupInvocationID : 0u;
     const uint K4 = K & ~3u;
-    for (uint k = k_lo; k < k_hi; k += 4u) {
-        /* arow[i][kk] = op(A)[m0 + i, k + kk] */
-        vec4 item[TM];
-        if (share) {
-            vec4 own[R];
-            [[unroll]] for (uint r = 0u; r < R; r++)
-                own[r] = a_item(k, min(lane + r * SG1, TM - 1u));
-            if (SUM_A)
+    for (uint k0 = k_lo; k0 < k_hi; k0 += 4u * KV) {
+        /* arow[h * TM + i][kk] = op(A)[m0 + i, k0 + 4 h + kk] */
+        vec4 arow[KV * TM];
+        /* brow[(h * 4 + kk) * TN4 + j4] = op(B)[k0 + 4 h + kk, n0 + 4 j4 .. +3] */
+        vec4 brow[KV * 4u * TN4];
+        [[unroll]] for (uint h = 0u; h < KV; h++) {
+            const uint k = k0 + 4u * h;
+            vec4 item[TM];
+            if (share) {
+                vec4 own[R];
                 [[unroll]] for (uint r = 0u; r < R; r++)
-                    if (lane + r * SG1 < TM)
-                        rsum += own[r];
-            [[unroll]] for (uint p = 0u; p < TM; p++)
-                item[p] = subgroupShuffle(own[p / SG1], p % SG1);
-        } else {
-            [[unroll]] for (uint p = 0u; p < TM; p++)
-                item[p] = a_item(k, p);
-        }
-        vec4 arow[TM];
-        if (!TRANS_A) {
-            [[unroll]] for (uint p = 0u; p < TM; p++)
-                arow[p] = item[p];
-        } else {
-            [[unroll]] for (uint p = 0u; p < TM; p++)
-                [[unroll]] for (uint r = 0u; r < 4u; r++)
-                    arow[4u * (p % TM4) + r][p / TM4] = item[p][r];
-        }
-        /* brow[kk * TN4 + j4] = op(B)[k + kk, n0 + 4 j4 .. +3] */
-        vec4 brow[4u * TN4];
-        if (!TRANS_B) {
-            [[unroll]] for (uint kk = 0u; kk < 4u; kk++) {
-                const uint row = base_b + (k + kk) * ldb;
-                [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++) {
-                    const uint n = n0 + 4u * j4;
-                    brow[kk * TN4 + j4] =
-                        VEC_B ? texelFetch(b4, int((row + min(n, N - 4u)) >> 2))
-                              : vec4(fb(row + min(n, N - 1u)), fb(row + min(n + 1u, N - 1u)),
-                                     fb(row + min(n + 2u, N - 1u)), fb(row + min(n + 3u, N - 1u)));
+                    own[r] = a_item(k, min(lane + r * SG1, TM - 1u));
+                if (SUM_A)
+                    [[unroll]] for (uint r = 0u; r < R; r++)
+                        if (lane + r * SG1 < TM)
+                            rsum += own[r];
+                [[unroll]] for (uint p = 0u; p < TM; p++)
+                    item[p] = subgroupShuffle(own[p / SG1], p % SG1);
+            } else {
+                [[unroll]] for (uint p = 0u; p < TM; p++)
+                    item[p] = a_item(k, p);
+            }
+            if (!TRANS_A) {
+                [[unroll]] for (uint p = 0u; p < TM; p++)
+                    arow[h * TM + p] = item[p];
+            } else {
+                [[unroll]] for (uint p = 0u; p < TM; p++)
+                    [[unroll]] for (uint r = 0u; r < 4u; r++)
+                        arow[h * TM + 4u * (p % TM4) + r][p / TM4] = item[p][r];
+            }
+            if (!TRANS_B) {
+                [[unroll]] for (uint kk = 0u; kk < 4u; kk++) {
+                    const uint row = base_b + (k + kk) * ldb;
+                    [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++) {
+                        const uint n = n0 + 4u * j4;
+                        brow[(h * 4u + kk) * TN4 + j4] =
+                            VEC_B ? texelFetch(b4, int((row + min(n, N - 4u)) >> 2))
+                                  : vec4(fb(row + min(n, N - 1u)), fb(row + min(n + 1u, N - 1u)),
+                                         fb(row + min(n + 2u, N - 1u)), fb(row + min(n + 3u, N - 1u)));
+                    }
+                }
+            } else {
+                [[unroll]] for (uint j = 0u; j < TN; j++) {
+                    const uint e = base_b + min(n0 + j, N - 1u) * ldb + k;
+                    const vec4 t = VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
+                    [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
+                        brow[(h * 4u + kk) * TN4 + j / 4u][j % 4u] = t[kk];
                 }
             }
-        } else {
-            [[unroll]] for (uint j = 0u; j < TN; j++) {
-                const uint e = base_b + min(n0 + j, N - 1u) * ldb + k;
-                const vec4 t = VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
-                [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
-                    brow[kk * TN4 + j / 4u][j % 4u] = t[kk];
-            }
         }
-        /* Each accumulator takes its four steps of k together. The block's
+        /* Each accumulator takes its 4 KV steps of k together. The block's
          * accumulators outnumber the registers, so llvmpipe keeps them in
          * memory (and they live across the fetch calls): this order loads
-         * and stores each once per iteration, not four times (10-20% at
-         * the training step's shapes). Same bits: each output still sums
-         * its k in increasing order. */
+         * and stores each once per iteration, not once per step (10-20% at
+         * the training step's shapes, with four steps). Same bits: each
+         * output still sums its k in increasing order. */
         [[unroll]] for (uint i = 0u; i < TM; i++)
             [[unroll]] for (uint j4 = 0u; j4 < TN4; j4++)
-                [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
-                    acc[i * TN4 + j4] = fma(vec4(arow[i][kk]), brow[kk * TN4 + j4], acc[i * TN4 + j4]);
+                [[unroll]] for (uint h = 0u; h < KV; h++)
+                    [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
+                        acc[i * TN4 + j4] = fma(vec4(arow[h * TM + i][kk]), brow[(h * 4u + kk) * TN4 + j4],
+                                                acc[i * TN4 + j4]);
     }
     /* The last K % 4 steps (a constant count, unrolled), clamped. */
     [[unroll]] for (uint t = 0u; t < KTAIL; t++) {

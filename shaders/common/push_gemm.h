@@ -82,6 +82,10 @@ SVK_PUSH_END(svk_push_gemm)
  * one dispatch. */
 #define SVK_GEMM_SPEC_ACC_IN 32768u
 #define SVK_GEMM_SPEC_ACC_OUT 65536u
+/* gemm_texel.comp's spec constant 12 only: the k loop takes eight steps
+ * of k per iteration, not four (a dense product whose K & ~3 is a
+ * multiple of 8). */
+#define SVK_GEMM_SPEC_K8 131072u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */

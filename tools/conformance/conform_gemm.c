@@ -178,6 +178,14 @@ static const gemm_case cases[] = {
     {0, 0, 53, 512, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 1, 1, 0, 0},
     {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0, 0},
     {0, 0, 37, 128, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
+    /* The 16 x 8 tile's NN products with K >= 256, whose k loop takes eight
+     * steps of k per iteration (lib/ops/gemm.c texel_k8): K % 4 tails,
+     * operands off a vec4 (padded rows, offsets of 1), beta, the bias and
+     * the GELU backward's and the dual residual's epilogues. */
+    {0, 0, 37, 64, 259, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 1, 0, 0},
+    {0, 0, 29, 128, 264, 1, 1.0f, 0.5f, 0, 3, 1, 1, 1, 0, 0, 0, 0},
+    {0, 0, 53, 512, 256, 1, 1.0f, 0.0f, 0, 0, 1, 1, 0, 2, 1, 0, 0},
+    {0, 0, 40, 128, 392, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
     /* Causal structure (attention's products): scores wanted on and below
      * the diagonal only (q k^T, dout v^T), op(A) lower (P v, dS k) and
      * upper (P^T dout, dS^T q) triangular; one matrix, a prime side and
