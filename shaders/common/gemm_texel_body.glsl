@@ -19,7 +19,8 @@
  * Why no shared memory and no barrier: on a CPU driver a workgroup is a loop
  * over SIMD batches, every barrier() a coroutine switch, and shared memory
  * costs what a buffer does. Each invocation owns a TM x TN block of C and
- * reads op(A) and op(B) straight into registers, four steps of k at a time;
+ * reads op(A) and op(B) straight into registers, four (or eight: KV) steps
+ * of k at a time;
  * invocation (x, y) of the grid takes rows y*TM .. +TM-1 and columns
  * x*TN .. +TN-1, so the workgroup's shape (spec constants 0, 1) decides
  * which neighbours share a SIMD batch (lavapipe runs x fastest).
@@ -46,7 +47,7 @@
  *
  * Loop budget: lavapipe ends a shader's loops silently once a SIMD batch
  * has run 65535 iterations in all (SVK_OP_CPU_LOOP_BUDGET, lib/ops/ops.h).
- * The k loop runs K / 4 iterations, every other loop has a constant trip
+ * The k loop runs K / 4 iterations at most, every other loop has a constant trip
  * count and is unrolled; the host records the portable form where K is too
  * long for that.
  *
@@ -193,7 +194,7 @@ vec4 a_item(uint k, uint p)
 }
 
 /*
- * The k loop, four steps at a time, then the last KTAIL steps one by one.
+ * The k loop, 4 KV steps at a time, then the last KTAIL steps one by one.
  *
  * share (a compile-time constant at each call, which is inlined): the SG
  * invocations of the subgroup all have this m0, so they need the same
