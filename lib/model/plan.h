@@ -160,7 +160,7 @@ typedef struct svk_plan {
  *                   tensor linear.wt before each, then an NN GEMM), for
  *                   devices whose NN products are faster than their NT
  *                   ones (lavapipe: gemm_texel's 16 x 8 tile applies to NN
- *                   only; the MLP's fc 1.25-1.3 times faster, qkv about
+ *                   only; the MLP's fc 1.2-1.35 times faster, qkv about
  *                   1.13, the projection with K = F 1.4 to 1.7). The sums
  *                   are the same: the results do not change;
  *  mlp_ld           the leading dimension of the GELU MLP's activations
