@@ -1,7 +1,9 @@
 /*
  * GEMM at the shapes of a transformer's training step (lib/model/plan.c):
  * for each Linear y [N, out] = x [N, in] W^T + b, the forward (NT, with the
- * fused bias), dx = dy W (NN) and dW += dy^T x (TN, accumulating), for qkv
+ * fused bias; the CPU variant runs it NN on a transposed weight, as the
+ * training step does there: svk_plan_options.linear_nn), dx = dy W (NN)
+ * and dW += dy^T x (TN, accumulating), for qkv
  * (out 3C), attn.proj (C), mlp.fc (4C) and mlp.proj (in 4C); the tied
  * logits (out V) likewise without bias; and one square 1024^3 (the
  * machine's GEMM peak). Both float32 shaders (svk_gemm_variant PORTABLE
@@ -23,6 +25,7 @@ typedef struct gemm_shape {
     uint32_t M, N, K;
     bool bias;
     float beta;
+    bool cpu_nn;           /* the CPU variant runs op(B) = B^T as B (a Linear's forward on W^T) */
 } gemm_shape;
 
 typedef struct gemm_ctx {
@@ -38,7 +41,7 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
     const gemm_ctx *x = user;
     const gemm_shape *g = x->g;
     svk_gemm_args a = {
-        .trans_a = g->ta, .trans_b = g->tb,
+        .trans_a = g->ta, .trans_b = g->tb && !(g->cpu_nn && x->variant == SVK_GEMM_VARIANT_CPU),
         .M = g->M, .N = g->N, .K = g->K, .batch = 1,
         .alpha = 1.0f, .beta = g->beta,
         .a = x->a[set].buf, .b = x->bm[set].buf, .c = x->c[set].buf,
@@ -54,7 +57,7 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
  * CPU texel form's packed operands (the model gives both). */
 static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
 {
-    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = g->tb && !(g->cpu_nn && v == SVK_GEMM_VARIANT_CPU), .M = g->M, .N = g->N, .K = g->K, .batch = 1,
                              .alpha = 1.0f, .beta = g->beta, .variant = v, .label = g->what};
     return g->bias ? svk_gemm_pack_scratch_elems(b->ctx, &a) : svk_gemm_scratch_elems(b->ctx, &a);
 }
@@ -78,6 +81,8 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
         }
         want[v] = bench_row_init(b, &rows[v], "gemm", "gemm", g->what, variant_names[v], shape, "GFLOP/s", flops);
         snprintf(rows[v].dims, sizeof(rows[v].dims), "%s", dims);
+        if (g->cpu_nn && variants[v] == SVK_GEMM_VARIANT_CPU)
+            snprintf(rows[v].dims, sizeof(rows[v].dims), "NN(W^T) %ux%ux%u", g->M, g->N, g->K);
         any |= want[v];
     }
     if (!any)
@@ -142,7 +147,7 @@ void bench_run_gemm(bench *b)
 {
     bench_shapes sh = bench_shapes_for(b);
     uint32_t sq = b->opt.quick ? 128 : 1024;
-    gemm_shape square = {"square", false, false, sq, sq, sq, false, 0.0f};
+    gemm_shape square = {"square", false, false, sq, sq, sq, false, 0.0f, false};
     char shape[80];
     snprintf(shape, sizeof(shape), "%u^3", sq);
     run_shape(b, &square, shape);
@@ -161,9 +166,9 @@ void bench_run_gemm(bench *b)
                 snprintf(dx, sizeof(dx), "%s.dx", lin[l].name);
                 snprintf(dw, sizeof(dw), "%s.dW", lin[l].name);
                 gemm_shape gs[3] = {
-                    {fwd, false, true, N, lin[l].out, lin[l].in, true, 0.0f},
-                    {dx, false, false, N, lin[l].in, lin[l].out, false, 0.0f},
-                    {dw, true, false, lin[l].out, lin[l].in, N, false, 1.0f},
+                    {fwd, false, true, N, lin[l].out, lin[l].in, true, 0.0f, true},
+                    {dx, false, false, N, lin[l].in, lin[l].out, false, 0.0f, false},
+                    {dw, true, false, lin[l].out, lin[l].in, N, false, 1.0f, false},
                 };
                 for (int k = 0; k < 3; k++)
                     run_shape(b, &gs[k], shape);
@@ -172,9 +177,9 @@ void bench_run_gemm(bench *b)
                 uint32_t V = sh.vocabs[vi];
                 snprintf(shape, sizeof(shape), "N=%u C=%u V=%u", N, C, V);
                 gemm_shape gs[3] = {
-                    {"logits.fwd", false, true, N, V, C, false, 0.0f},
-                    {"logits.dx", false, false, N, C, V, false, 0.0f},
-                    {"logits.dW", true, false, V, C, N, false, 1.0f},
+                    {"logits.fwd", false, true, N, V, C, false, 0.0f, false},
+                    {"logits.dx", false, false, N, C, V, false, 0.0f, false},
+                    {"logits.dW", true, false, V, C, N, false, 1.0f, false},
                 };
                 for (int k = 0; k < 3; k++)
                     run_shape(b, &gs[k], shape);
