@@ -2,7 +2,8 @@
 /*
  * transpose.comp for CPU devices (lavapipe): the same dst, bit for bit,
  * from 4 x 4 blocks. Each invocation fetches four rows of a block of src
- * as vec4s through an RGBA32F uniform texel view of src's buffer and stores the block's four columns as four vec4 rows of dst.
+ * as vec4s through an RGBA32F uniform texel view of src's buffer and
+ * stores the block's four columns as four vec4 rows of dst.
  * lavapipe loads from a storage buffer lane by lane, a bounds check each;
  * a vec4 texel fetch is one call for the lanes' 4 floats each. So this
  * form fetches 16 floats in four calls where transpose.comp's VEC4 path
@@ -38,9 +39,10 @@ void main()
     const vec4 r1 = texelFetch(src_t4, int(s + ld4));
     const vec4 r2 = texelFetch(src_t4, int(s + 2u * ld4));
     const vec4 r3 = texelFetch(src_t4, int(s + 3u * ld4));
-    const uint d = (pc.off_dst + 4u * bj * pc.rows + 4u * bi) >> 2, rows4 = rb;
+    /* dst's rows are pc.rows = 4 rb floats long: rb vec4s apart. */
+    const uint d = (pc.off_dst + 4u * bj * pc.rows + 4u * bi) >> 2;
     dst4[d] = vec4(r0.x, r1.x, r2.x, r3.x);
-    dst4[d + rows4] = vec4(r0.y, r1.y, r2.y, r3.y);
-    dst4[d + 2u * rows4] = vec4(r0.z, r1.z, r2.z, r3.z);
-    dst4[d + 3u * rows4] = vec4(r0.w, r1.w, r2.w, r3.w);
+    dst4[d + rb] = vec4(r0.y, r1.y, r2.y, r3.y);
+    dst4[d + 2u * rb] = vec4(r0.z, r1.z, r2.z, r3.z);
+    dst4[d + 3u * rb] = vec4(r0.w, r1.w, r2.w, r3.w);
 }

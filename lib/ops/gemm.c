@@ -211,11 +211,12 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
 {
     const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
     const uint32_t need = svk_div_up(svk_div_up(g->N, spec[4]), sg) * sg;
-    if (spec[1] == 1 && need < spec[0])
-        spec[0] = need;
-    if (spec[1] == 1)
+    if (spec[1] == 1) {
+        if (need < spec[0])
+            spec[0] = need;
         while (spec[0] > sg && spec[0] % (2 * sg) == 0 && 8 * (svk_div_up(need, spec[0]) * spec[0] - need) > need)
             spec[0] /= 2;
+    }
     return ctx->info.subgroup_size && ctx->info.min_subgroup_size == ctx->info.max_subgroup_size && spec[1] == 1 &&
                    spec[0] % ctx->info.subgroup_size == 0
                ? ctx->info.subgroup_size
@@ -235,8 +236,10 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
  * measured within noise of 16 at C = 128 and 256.)
  *
  * The wide tile, 16 x 8 (the same 128 accumulators), where op(B) is B
- * [K, N] and the product is one matrix: the input gradients (NN) with
- * K <= 1024 and the weight gradients (TN) with fewer than 256 rows, and
+ * [K, N] and the product is one matrix: NN products with K <= 1024 (the
+ * input gradients, and on CPU devices the Linears' forwards, which the
+ * plan runs on transposed weights: svk_plan_options.linear_nn) and the
+ * weight gradients (TN) with fewer than 256 rows, and
  * only where the wider columns pad N no further (attention's heads of 32
  * would compute twice their columns). Measured on lavapipe (svk-bench, 3
  * rounds alternated with $SVK_GEMM_WIDE=0, N = 1024 and 4096, C = 128 to
@@ -244,8 +247,8 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
  * mlp.proj.dW and attn.proj.dW at C = 128 1.19-1.26x and 1.05-1.14x,
  * logits.dx and attn.proj.dx 1.03-1.13x, mlp.fc.dx at C = 128 1.16-1.18x;
  * the default training step about 1% (docs/PERFORMANCE.md). Not where
- * op(B) is B^T (the forward: each lane's eight columns are eight rows of
- * B, 0.67-0.90x), nor for the weight gradients with TM 32 (0.86-0.97x),
+ * op(B) is B^T (the NT forward: each lane's eight columns are eight rows
+ * of B, 0.67-0.90x), nor for the weight gradients with TM 32 (0.86-0.97x),
  * nor for NN with K of 3072 and 4096 (0.92-0.95x). TM 32 with TN 8 (256
  * accumulators) ran 25 times slower. */
 static void texel_tile(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *tm, uint32_t *tn)
@@ -509,7 +512,9 @@ static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, co
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, whole->spec, sizeof(spec));
     svk_push_gemm push = *(const svk_push_gemm *)whole->push;
-    /* (a chunk's K need not keep K8's multiple of 8) */
+    /* A chunk's K need not keep K8's multiple of 8. (No chunked product
+     * takes K8 today: chunks need K > 2048, K8 the 16 x 8 tile, K <= 1024;
+     * this keeps the two rules independent.) */
     const uint32_t epi = spec[12] & ~SVK_GEMM_SPEC_K8;
     svk_dispatch d = *whole;
     d.spec = spec;

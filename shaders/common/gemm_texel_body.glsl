@@ -253,7 +253,8 @@ void kloop(const bool share)
             } else {
                 [[unroll]] for (uint j = 0u; j < TN; j++) {
                     const uint e = base_b + min(n0 + j, N - 1u) * ldb + k;
-                    const vec4 t = VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
+                    const vec4 t =
+                        VEC_B ? texelFetch(b4, int(e >> 2)) : vec4(fb(e), fb(e + 1u), fb(e + 2u), fb(e + 3u));
                     [[unroll]] for (uint kk = 0u; kk < 4u; kk++)
                         brow[(h * 4u + kk) * TN4 + j / 4u][j % 4u] = t[kk];
                 }

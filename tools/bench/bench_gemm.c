@@ -36,12 +36,18 @@ typedef struct gemm_ctx {
     uint64_t scratch_n;
 } gemm_ctx;
 
+/* Whether variant v runs g with op(B) = B^T (a cpu_nn forward runs B). */
+static bool shape_tb(const gemm_shape *g, svk_gemm_variant v)
+{
+    return g->tb && !(g->cpu_nn && v == SVK_GEMM_VARIANT_CPU);
+}
+
 static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
 {
     const gemm_ctx *x = user;
     const gemm_shape *g = x->g;
     svk_gemm_args a = {
-        .trans_a = g->ta, .trans_b = g->tb && !(g->cpu_nn && x->variant == SVK_GEMM_VARIANT_CPU),
+        .trans_a = g->ta, .trans_b = shape_tb(g, x->variant),
         .M = g->M, .N = g->N, .K = g->K, .batch = 1,
         .alpha = 1.0f, .beta = g->beta,
         .a = x->a[set].buf, .b = x->bm[set].buf, .c = x->c[set].buf,
@@ -57,7 +63,7 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
  * CPU texel form's packed operands (the model gives both). */
 static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
 {
-    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = g->tb && !(g->cpu_nn && v == SVK_GEMM_VARIANT_CPU), .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = shape_tb(g, v), .M = g->M, .N = g->N, .K = g->K, .batch = 1,
                              .alpha = 1.0f, .beta = g->beta, .variant = v, .label = g->what};
     return g->bias ? svk_gemm_pack_scratch_elems(b->ctx, &a) : svk_gemm_scratch_elems(b->ctx, &a);
 }
@@ -81,7 +87,7 @@ static void run_shape(bench *b, const gemm_shape *g, const char *shape)
         }
         want[v] = bench_row_init(b, &rows[v], "gemm", "gemm", g->what, variant_names[v], shape, "GFLOP/s", flops);
         snprintf(rows[v].dims, sizeof(rows[v].dims), "%s", dims);
-        if (g->cpu_nn && variants[v] == SVK_GEMM_VARIANT_CPU)
+        if (g->tb && !shape_tb(g, variants[v]))
             snprintf(rows[v].dims, sizeof(rows[v].dims), "NN(W^T) %ux%ux%u", g->M, g->N, g->K);
         any |= want[v];
     }

@@ -60,10 +60,9 @@ static void run(cf_state *cf, const transpose_case *t, bool vec4, bool ssbo)
     cf_out *o = cf_output_at(c, "dst", n, NULL, vec4);
     if (!o)
         goto end;
-    svk_transpose_args a = {
-        .rows = t->rows, .cols = t->cols, .ld = ld, .src = cf_input(c, "src", buf, t->src_off + n_src), .dst = cf_tref(o),
-    };
-    a.src.off = t->src_off;
+    svk_tref in = cf_input(c, "src", buf, t->src_off + n_src);
+    in.off = t->src_off;
+    svk_transpose_args a = {.rows = t->rows, .cols = t->cols, .ld = ld, .src = in, .dst = cf_tref(o)};
     if (!cf_ok(c, svk_transpose_record(cf_list(c), &a)) || !cf_run(c))
         goto end;
     double *ref = cf_alloc(c, n * sizeof(double));
