@@ -41,6 +41,37 @@ static void loadavg(double la[3])
     }
 }
 
+/* The host CPU as /proc/cpuinfo names it (model name, then vendor, family
+ * and model: virtual machines often hide the model name), or "unknown": on
+ * a CPU device every ratio depends on it (an AMD Zen 5 host and an Intel
+ * one give OpenBLAS very different rates against the same lavapipe code). */
+static void cpu_model(char *name, size_t cap)
+{
+    snprintf(name, cap, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512], model[160] = "", vendor[32] = "", family[16] = "", num[16] = "";
+    struct { const char *key; char *dst; size_t cap; } fields[] = {
+        {"model name", model, sizeof(model)}, {"vendor_id", vendor, sizeof(vendor)},
+        {"cpu family", family, sizeof(family)}, {"model", num, sizeof(num)},
+    };
+    while (fgets(line, sizeof(line), f) && strcmp(line, "\n")) {
+        const char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        const size_t key_len = strcspn(line, "\t:");
+        const char *value = colon + 1 + (colon[1] == ' ');
+        for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+            if (key_len == strlen(fields[i].key) && !strncmp(line, fields[i].key, key_len))
+                snprintf(fields[i].dst, fields[i].cap, "%.*s", (int)strcspn(value, "\n"), value);
+    }
+    fclose(f);
+    if (model[0] || vendor[0])
+        snprintf(name, cap, "%s (%s family %s model %s)", model[0] ? model : "?", vendor[0] ? vendor : "?",
+                 family[0] ? family : "?", num[0] ? num : "?");
+}
+
 void bench_print_header(bench *b)
 {
     FILE *f = out(b);
@@ -48,8 +79,10 @@ void bench_print_header(bench *b)
     loadavg(la);
     fprintf(f, "svk-bench %s%s: %s (%s, %s %s), subgroup %u\n", svk_version(), b->opt.quick ? " --quick" : "",
             b->dev->name, device_type(b->dev->type), b->dev->driver_name, b->dev->driver_info, b->dev->subgroup_size);
-    fprintf(f, "threads %u (LP_NUM_THREADS=%s); load average %.2f %.2f %.2f at start\n", b->threads,
-            b->lp_threads ? b->lp_threads : "unset", la[0], la[1], la[2]);
+    char cpu[256];
+    cpu_model(cpu, sizeof(cpu));
+    fprintf(f, "host CPU %s; threads %u (LP_NUM_THREADS=%s); load average %.2f %.2f %.2f at start\n", cpu,
+            b->threads, b->lp_threads ? b->lp_threads : "unset", la[0], la[1], la[2]);
     if (b->blas)
         fprintf(f, "OpenBLAS: core %s, OPENBLAS_CORETYPE=%s, %u threads (%s)\n", b->blas_core,
                 b->blas_coretype_env ? b->blas_coretype_env : "unset", b->threads, b->blas_config);
@@ -441,6 +474,9 @@ bool bench_print_json(bench *b)
     cJSON_AddStringToObject(d, "driver_info", b->dev->driver_info);
     num(d, "subgroup_size", b->dev->subgroup_size);
     cJSON *mach = cJSON_AddObjectToObject(root, "machine");
+    char cpu[256];
+    cpu_model(cpu, sizeof(cpu));
+    cJSON_AddStringToObject(mach, "cpu", cpu);
     num(mach, "threads", b->threads);
     if (b->lp_threads)
         cJSON_AddStringToObject(mach, "lp_num_threads", b->lp_threads);
