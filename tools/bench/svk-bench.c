@@ -31,7 +31,7 @@ static void usage(FILE *f)
 "  --threads N       OpenBLAS threads, and LP_NUM_THREADS when unset (default: processors)\n"
 "  --all-variants    row kernels in both forms (portable, cpu), not only the device's\n"
 "  --steps N         training steps timed per configuration, replayed and on GPU\n"
-"                    timestamps each (default 3; quick 2); the siamese overhead's\n"
+"                    timestamps each (default 10; quick 2); the siamese overhead's\n"
 "                    alternated pairs: as many, at least 9 outside --quick\n"
 "  --max-step S      skip timing a configuration whose warm-up step took longer (default 30)\n"
 "  --batch B --seq T the training step's batch shape (default: per configuration)\n"
@@ -115,8 +115,12 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         o->budget_s = o->quick ? 0.05 : 0.3;
     if (!o->max_run_s)
         o->max_run_s = 0.5;
+    /* 10, not fewer: a median of 3 steps let one slow minute of a noisy
+     * host double a row (161 ms against its own alternated pairs' 128 in
+     * docs/perf/2026-12-05-2055-lavapipe-zen5.json); 7 more steps cost
+     * about 10 s of a 4-7 minute run on lavapipe. */
     if (!steps_set)
-        o->steps = o->quick ? 2 : 3;
+        o->steps = o->quick ? 2 : 10;
     if (!o->max_step_s)
         o->max_step_s = 30;
     return 0;
