@@ -51,7 +51,7 @@ static void cpu_model(char *name, size_t cap)
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
         return;
-    char line[512], model[160] = "", vendor[32] = "", family[16] = "", num[16] = "";
+    char line[4096], model[160] = "", vendor[32] = "", family[16] = "", num[16] = "";
     struct { const char *key; char *dst; size_t cap; } fields[] = {
         {"model name", model, sizeof(model)}, {"vendor_id", vendor, sizeof(vendor)},
         {"cpu family", family, sizeof(family)}, {"model", num, sizeof(num)},
