@@ -532,6 +532,28 @@ def blas_description(torch):
     return info + (" (" + ", ".join(libs) + ")" if libs else "")
 
 
+def host_cpu():
+    """The host CPU as svk-bench names it (its "host CPU" line, machine.cpu
+    in its JSON): /proc/cpuinfo's model name, vendor, family and model, or
+    "unknown". Both sides' figures depend on it."""
+    fields = {"model name": "", "vendor_id": "", "cpu family": "", "model": ""}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    break
+                key, sep, value = line.partition(":")
+                key = key.strip()
+                if sep and key in fields:
+                    fields[key] = value.strip()
+    except OSError:
+        return "unknown"
+    if not fields["model name"] and not fields["vendor_id"]:
+        return "unknown"
+    return "%s (%s family %s model %s)" % (fields["model name"] or "?", fields["vendor_id"] or "?",
+                                          fields["cpu family"] or "?", fields["model"] or "?")
+
+
 def main(argv):
     args = parse_args(argv)
     torch = import_torch(args.threads)
@@ -547,6 +569,7 @@ def main(argv):
         "dtype": "float32",
         "device": "cpu",
         "cpu_count": os.cpu_count(),
+        "cpu": host_cpu(),
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
         "seed": args.seed,
         "set": args.set,
@@ -557,6 +580,7 @@ def main(argv):
           "%d warm-up + %d timed steps per configuration" %
           (info["torch"], args.threads, info["torch_num_threads"], info["omp_wait_policy"], blas, args.warmup,
            args.steps), file=out)
+    print("host CPU %s" % info["cpu"], file=out)
     for name in args.selected:
         try:
             r = run_config(torch, classes, name, args)
