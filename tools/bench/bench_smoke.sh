@@ -1,12 +1,15 @@
 #!/bin/sh
 # svk-bench --quick --json, whose output must be one JSON document with
 # rows and steps, every GB/s kernel row with the copy run among its runs;
-# times are never judged. Then --filter with two
-# alternatives must keep the rows of either and no other.
-# Usage: bench_smoke.sh SVK_BENCH
+# times are never judged. bench_compare.py must then match every measured
+# row of that run with itself (ratios of 1) and refuse a document that is
+# not svk-bench's. Then --filter with two alternatives must keep the rows
+# of either and no other.
+# Usage: bench_smoke.sh SVK_BENCH BENCH_COMPARE_PY
 set -eu
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+cmp_out=$(mktemp)
+trap 'rm -f "$out" "$cmp_out"' EXIT
 rc=0
 "$1" --quick --json >"$out" || rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -34,6 +37,29 @@ for r in measured:
 print("bench_smoke: %d rows (%d measured), %d steps, %d targets"
       % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"])))
 PY
+
+python3 "$2" "$out" "$out" >"$cmp_out" || {
+    echo "bench_smoke: bench_compare.py exited $? on a run against itself" >&2
+    exit 1
+}
+python3 - "$out" "$cmp_out" <<'PY'
+import json, re, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+text = open(sys.argv[2]).read()
+n = sum(1 for r in d["rows"] if r.get("value"))
+assert "kernel rows: %d in both, 0 only before, 0 only after" % n in text, text
+medians = re.findall(r"^\S+\s+\S+\s+\S+\s+\d+  (\d+\.\d+) ", text, re.M)
+assert medians and all(m == "1.00" for m in medians), text
+assert "targets whose verdict changed: none" in text, text
+print("bench_smoke: bench_compare.py matched %d rows with themselves" % n)
+PY
+rc=0
+python3 "$2" "$1" "$out" >/dev/null 2>"$cmp_out" || rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "cannot read it as JSON" "$cmp_out"; then
+    echo "bench_smoke: bench_compare.py on a binary gave status $rc: $(cat "$cmp_out")" >&2
+    exit 1
+fi
 
 "$1" --quick --json --no-step --filter 'limit copy|residual fwd' >"$out" 2>/dev/null || {
     echo "bench_smoke: svk-bench --filter exited $?" >&2
