@@ -44,13 +44,17 @@ static void loadavg(double la[3])
 /* The host CPU as /proc/cpuinfo names it (model name, then vendor, family
  * and model: virtual machines often hide the model name), or "unknown": on
  * a CPU device every ratio depends on it (an AMD Zen 5 host and an Intel
- * one give OpenBLAS very different rates against the same lavapipe code). */
-static void cpu_model(char *name, size_t cap)
+ * one give OpenBLAS very different rates against the same lavapipe code).
+ * Read once: the header and the JSON document both name it. */
+static const char *cpu_model(void)
 {
-    snprintf(name, cap, "unknown");
+    static char name[256];
+    if (name[0])
+        return name;
+    snprintf(name, sizeof(name), "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
-        return;
+        return name;
     char line[4096], model[160] = "", vendor[32] = "", family[16] = "", num[16] = "";
     struct { const char *key; char *dst; size_t cap; } fields[] = {
         {"model name", model, sizeof(model)}, {"vendor_id", vendor, sizeof(vendor)},
@@ -68,8 +72,9 @@ static void cpu_model(char *name, size_t cap)
     }
     fclose(f);
     if (model[0] || vendor[0])
-        snprintf(name, cap, "%s (%s family %s model %s)", model[0] ? model : "?", vendor[0] ? vendor : "?",
+        snprintf(name, sizeof(name), "%s (%s family %s model %s)", model[0] ? model : "?", vendor[0] ? vendor : "?",
                  family[0] ? family : "?", num[0] ? num : "?");
+    return name;
 }
 
 void bench_print_header(bench *b)
@@ -79,9 +84,7 @@ void bench_print_header(bench *b)
     loadavg(la);
     fprintf(f, "svk-bench %s%s: %s (%s, %s %s), subgroup %u\n", svk_version(), b->opt.quick ? " --quick" : "",
             b->dev->name, device_type(b->dev->type), b->dev->driver_name, b->dev->driver_info, b->dev->subgroup_size);
-    char cpu[256];
-    cpu_model(cpu, sizeof(cpu));
-    fprintf(f, "host CPU %s; threads %u (LP_NUM_THREADS=%s); load average %.2f %.2f %.2f at start\n", cpu,
+    fprintf(f, "host CPU %s; threads %u (LP_NUM_THREADS=%s); load average %.2f %.2f %.2f at start\n", cpu_model(),
             b->threads, b->lp_threads ? b->lp_threads : "unset", la[0], la[1], la[2]);
     if (b->blas)
         fprintf(f, "OpenBLAS: core %s, OPENBLAS_CORETYPE=%s, %u threads (%s)\n", b->blas_core,
@@ -474,9 +477,7 @@ bool bench_print_json(bench *b)
     cJSON_AddStringToObject(d, "driver_info", b->dev->driver_info);
     num(d, "subgroup_size", b->dev->subgroup_size);
     cJSON *mach = cJSON_AddObjectToObject(root, "machine");
-    char cpu[256];
-    cpu_model(cpu, sizeof(cpu));
-    cJSON_AddStringToObject(mach, "cpu", cpu);
+    cJSON_AddStringToObject(mach, "cpu", cpu_model());
     num(mach, "threads", b->threads);
     if (b->lp_threads)
         cJSON_AddStringToObject(mach, "lp_num_threads", b->lp_threads);
