@@ -223,6 +223,23 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
                : 0;
 }
 
+/* Whether gemm_texel.comp takes g as two rows of blocks per subgroup
+ * (SVK_GEMM_SPEC_ROWS2), given the workgroup texel_shape chose (spec) and
+ * the subgroup size it shares op(A) over (share): where one row of blocks
+ * along N fills at most half the subgroup but more than a quarter. Each
+ * lane then takes its row's items of op(A) by two shuffles and a select,
+ * not one shuffle; half the lanes no longer compute clamped columns. The
+ * default training step's attention products at 16 lanes (heads of 32:
+ * 8 blocks of 4 columns) are the case. Not with sum_a, whose fused sums
+ * assume one row of blocks (gemm_texel_body.glsl, store_sum_a).
+ * Measured: see the ROWS2 note in docs/perf/HISTORY.md. */
+static bool texel_rows2(const svk_gemm_args *g, const uint32_t *spec, uint32_t share)
+{
+    const uint64_t cols = svk_div_up(g->N, spec[4]);
+    return svk_op_gemm_rows_allowed() && share >= 4 && (share & (share - 1)) == 0 && spec[0] == share &&
+           spec[1] == 1 && 2 * cols <= share && 4 * cols > share && !g->sum_a;
+}
+
 /* gemm_texel.comp's block of C per invocation for g: TM x TN (spec 3, 4).
  *
  * TM 32 where C has 256 rows or more, else the default 16 (fewer rows past
@@ -334,6 +351,10 @@ static void block_shape(svk_kernel_id id, const uint32_t *spec, uint32_t *bm, ui
     }
     *bm = is_cpu_ssbo(id) ? spec[3] : spec[1] * spec[3];
     *bn = spec[0] * spec[4];
+    if (svk_gemm_kernel_is_texel(id) && (spec[12] & SVK_GEMM_SPEC_ROWS2)) {
+        *bm *= 2; /* one row of invocations, two rows of blocks */
+        *bn /= 2;
+    }
 }
 
 /* The kernel a GEMM records: the variant's, unless a CPU form cannot run
@@ -662,6 +683,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         spec[13] = g->beta != 0.0f;
         if (sum_fused)
             spec[12] |= SVK_GEMM_FLAG_SUM_A;
+        if (texel_rows2(g, spec, share))
+            spec[12] |= SVK_GEMM_SPEC_ROWS2;
         /* The output loop's vec4 reads of aux and C through texel views,
          * where it has any and their buffers can be viewed. */
         const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||

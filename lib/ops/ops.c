@@ -98,6 +98,11 @@ bool svk_op_gemm_wide_allowed(void)
     return svk_op_env_allows("SVK_GEMM_WIDE");
 }
 
+bool svk_op_gemm_rows_allowed(void)
+{
+    return svk_op_env_allows("SVK_GEMM_ROWS");
+}
+
 bool svk_op_gemm_store64_allowed(const svk_ctx *ctx)
 {
     return ctx->info.int64 && svk_op_env_allows("SVK_GEMM_STORE64");

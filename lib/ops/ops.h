@@ -93,6 +93,11 @@ bool svk_op_gemm_pack_allowed(void);
  * unless $SVK_GEMM_WIDE is "0" (for comparisons). Read at each call. */
 bool svk_op_gemm_wide_allowed(void);
 
+/* Whether the CPU texel GEMM may put two rows of blocks in a subgroup for
+ * products too narrow to fill it with one (lib/ops/gemm.c texel_shape):
+ * true unless $SVK_GEMM_ROWS is "0" (for comparisons). Read at each call. */
+bool svk_op_gemm_rows_allowed(void);
+
 /* Whether the CPU GEMMs may go through 64-bit views (the texel form's
  * stores, shaders/gemm_texel_s64.comp; the storage-buffer form's loads
  * and stores, gemm_cpu_s64.comp): the context enabled shaderInt64 and

@@ -91,7 +91,8 @@ layout(constant_id = 9) const uint KTAIL = 0;       /* K % 4 (must match pc.K) *
  * The host sets it only where every subgroup is SG invocations of one
  * workgroup row: local_size_y 1, local_size_x a multiple of SG, and a
  * device with one subgroup size (the SubgroupSize of a SPIR-V 1.5 shader
- * is then that size; lavapipe runs full SIMD batches). */
+ * is then that size; lavapipe runs full SIMD batches). With ROWS2 (below)
+ * local_size_x is SG. */
 layout(constant_id = 10) const uint SG = 0;
 /* C (and the bias) may be accessed as vec4s: their offsets, ldc and batch
  * strides multiples of 4, and N too, so that four columns from a multiple
@@ -143,6 +144,14 @@ const bool ACC_OUT = (EPI_FLAGS & SVK_GEMM_SPEC_ACC_OUT) != 0u;
 /* Vec4s of k per iteration of the k loop: 2 with SVK_GEMM_SPEC_K8 (the
  * host sets it only where k_hi - k_lo is a multiple of 8). */
 const uint KV = (EPI_FLAGS & SVK_GEMM_SPEC_K8) != 0u ? 2u : 1u;
+/* ROWS2 (SVK_GEMM_SPEC_ROWS2, with SG): the subgroup's lanes are two rows
+ * of SW = SG / 2 blocks of C, lanes 0 .. SW-1 the first. For a product
+ * whose blocks along N fill at most half a subgroup (attention's heads of
+ * 32 at 16 lanes: 8 blocks of 4 columns), which would otherwise leave half
+ * the lanes computing clamped columns. lavapipe packs only consecutive x
+ * into a SIMD batch (its y and z are loops around it), so the two rows
+ * must come from one row of invocations, not from local_size_y 2. */
+const bool ROWS2 = (EPI_FLAGS & SVK_GEMM_SPEC_ROWS2) != 0u;
 #define GEMM_LOAD_AUX4(i) (TEXEL_EPI ? texelFetch(aux_t4, int(i)) : aux4[i])
 #define GEMM_LOAD_C4(i) (TEXEL_EPI ? texelFetch(c_t4, int(i)) : c4[i])
 #define GEMM_AUX_BINDING 6
@@ -154,7 +163,10 @@ const uint KV = (EPI_FLAGS & SVK_GEMM_SPEC_K8) != 0u ? 2u : 1u;
 const uint TM4 = TM / 4u;
 const uint TN4 = TN / 4u;
 const uint SG1 = SG == 0u ? 1u : SG;
-const uint R = (TM + SG1 - 1u) / SG1; /* items of op(A) each lane fetches when sharing */
+/* The lanes that share one op(A), and the rows of blocks a subgroup holds. */
+const uint SW = ROWS2 ? SG1 / 2u : SG1;
+const uint GROUPS = ROWS2 ? 2u : 1u;
+const uint R = (TM + SW - 1u) / SW; /* items of op(A) each lane fetches when sharing */
 
 /* acc[i * TN4 + j / 4][j % 4]: row i, column j of the invocation's block. */
 vec4 acc[TM * TN4];
@@ -196,10 +208,11 @@ vec4 a_item(uint k, uint p)
 /*
  * The k loop, 4 KV steps at a time, then the last KTAIL steps one by one.
  *
- * share (a compile-time constant at each call, which is inlined): the SG
- * invocations of the subgroup all have this m0, so they need the same
- * op(A); lane l fetches items l, l + SG, ... and subgroupShuffle from a
- * compile-time lane hands each item round. On lavapipe a texel fetch is a
+ * share (a compile-time constant at each call, which is inlined): the SW
+ * invocations of a row of the subgroup (all SG of it but with ROWS2) have
+ * the same m0, so they need the same op(A); lane l fetches items l, l +
+ * SW, ... of its row's and subgroupShuffle from a compile-time lane hands
+ * each item round (with ROWS2, one shuffle from each row and a select). On lavapipe a texel fetch is a
  * call (about 45 instructions for a vec4, and every vector register is
  * saved around it), so this takes most of op(A)'s fetches out of the loop:
  * 2 fetches of A and 4 of B per 256 multiply-adds at 16x4 and 8 lanes. The
@@ -220,13 +233,18 @@ void kloop(const bool share)
             if (share) {
                 vec4 own[R];
                 [[unroll]] for (uint r = 0u; r < R; r++)
-                    own[r] = a_item(k, min(lane + r * SG1, TM - 1u));
+                    own[r] = a_item(k, min(lane % SW + r * SW, TM - 1u));
                 if (SUM_A)
                     [[unroll]] for (uint r = 0u; r < R; r++)
-                        if (lane + r * SG1 < TM)
+                        if (lane + r * SW < TM)
                             rsum += own[r];
-                [[unroll]] for (uint p = 0u; p < TM; p++)
-                    item[p] = subgroupShuffle(own[p / SG1], p % SG1);
+                [[unroll]] for (uint p = 0u; p < TM; p++) {
+                    item[p] = subgroupShuffle(own[p / SW], p % SW);
+                    [[unroll]] for (uint q = 1u; q < GROUPS; q++) {
+                        const vec4 v = subgroupShuffle(own[p / SW], q * SW + p % SW);
+                        item[p] = lane / SW == q ? v : item[p];
+                    }
+                }
             } else {
                 [[unroll]] for (uint p = 0u; p < TM; p++)
                     item[p] = a_item(k, p);
@@ -351,8 +369,14 @@ void main()
     lda = pc.lda;
     ldb = pc.ldb;
     const uint batch = gl_WorkGroupID.z % pc.batch, outer = gl_WorkGroupID.z / pc.batch;
-    m0 = gl_GlobalInvocationID.y * TM;
-    n0 = gl_GlobalInvocationID.x * TN;
+    if (ROWS2) {
+        const uint x = gl_LocalInvocationID.x;
+        m0 = (gl_WorkGroupID.y * 2u + x / SW) * TM;
+        n0 = (gl_WorkGroupID.x * SW + x % SW) * TN;
+    } else {
+        m0 = gl_GlobalInvocationID.y * TM;
+        n0 = gl_GlobalInvocationID.x * TN;
+    }
     base_a = pc.off_a + batch * pc.stride_a + outer * pc.stride2_a;
     base_b = pc.off_b + batch * pc.stride_b + outer * pc.stride2_b;
     const uint base_c = pc.off_c + batch * pc.stride_c + outer * pc.stride2_c;
@@ -368,6 +392,18 @@ void main()
     for (uint l = 0u; l < SG; l++)
         n_first = min(n_first, subgroupShuffle(n0, l));
     svk_gemm_k_range(pc.flags, K, m0, TM, n_first, k_lo, k_hi);
+    /* ROWS2: the steps either row of blocks needs, the union of their
+     * ranges (adjacent or overlapping, as the rows are). A step outside a
+     * row's own range is a zero term of its sums, as in svk_gemm_k_range. */
+    if (ROWS2) {
+        uint lo = k_lo, hi = k_hi;
+        for (uint l = 0u; l < SG; l++) {
+            lo = min(lo, subgroupShuffle(k_lo, l));
+            hi = max(hi, subgroupShuffle(k_hi, l));
+        }
+        k_lo = lo;
+        k_hi = hi;
+    }
 
     /* Every invocation runs the k loop, also those whose block lies past M
      * or N (the grid rounds up), so that the subgroup is whole. No runtime

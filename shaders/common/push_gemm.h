@@ -86,6 +86,11 @@ SVK_PUSH_END(svk_push_gemm)
  * of k per iteration, not four (a dense product whose K & ~3 is a
  * multiple of 8). */
 #define SVK_GEMM_SPEC_K8 131072u
+/* gemm_texel.comp's spec constant 12 only: each subgroup (the workgroup's
+ * one row of SG invocations) takes two rows of blocks of C, SG / 2 blocks
+ * each, for a product too narrow to fill it with one (lib/ops/gemm.c,
+ * texel_rows2). */
+#define SVK_GEMM_SPEC_ROWS2 262144u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading
  * dimension and batch stride are all multiples of 4 elements, so it may be
  * read as vec4s along its contiguous dimension. */
