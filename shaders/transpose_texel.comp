@@ -27,13 +27,19 @@ layout(set = 0, binding = 1, std430) writeonly buffer BufDst4 { vec4 dst4[]; };
 void main()
 {
     /* Invocation o owns block (bi, bj) = rows 4 bi .. +3, columns 4 bj ..
-     * +3 of src; neighbours take neighbouring bi, so their stores are
-     * neighbouring vec4s of dst's rows. */
+     * +3 of src; neighbours take neighbouring bj, so their fetches are
+     * neighbouring vec4s of src's rows and src is read in address order.
+     * The training step transposes weights that are not in the caches
+     * (AdamW wrote them a step ago): read along the rows, its transposes
+     * took 0.6-0.75 of the time of the same kernel with neighbours down
+     * the columns (neighbouring stores), measured in the default and the
+     * w256-l6-t256 steps (docs/perf/HISTORY.md, 2026-12-05 23:49 UTC). */
     const uint rb = pc.rows / 4u;
     uint o;
     if (!svk_elem_index(rb * (pc.cols / 4u), o))
         return;
-    const uint bj = o / rb, bi = o % rb;
+    const uint cb = pc.cols / 4u;
+    const uint bi = o / cb, bj = o % cb;
     const uint s = (pc.off_src + 4u * bi * pc.ld + 4u * bj) >> 2, ld4 = pc.ld >> 2;
     const vec4 r0 = texelFetch(src_t4, int(s));
     const vec4 r1 = texelFetch(src_t4, int(s + ld4));
