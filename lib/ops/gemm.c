@@ -330,12 +330,17 @@ static uint32_t texel_k_chunks(const svk_gemm_args *g)
  * columns of each lane of a subgroup. */
 static void texel_pack_plan(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm_pack *p)
 {
-    uint32_t tm, tn;
-    texel_tile(ctx, g, &tm, &tn);
+    uint32_t spec[SVK_MAX_SPEC];
+    memcpy(spec, svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults, sizeof(spec));
+    texel_tile(ctx, g, &spec[3], &spec[4]);
+    const uint32_t share = texel_shape(ctx, g, spec);
     const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
+    /* With two rows of blocks per subgroup (texel_rows2), an iteration
+     * reads twice the rows of A and half the columns of B. */
+    const uint32_t rows2 = texel_rows2(g, spec, share) ? 2u : 1u;
     const uint64_t lda = g->lda ? g->lda : g->trans_a ? g->M : g->K;
     const uint64_t ldb = g->ldb ? g->ldb : g->trans_b ? g->K : g->N;
-    svk_gemm_pack_plan(g, lda, ldb, tm, tn * sg, p);
+    svk_gemm_pack_plan(g, lda, ldb, spec[3] * rows2, spec[4] * sg / rows2, p);
 }
 
 /* Rows and columns of C one workgroup of kernel id covers with spec. */
