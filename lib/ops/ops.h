@@ -94,7 +94,7 @@ bool svk_op_gemm_pack_allowed(void);
 bool svk_op_gemm_wide_allowed(void);
 
 /* Whether the CPU texel GEMM may put two rows of blocks in a subgroup for
- * products too narrow to fill it with one (lib/ops/gemm.c texel_shape):
+ * products too narrow to fill it with one (lib/ops/gemm.c texel_rows2):
  * true unless $SVK_GEMM_ROWS is "0" (for comparisons). Read at each call. */
 bool svk_op_gemm_rows_allowed(void);
 

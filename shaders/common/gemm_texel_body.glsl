@@ -212,9 +212,10 @@ vec4 a_item(uint k, uint p)
  * invocations of a row of the subgroup (all SG of it but with ROWS2) have
  * the same m0, so they need the same op(A); lane l fetches items l, l +
  * SW, ... of its row's and subgroupShuffle from a compile-time lane hands
- * each item round (with ROWS2, one shuffle from each row and a select). On lavapipe a texel fetch is a
- * call (about 45 instructions for a vec4, and every vector register is
- * saved around it), so this takes most of op(A)'s fetches out of the loop:
+ * each item round (with ROWS2, one shuffle from each row and a select).
+ * On lavapipe a texel fetch is a call (about 45 instructions for a vec4,
+ * and every vector register is saved around it), so this takes most of
+ * op(A)'s fetches out of the loop:
  * 2 fetches of A and 4 of B per 256 multiply-adds at 16x4 and 8 lanes. The
  * result is the same bits either way.
  */
