@@ -3,9 +3,11 @@
 # rows and steps, every GB/s kernel row with the copy run among its runs;
 # times are never judged. bench_compare.py must then match every measured
 # row of that run with itself (ratios of 1) and refuse a document that is
-# not svk-bench's. Then --filter with two alternatives must keep the rows
-# of either and no other.
-# Usage: bench_smoke.sh SVK_BENCH BENCH_COMPARE_PY
+# not svk-bench's. step_vs_torch.py must pair the run's step with a
+# PyTorch document made up from it (no PyTorch needed) and refuse the two
+# in the wrong order. Then --filter with two alternatives must keep the
+# rows of either and no other.
+# Usage: bench_smoke.sh SVK_BENCH BENCH_COMPARE_PY STEP_VS_TORCH_PY
 set -eu
 out=$(mktemp)
 cmp_out=$(mktemp)
@@ -58,6 +60,36 @@ rc=0
 python3 "$2" "$1" "$out" >/dev/null 2>"$cmp_out" || rc=$?
 if [ "$rc" -ne 2 ] || ! grep -q "cannot read it as JSON" "$cmp_out"; then
     echo "bench_smoke: bench_compare.py on a binary gave status $rc: $(cat "$cmp_out")" >&2
+    exit 1
+fi
+
+# A PyTorch run of the 'tiny' step at half svk-bench's tokens/s: the pair's
+# ratio must be 2.
+torch_json=$(mktemp)
+trap 'rm -f "$out" "$cmp_out" "$torch_json"' EXIT
+python3 - "$out" "$torch_json" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    s = [x for x in json.load(f)["steps"] if x["name"] == "tiny"][0]
+steps = [{"name": "tiny", "tokens_per_s": s["tokens_per_s"] / 2, "ms_per_step": 2.0, "ms_min": 1.5}]
+with open(sys.argv[2], "w") as f:
+    json.dump({"tool": "torch_step", "steps": steps}, f)
+PY
+python3 "$3" --pairs "$torch_json" "$out" --config tiny --json >"$cmp_out" || {
+    echo "bench_smoke: step_vs_torch.py exited $? on a made-up pair" >&2
+    exit 1
+}
+python3 - "$cmp_out" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+assert abs(d["summary"]["ratio_median"] - 2.0) < 1e-9, d
+print("bench_smoke: step_vs_torch.py paired the 'tiny' step, ratio %.2f" % d["summary"]["ratio_median"])
+PY
+rc=0
+python3 "$3" --pairs "$out" "$torch_json" --config tiny >/dev/null 2>"$cmp_out" || rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "not a torch_step document" "$cmp_out"; then
+    echo "bench_smoke: step_vs_torch.py on swapped files gave status $rc: $(cat "$cmp_out")" >&2
     exit 1
 fi
 
