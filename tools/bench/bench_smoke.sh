@@ -11,7 +11,8 @@
 set -eu
 out=$(mktemp)
 cmp_out=$(mktemp)
-trap 'rm -f "$out" "$cmp_out"' EXIT
+torch_json=$(mktemp)
+trap 'rm -f "$out" "$cmp_out" "$torch_json"' EXIT
 rc=0
 "$1" --quick --json >"$out" || rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -65,8 +66,6 @@ fi
 
 # A PyTorch run of the 'tiny' step at half svk-bench's tokens/s: the pair's
 # ratio must be 2.
-torch_json=$(mktemp)
-trap 'rm -f "$out" "$cmp_out" "$torch_json"' EXIT
 python3 - "$out" "$torch_json" <<'PY'
 import json, sys
 with open(sys.argv[1]) as f:
