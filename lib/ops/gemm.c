@@ -283,6 +283,15 @@ static void texel_tile(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *tm,
     }
 }
 
+/* gemm_texel.comp's tile (texel_tile) and workgroup (texel_shape) for g,
+ * in spec, which holds the kernel's defaults on entry; returns the subgroup
+ * size op(A) is shared over (spec[10]; 0: none). */
+static uint32_t texel_layout(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *spec)
+{
+    texel_tile(ctx, g, &spec[3], &spec[4]);
+    return texel_shape(ctx, g, spec);
+}
+
 /* Whether kernel id adds g's sum_a itself (gemm.comp always;
  * gemm_texel.comp where it shares op(A) over subgroups of a multiple of
  * TM / 4 invocations), rather than after a column sum of A. */
@@ -294,8 +303,7 @@ static bool sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk_kernel_i
         return false;
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, svk_kernel_info_get(id)->spec_defaults, sizeof(spec));
-    texel_tile(ctx, g, &spec[3], &spec[4]);
-    const uint32_t sg = texel_shape(ctx, g, spec);
+    const uint32_t sg = texel_layout(ctx, g, spec);
     return sg && sg % (spec[3] / 4) == 0;
 }
 
@@ -332,8 +340,7 @@ static void texel_pack_plan(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm
 {
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults, sizeof(spec));
-    texel_tile(ctx, g, &spec[3], &spec[4]);
-    const uint32_t share = texel_shape(ctx, g, spec);
+    const uint32_t share = texel_layout(ctx, g, spec);
     const uint32_t sg = ctx->info.subgroup_size ? ctx->info.subgroup_size : 1;
     /* With two rows of blocks per subgroup (texel_rows2), an iteration
      * reads twice the rows of A and half the columns of B. */
@@ -675,8 +682,7 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
-        texel_tile(ctx, g, &spec[3], &spec[4]);
-        const uint32_t share = texel_shape(ctx, g, spec);
+        const uint32_t share = texel_layout(ctx, g, spec);
         spec[5] = g->trans_a;
         spec[6] = g->trans_b;
         spec[7] = vec_a && (!g->trans_a || g->M % 4 == 0);
