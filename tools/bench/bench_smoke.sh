@@ -1,8 +1,8 @@
 #!/bin/sh
 # svk-bench --quick --json, whose output must be one JSON document with
-# rows and steps, every GB/s kernel row with the copy run among its runs;
-# times are never judged, and the GEMM target of the variant the step
-# does not run is informational. bench_compare.py must then match every measured
+# rows and steps, every GB/s kernel row with the copy run among its runs,
+# and the GEMM target of the variant the step does not run informational;
+# times are never judged. bench_compare.py must then match every measured
 # row of that run with itself (ratios of 1) and refuse a document that is
 # not svk-bench's. step_vs_torch.py must pair the run's step with a
 # PyTorch document made up from it (no PyTorch needed) and refuse the two
@@ -38,9 +38,9 @@ for r in measured:
             r["kernel"], r["direction"], r["shape"])
         assert abs(r["of_copy"] - r["value"] / r["copy_gbps_beside"]) <= 1e-9 * r["of_copy"] + 1e-12, \
             "%s %s: of_copy is not against the copy beside it" % (r["kernel"], r["shape"])
-# The GEMM target is judged on the variant the device's step runs; the
-# other variant's verdict is shown as informational.
-# (A step on cooperative matrices has no such row: none is informational.)
+# The GEMM target is judged on the variant the device's step runs, the
+# other's is informational (a step on cooperative matrices has no target
+# row of its own: then neither is).
 gemm = {t["target"].split(")")[0].split("(")[1]: t["status"] for t in d["targets"] if t["target"].startswith("GEMM (")}
 variant = d["steps"][0]["variant"]
 assert gemm and all(r["variant"] == variant for r in d["steps"]), d["steps"]
