@@ -227,6 +227,10 @@ void bench_recheck_copy_limit(bench *b);
  * nothing loaded, what a GEMM's inner loop could reach at best. */
 void bench_run_fma_limit(bench *b);
 void bench_run_gemm(bench *b);
+/* The name of the GEMM variant the device's training step runs ("cpu",
+ * "portable" or "coopmat", as the gemm rows name them; "?" if it cannot be
+ * chosen). */
+const char *bench_gemm_step_variant(const bench *b);
 void bench_run_kernels(bench *b);
 void bench_run_steps(bench *b);
 

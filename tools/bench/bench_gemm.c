@@ -73,6 +73,16 @@ static const char *const variant_names[N_VARIANTS] = {"portable", "cpu", "coopma
 static const svk_gemm_variant variants[N_VARIANTS] = {SVK_GEMM_VARIANT_PORTABLE, SVK_GEMM_VARIANT_CPU,
                                                       SVK_GEMM_VARIANT_COOPMAT};
 
+const char *bench_gemm_step_variant(const bench *b)
+{
+    svk_gemm_variant gv;
+    if (svk_gemm_auto_variant(b->ctx, &gv) == SVK_OK)
+        for (int v = 0; v < N_VARIANTS; v++)
+            if (variants[v] == gv)
+                return variant_names[v];
+    return "?";
+}
+
 static void run_shape(bench *b, const gemm_shape *g, const char *shape)
 {
     double flops = 2.0 * g->M * (double)g->N * g->K;

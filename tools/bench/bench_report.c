@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "bench.h"
-#include "ops/gemm.h"
 
 static FILE *out(const bench *b)
 {
@@ -210,11 +209,8 @@ static size_t judge(const bench *b, target *t)
      * judged on the variant the device's training step runs (a CPU
      * device's portable rows, 1-3 GFLOP/s there, are for comparison). */
     static const char *const variants[] = {"cpu", "portable"};
-    svk_gemm_variant own_v;
-    const char *own = svk_gemm_auto_variant(b->ctx, &own_v) != SVK_OK ? NULL
-                      : own_v == SVK_GEMM_VARIANT_CPU                 ? "cpu"
-                      : own_v == SVK_GEMM_VARIANT_PORTABLE            ? "portable"
-                                                                      : NULL;
+    const char *own = bench_gemm_step_variant(b);
+    const bool own_judged = !strcmp(own, variants[0]) || !strcmp(own, variants[1]);
     for (int k = 0; k < 2; k++) {
         size_t m = 0;
         for (size_t i = 0; i < b->n_rows; i++) {
@@ -226,7 +222,7 @@ static size_t judge(const bench *b, target *t)
         target *x = &t[n++];
         snprintf(x->what, sizeof(x->what), "GEMM (%s) >= 40%% of OpenBLAS at transformer shapes", variants[k]);
         x->goal = 0.40;
-        x->info = own && strcmp(own, variants[k]);
+        x->info = own_judged && strcmp(own, variants[k]);
         if (!m) {
             x->status = -1;
             snprintf(x->measured, sizeof(x->measured), b->blas ? "no row measured" : "OpenBLAS not built in");

@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "bench.h"
-#include "ops/gemm.h"
 #include "svk/vulkan.h"
 #include "vk/context.h"
 
@@ -179,12 +178,7 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     /* The GEMMs' variant names the step's kernels: the row kernels follow
      * the same device rule, and the GEMMs run on cooperative matrices
      * where $SVK_GEMM_COOPMAT=1 asks and the device has them. */
-    svk_gemm_variant gv;
-    snprintf(s.variant, sizeof(s.variant), "%s",
-             svk_gemm_auto_variant(b->ctx, &gv) != SVK_OK ? "?"
-             : gv == SVK_GEMM_VARIANT_CPU                 ? "cpu"
-             : gv == SVK_GEMM_VARIANT_COOPMAT             ? "coopmat"
-                                                          : "portable");
+    snprintf(s.variant, sizeof(s.variant), "%s", bench_gemm_step_variant(b));
 
     const uint64_t mem0 = b->ctx->memory.bytes_in_use;
     svk_model_params mp = svk_model_params_default();
