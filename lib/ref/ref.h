@@ -24,6 +24,13 @@ enum svk_ref_norm {
     SVK_REF_RMSNORM = 1,   /* u * rstd * g, rstd = 1/sqrt(mean(u^2) + eps) */
 };
 
+/* What svk_ref_finite_check finds in an array. */
+typedef struct svk_ref_finite {
+    uint64_t nan, inf;  /* elements that are NaN, and +-infinity */
+    uint64_t first;     /* the index of the first of them; UINT64_MAX when there is none */
+    double max_abs;     /* the largest |x| among the finite elements (0 when none) */
+} svk_ref_finite;
+
 #define SVK_REF_TYPE float
 #define SVK_REF_NAME(name) svk_ref_##name##_f32
 #include "ref_decls.h"

@@ -233,6 +233,12 @@ SVK_REF_TYPE SVK_REF_NAME(clip_scale)(SVK_REF_TYPE norm, SVK_REF_TYPE max_norm);
 void SVK_REF_NAME(clip_apply)(size_t count, SVK_REF_TYPE *const *arrays,
                               const size_t *sizes, SVK_REF_TYPE scale);
 
+/* Counts the NaNs and infinities among x[r * ld + c], r < rows, c < cols,
+ * finds the first (in that order) and the largest finite magnitude.
+ * x: [rows, ld]; ld >= cols. */
+void SVK_REF_NAME(finite_check)(size_t rows, size_t cols, size_t ld, const SVK_REF_TYPE *x,
+                                svk_ref_finite *out);
+
 /* One AdamW update of one tensor, PyTorch semantics (spec, "Optimiser"):
  *   g' = grad_scale * g
  *   p -= lr * weight_decay * p                 only when decay != 0 (2-D weights)

@@ -96,6 +96,8 @@
 #include "adamw.spv.h"
 #include "cross_entropy_cpu.spv.h"
 #include "embedding_bwd_cpu.spv.h"
+#include "common/push_finite_check.h"
+#include "finite_check.spv.h"
 /* @elementwise-includes@ */
 
 #define SPV(name) name, sizeof(name)
@@ -763,6 +765,15 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * them, 4 workgroups for the device's threads. */
         .n_spec = 3,
         .spec_defaults = {8, 1, 1},
+    },
+    [SVK_KERNEL_FINITE_CHECK] = {
+        .name = "finite_check",
+        SPV(svk_spv_finite_check),
+        .n_buffers = 2,      /* x, stats */
+        .write_mask = 1u << 1,
+        .push_size = sizeof(svk_push_finite_check),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
     },
     /* @elementwise-rows@ */
 };

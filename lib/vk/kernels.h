@@ -104,6 +104,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_ADAMW,
     SVK_KERNEL_CROSS_ENTROPY_CPU, /* the CPU form of SVK_KERNEL_CROSS_ENTROPY (common/row_cpu.glsl) */
     SVK_KERNEL_EMBEDDING_BWD_CPU, /* the CPU form of SVK_KERNEL_EMBEDDING_BWD: vec4 columns, no barriers */
+    SVK_KERNEL_FINITE_CHECK,      /* NaN/Inf statistics of a tensor (saves, svk_model_find_nonfinite) */
     /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;

@@ -128,6 +128,7 @@ void cf_run_embedding(cf_state *cf);
 void cf_run_cross_entropy(cf_state *cf);
 void cf_run_clip(cf_state *cf);
 void cf_run_adamw(cf_state *cf);
+void cf_run_finite_check(cf_state *cf);
 void cf_run_transpose(cf_state *cf);
 /* @elementwise-families@ */
 

@@ -32,6 +32,7 @@ static const cf_family cf_families[] = {
     {"cross_entropy", cf_run_cross_entropy},
     {"clip", cf_run_clip},
     {"adamw", cf_run_adamw},
+    {"finite_check", cf_run_finite_check},
     {"transpose", cf_run_transpose},
     /* @elementwise-families@ */
 };
