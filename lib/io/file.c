@@ -1,0 +1,359 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "file.h"
+
+/* Linux's own limit on a chain (MAXSYMLINKS); beyond it a loop is likelier
+ * than a real chain. */
+#define SYMLINK_HOPS 40
+
+static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (quiet)
+        vsnprintf(quiet, SVK_ERROR_MAX, fmt, ap);
+    else
+        svk_verror(log, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *svk_file_kind(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    default: return "a file of unknown type";
+    }
+}
+
+static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
+{
+    return report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
+                  path, svk_file_kind(mode));
+}
+
+svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    /* stat before open: a FIFO or device is refused without being opened
+     * at all, since opening a device can act (a tape rewinds, a modem line
+     * hangs up). The fstat below is the check that counts; this one spares
+     * the common mistake the open. */
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return not_regular(log, quiet, path, sb.st_mode);
+    /* O_NONBLOCK: should the name become a FIFO after the stat, the open
+     * returns at once instead of waiting for a writer that may never come.
+     * O_NOCTTY: nor may a terminal become ours. */
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        int err = errno;
+        close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return not_regular(log, quiet, path, sb.st_mode);
+    }
+    /* Linux ignores O_NONBLOCK on regular files, but POSIX lets reads with it
+     * fail with EAGAIN under mandatory locks: the reads below block. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    char b1[32], b2[32];
+    uint64_t bytes = (uint64_t)sb.st_size;
+    if (bytes > limit || bytes >= SIZE_MAX) {
+        close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
+                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
+    }
+    size_t n = (size_t)bytes;
+    /* One spare byte: a read that fills it finds the file longer than fstat
+     * said (and callers get a terminator's room for free). */
+    uint8_t *buf = svk_malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        return report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
+                      svk_fmt_bytes(b1, bytes));
+    }
+    size_t got = 0;
+    while (got < n + 1) {
+        /* At most 1 GiB a call: Linux moves under 2 GiB per read anyway. */
+        size_t want = n + 1 - got < (1u << 30) ? n + 1 - got : (1u << 30);
+        ssize_t r = read(fd, buf + got, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            close(fd);
+            free(buf);
+            return report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        return report(log, quiet, SVK_ERROR_IO, "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
+                      ": is another process writing it?", path, n, got > n ? "over " : "", got > n ? n : got);
+    }
+    *data = buf;
+    *size = n;
+    return SVK_OK;
+}
+
+/* " (where symlink P points)" after the target's name in a message when the
+ * caller's path was a link, so the message names what the caller gave. */
+#define VIA_FMT "%s%s%s"
+#define VIA(r)                                                                                                \
+    strcmp((r)->path, (r)->target) ? " (where symlink " : "", strcmp((r)->path, (r)->target) ? (r)->path : "", \
+        strcmp((r)->path, (r)->target) ? " points)" : ""
+
+/* Follows the chain of symlinks at r->path into r->target, the name the
+ * rename must replace: renaming over a link would replace the link, and the
+ * user who saves to a link means the file it points to. Only the last
+ * component needs following: links among the directories are resolved by
+ * the kernel alike for the temporary and the target, which therefore share
+ * a directory and a filesystem. realpath() would not do: it fails on a
+ * dangling link, which names a file to create. *exists says whether the
+ * final name exists, *sb is its lstat. */
+static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
+{
+    size_t len = strlen(r->path);
+    if (len >= sizeof(r->target))
+        return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...",
+                      len, SVK_FILE_PATH_MAX - 1, r->path);
+    memcpy(r->target, r->path, len + 1);
+    for (int hops = 0;; hops++) {
+        if (lstat(r->target, sb) != 0) {
+            if (errno == ENOENT) {
+                *exists = false;
+                return SVK_OK;
+            }
+            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot write %s" VIA_FMT ": %s", r->target, VIA(r),
+                          strerror(errno));
+        }
+        if (!S_ISLNK(sb->st_mode)) {
+            *exists = true;
+            return SVK_OK;
+        }
+        if (hops == SYMLINK_HOPS)
+            return report(r->log, r->quiet, SVK_ERROR_IO,
+                          "cannot write %s: more than %d symbolic links in a row from it (a loop?)", r->path,
+                          SYMLINK_HOPS);
+        char link[SVK_FILE_PATH_MAX];
+        ssize_t n = readlink(r->target, link, sizeof(link));
+        if (n < 0)
+            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot read symlink %s: %s", r->target, strerror(errno));
+        if ((size_t)n >= sizeof(link))
+            return report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
+                          r->target, SVK_FILE_PATH_MAX - 1);
+        link[n] = '\0';
+        /* A relative link is relative to the directory that holds it. */
+        const char *slash = strrchr(r->target, '/');
+        size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - r->target) + 1;
+        if (dir_len + (size_t)n >= sizeof(r->target))
+            return report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
+                          r->target, SVK_FILE_PATH_MAX - 1);
+        memcpy(r->target + dir_len, link, (size_t)n + 1);
+    }
+}
+
+/* Creates "<target>.tmp.<pid>.<n>" exclusively: in the target's directory,
+ * so the rename cannot cross filesystems; unique per process (pid) and per
+ * call (n), so concurrent saves, even to one path, never share a temporary.
+ * One left by a killed process is never reused (O_EXCL): the next n is
+ * taken. */
+static svk_status open_temporary(svk_file_replace *r, mode_t mode)
+{
+    static atomic_uint serial;
+    int err = 0;
+    for (int tries = 0; tries < 1000; tries++) {
+        unsigned n = atomic_fetch_add(&serial, 1);
+        if (snprintf(r->tmp, sizeof(r->tmp), "%s" SVK_FILE_TMP_INFIX "%ld.%u", r->target, (long)getpid(), n) >=
+            (int)sizeof(r->tmp))
+            return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
+        r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, mode);
+        if (r->fd >= 0)
+            return SVK_OK;
+        err = errno;
+        if (err != EEXIST && err != EINTR)
+            break;
+    }
+    svk_status st = report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s" VIA_FMT ": %s", r->tmp, VIA(r),
+                           strerror(err));
+    r->tmp[0] = '\0';
+    return st;
+}
+
+/* Gives the temporary the replaced file's owner, group and mode, before any
+ * data reaches it: a 0600 checkpoint's new contents are never readable by
+ * others, not even for the moment before the rename. The owner and group
+ * only where permitted (root, or a group the user is in): a user replacing
+ * another's file in a directory both may write ends up owning the new one,
+ * as with any editor that saves by rename. The setuid, setgid and sticky
+ * bits are kept only with the owner and group, or they would now grant the
+ * saver's identity. ACLs and extended attributes are not copied. */
+static svk_status keep_attributes(svk_file_replace *r, const struct stat *old)
+{
+    struct stat now;
+    if (fstat(r->fd, &now) != 0)
+        return report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
+    if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) {
+        if (fchown(r->fd, old->st_uid, old->st_gid) != 0) {
+            if (errno != EPERM)
+                return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the owner of %s: %s", r->tmp,
+                              r->target, strerror(errno));
+            if (now.st_gid != old->st_gid && fchown(r->fd, (uid_t)-1, old->st_gid) != 0 && errno != EPERM)
+                return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the group of %s: %s", r->tmp,
+                              r->target, strerror(errno));
+        }
+        if (fstat(r->fd, &now) != 0)
+            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
+    }
+    bool same_owner = now.st_uid == old->st_uid && now.st_gid == old->st_gid;
+    mode_t mode = old->st_mode & (same_owner ? 07777 : 0777);
+    /* Not ignorable: the file would come back with wider permissions. */
+    if (fchmod(r->fd, mode) != 0)
+        return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the mode %04o of %s: %s", r->tmp,
+                      (unsigned)mode, r->target, strerror(errno));
+    return SVK_OK;
+}
+
+svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, svk_file_replace *r)
+{
+    r->log = log;
+    r->quiet = quiet;
+    r->path = path;
+    r->target[0] = r->tmp[0] = '\0';
+    r->fd = -1;
+    struct stat old;
+    bool exists = false;
+    svk_status st = resolve(r, &old, &exists);
+    if (st != SVK_OK)
+        return st;
+    /* Checked by name, never by opening: opening a FIFO blocks, opening a
+     * device can act. Whoever may write the directory can still swap the
+     * name between this check and the rename; then the rename replaces
+     * what they put there, which they could have removed anyway. */
+    if (exists && !S_ISREG(old.st_mode))
+        return report(log, quiet, SVK_ERROR_IO, "refusing to replace %s" VIA_FMT ": it is %s, not a regular file",
+                      r->target, VIA(r), svk_file_kind(old.st_mode));
+    /* A rename gives the name a new inode, so the file's other hard links
+     * would keep the old contents: the links split, silently. Writing in
+     * place would keep them but lose atomicity, and a crash mid-save would
+     * then destroy the only copy of the user's checkpoint. Atomicity and
+     * the data matter more; the user can save to a new name or drop the
+     * other links. */
+    if (exists && old.st_nlink > 1)
+        return report(log, quiet, SVK_ERROR_IO,
+                      "refusing to replace %s" VIA_FMT ": it has %ju hard links, and an atomic save would split "
+                      "them (the other names would keep the old contents); save to another name, or remove the "
+                      "other links first",
+                      r->target, VIA(r), (uintmax_t)old.st_nlink);
+    /* A new file: 0666 minus the umask, as fopen, shell redirection and
+     * most tools make it, so the umask stays the user's one setting. A
+     * replacement starts owner-only and gets the old mode before any data. */
+    if ((st = open_temporary(r, exists ? 0600 : 0666)) != SVK_OK)
+        return st;
+    if (exists && (st = keep_attributes(r, &old)) != SVK_OK) {
+        svk_file_replace_abort(r);
+        return st;
+    }
+    return SVK_OK;
+}
+
+svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(r->fd, c, n < (1u << 30) ? n : (1u << 30));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
+                          w < 0 ? strerror(errno) : "no progress");
+        c += w;
+        n -= (size_t)w;
+    }
+    return SVK_OK;
+}
+
+svk_status svk_file_replace_commit(svk_file_replace *r)
+{
+    svk_status st = SVK_OK;
+    if (fsync(r->fd) != 0)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "fsync %s: %s", r->tmp, strerror(errno));
+    if (close(r->fd) != 0 && st == SVK_OK)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
+    r->fd = -1;
+    if (st == SVK_OK && rename(r->tmp, r->target) != 0)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s" VIA_FMT ": %s", r->tmp, r->target, VIA(r),
+                    strerror(errno));
+    if (st != SVK_OK) {
+        svk_file_replace_abort(r);
+        return st;
+    }
+    r->tmp[0] = '\0';
+    /* The rename itself must reach the disk: sync the directory. The new
+     * file is in place either way; an error here says it may not survive a
+     * power cut. Filesystems that cannot sync a directory say EINVAL. */
+    char dir[SVK_FILE_PATH_MAX];
+    const char *slash = strrchr(r->target, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == r->target)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - r->target), r->target);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return report(r->log, r->quiet, SVK_ERROR_IO,
+                      "%s was written, but its directory cannot be opened to sync the rename: %s", r->target,
+                      strerror(errno));
+    if (fsync(dfd) != 0 && errno != EINVAL)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", r->target,
+                    strerror(errno));
+    close(dfd);
+    return st;
+}
+
+void svk_file_replace_abort(svk_file_replace *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+    if (r->tmp[0])
+        unlink(r->tmp);
+    r->tmp[0] = '\0';
+}

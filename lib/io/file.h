@@ -1,0 +1,83 @@
+/*
+ * Files libsvk reads and writes at a user's path: checkpoints, dumps, the
+ * training text, the pipeline cache. Every such read and write goes through
+ * here, so that the rules below hold for all of them.
+ *
+ * Reading: only a regular file is read. Anything else (a FIFO, which would
+ * block the open until a writer came, a directory, a socket, a device) is
+ * refused with a message naming the path and what it is, without hanging.
+ *
+ * Writing replaces the file atomically: a temporary next to the file, fsync,
+ * rename over it, fsync of the directory, so a crash at any point leaves
+ * either the old file or the new one. What the rename would otherwise do to
+ * the name is decided here:
+ *   - a symlink (or a chain of them, or one that dangles) is followed: the
+ *     file it points to is replaced, the link stays;
+ *   - a name that exists and is not a regular file (FIFO, socket,
+ *     directory, device) is refused, and nothing is created or opened;
+ *   - a file with more than one hard link is refused (file.c says why);
+ *   - the replaced file's permission bits are kept, and its owner and group
+ *     where the process may set them; a new file gets 0666 minus the umask,
+ *     as fopen would make it.
+ *
+ * Failures are reported like any libsvk error (svk_error into log), or,
+ * where quiet is non-NULL, only written into quiet (SVK_ERROR_MAX bytes):
+ * for a caller to whom the failure is not an error (the pipeline cache, whose
+ * loss costs compile time only) and which must not overwrite the message of
+ * a real error the application may still be about to read.
+ *
+ * Thread-safety: the functions share no state but a temporary-name counter
+ * (atomic); one svk_file_replace is one thread's.
+ */
+#ifndef SVK_IO_FILE_H
+#define SVK_IO_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+/* Longest path handled, the terminator included (Linux's PATH_MAX). */
+#define SVK_FILE_PATH_MAX 4096
+
+/* Reads the regular file at path whole into *data (from svk_malloc, one
+ * spare byte after *size; the caller frees it). A file larger than limit
+ * bytes is refused, as is one whose size changes while it is read. On
+ * failure *data is NULL and *size 0. */
+svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size);
+
+/* The temporary a save writes first is "<file>.tmp.<pid>.<n>", where <file>
+ * is the path with symlinks resolved. A process killed mid-save leaves its
+ * temporary behind: nothing reads it and no later save reuses it; deleting
+ * it is always safe. */
+#define SVK_FILE_TMP_INFIX ".tmp."
+
+/* One atomic replacement in progress. */
+typedef struct svk_file_replace {
+    svk_log *log;
+    char *quiet;
+    const char *path;                  /* as the caller gave it, for messages */
+    char target[SVK_FILE_PATH_MAX];    /* path with symlinks resolved: what the rename replaces */
+    char tmp[SVK_FILE_PATH_MAX + 64];  /* the temporary, next to target */
+    int fd;                            /* the temporary, open for writing; -1 when none */
+} svk_file_replace;
+
+/* Checks path, resolves it and creates the temporary with the mode (and
+ * owner) the file will have. On failure nothing was created and r->fd is
+ * -1. r->path keeps the pointer: path must outlive r. */
+svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, svk_file_replace *r);
+/* Writes n bytes to the temporary (all of them, or fails). */
+svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n);
+/* fsync, rename over the target, fsync of the directory. On failure before
+ * the rename, the temporary is removed and the old file stays. */
+svk_status svk_file_replace_commit(svk_file_replace *r);
+/* Removes the temporary (after a failed write); the old file stays. Safe
+ * after a commit and on an r whose begin failed. */
+void svk_file_replace_abort(svk_file_replace *r);
+
+/* "a FIFO", "a directory", "a character device", ... for a st_mode; "a
+ * regular file" for one. */
+const char *svk_file_kind(mode_t mode);
+
+#endif
