@@ -1,36 +1,22 @@
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "core/alloc.h"
 #include "core/rng.h"
 #include "data.h"
+#include "io/file.h"
 
 svk_status svk_text_open(svk_log *log, svk_text *t, const char *path, uint64_t seed)
 {
     memset(t, 0, sizeof(*t));
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return svk_error(log, SVK_ERROR_IO, "cannot open data file %s: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        return svk_error(log, SVK_ERROR_IO, "data file %s is not a regular file", path);
-    }
-    t->size = (size_t)sb.st_size;
-    t->bytes = svk_malloc(t->size ? t->size : 1);
-    if (!t->bytes) {
-        fclose(f);
-        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s", path);
-    }
-    size_t got = fread(t->bytes, 1, t->size, f);
-    fclose(f);
-    if (got != t->size) {
-        svk_text_free(t);
-        return svk_error(log, SVK_ERROR_IO, "short read of %s", path);
-    }
+    void *bytes;
+    size_t size;
+    /* Read whole, through the reader that refuses a FIFO or device instead
+     * of blocking on it; the only limit is memory. */
+    svk_status st = svk_file_read(log, NULL, path, UINT64_MAX, &bytes, &size);
+    if (st != SVK_OK)
+        return st;
+    t->bytes = bytes;
+    t->size = size;
     t->state = seed;
     return SVK_OK;
 }

@@ -1,17 +1,12 @@
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
+#include "file.h"
 #include "safetensors.h"
 
 /* Tensor data is read and written as stored: libsvk supports little-endian
@@ -304,43 +299,14 @@ fail:
 svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out)
 {
     memset(out, 0, sizeof(*out));
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return svk_error(log, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        return svk_error(log, SVK_ERROR_IO, "%s is not a regular file", path);
-    }
-    size_t size = (size_t)sb.st_size;
-    void *blob = svk_malloc(size ? size : 1);
-    if (!blob) {
-        fclose(f);
-        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%zu bytes)", path, size);
-    }
-    size_t got = fread(blob, 1, size, f);
-    int err = ferror(f);
-    fclose(f);
-    if (got != size || err) {
-        free(blob);
-        return svk_error(log, SVK_ERROR_IO, "reading %s: %s", path, err ? strerror(errno) : "short read");
-    }
+    void *blob;
+    size_t size;
+    /* No size limit of its own: the parser bounds the header, and the data
+     * is what the model needs (a refusal for memory names the bytes). */
+    svk_status st = svk_file_read(log, NULL, path, UINT64_MAX, &blob, &size);
+    if (st != SVK_OK)
+        return st;
     return svk_st_parse(log, path, blob, size, out);
-}
-
-static svk_status write_all(svk_log *log, int fd, const void *p, size_t n, const char *path)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return svk_error(log, SVK_ERROR_IO, "writing %s: %s", path, w < 0 ? strerror(errno) : "no progress");
-        c += w;
-        n -= (size_t)w;
-    }
-    return SVK_OK;
 }
 
 static char *build_header(svk_log *log, const svk_st_entry *t, size_t n, const svk_st_meta *meta, size_t n_meta,
@@ -376,29 +342,6 @@ static char *build_header(svk_log *log, const svk_st_entry *t, size_t n, const s
     return text;
 }
 
-/* Creates "<path>.tmp.<pid>.<n>" exclusively: in the target's directory, so
- * the rename cannot cross filesystems; unique per process (pid) and per call
- * (n), so concurrent saves, even to one path, never share a temporary. One
- * left by a killed process is never reused (O_EXCL): the next n is taken. */
-static int open_temporary(svk_log *log, const char *path, char *tmp, size_t cap, svk_status *st)
-{
-    static atomic_uint serial;
-    for (int tries = 0; tries < 1000; tries++) {
-        unsigned n = atomic_fetch_add(&serial, 1);
-        if (snprintf(tmp, cap, "%s" SVK_ST_TMP_INFIX "%ld.%u", path, (long)getpid(), n) >= (int)cap) {
-            *st = svk_error(log, SVK_ERROR_INVALID_ARG, "path too long: %s", path);
-            return -1;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0)
-            return fd;
-        if (errno != EEXIST)
-            break;
-    }
-    *st = svk_error(log, SVK_ERROR_IO, "cannot create %s: %s", tmp, strerror(errno));
-    return -1;
-}
-
 svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,
                         const svk_st_meta *meta, size_t n_meta)
 {
@@ -416,9 +359,8 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
     size_t hlen = strlen(header);
     size_t padded = (hlen + 7) / 8 * 8; /* data starts 8-byte aligned */
 
-    char tmp[4096];
-    int fd = open_temporary(log, path, tmp, sizeof(tmp), &st);
-    if (fd < 0) {
+    svk_file_replace r;
+    if ((st = svk_file_replace_begin(log, NULL, path, &r)) != SVK_OK) {
         free(header);
         return st;
     }
@@ -426,39 +368,21 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
     for (int i = 0; i < 8; i++)
         len[i] = (uint8_t)((uint64_t)padded >> (8 * i));
     static const char spaces[8] = "        ";
-    st = write_all(log, fd, len, 8, tmp);
+    st = svk_file_replace_write(&r, len, 8);
     if (st == SVK_OK)
-        st = write_all(log, fd, header, hlen, tmp);
+        st = svk_file_replace_write(&r, header, hlen);
     if (st == SVK_OK)
-        st = write_all(log, fd, spaces, padded - hlen, tmp);
+        st = svk_file_replace_write(&r, spaces, padded - hlen);
     for (size_t i = 0; st == SVK_OK && i < n; i++) {
         uint64_t elems = 1;
         for (uint32_t d = 0; d < tensors[i].ndim; d++)
             elems *= tensors[i].shape[d];
-        st = write_all(log, fd, tensors[i].data, elems * 4, tmp);
+        st = svk_file_replace_write(&r, tensors[i].data, elems * 4);
     }
     free(header);
-    if (st == SVK_OK && fsync(fd) != 0)
-        st = svk_error(log, SVK_ERROR_IO, "fsync %s: %s", tmp, strerror(errno));
-    if (close(fd) != 0 && st == SVK_OK)
-        st = svk_error(log, SVK_ERROR_IO, "closing %s: %s", tmp, strerror(errno));
-    if (st == SVK_OK && rename(tmp, path) != 0)
-        st = svk_error(log, SVK_ERROR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
     if (st != SVK_OK) {
-        unlink(tmp);
+        svk_file_replace_abort(&r);
         return st;
     }
-    /* The rename itself must reach the disk: sync the directory. The new
-     * file is in place either way; an error here says it may not survive a
-     * power cut. Filesystems that cannot sync a directory say EINVAL. */
-    char dir[4096];
-    snprintf(dir, sizeof(dir), "%s", path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return svk_error(log, SVK_ERROR_IO, "%s was written, but its directory cannot be opened to sync the rename: %s",
-                         path, strerror(errno));
-    if (fsync(dfd) != 0 && errno != EINVAL)
-        st = svk_error(log, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", path, strerror(errno));
-    close(dfd);
-    return st;
+    return svk_file_replace_commit(&r);
 }

@@ -7,9 +7,12 @@
  *
  * The reader trusts nothing in the file: every length, offset, shape and
  * name is checked before anything is used, and a refusal names the problem
- * (and the tensor). The writer is atomic: temporary file in the same
- * directory, fsync, rename over the target, fsync of the directory, so a
- * crash at any point leaves either the old file or the new one.
+ * (and the tensor). Files are read and written through io/file.h: only a
+ * regular file is read, and the writer is atomic (temporary file next to
+ * the target, fsync, rename over it, fsync of the directory, so a crash at
+ * any point leaves either the old file or the new one), follows symlinks,
+ * refuses what is not a regular file or has other hard links, and keeps the
+ * replaced file's mode and owner.
  */
 #ifndef SVK_IO_SAFETENSORS_H
 #define SVK_IO_SAFETENSORS_H
@@ -19,6 +22,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "file.h"
 
 #define SVK_ST_MAX_DIMS 8
 #define SVK_ST_MAX_NAME 256
@@ -80,9 +84,10 @@ typedef struct svk_st_entry {
 } svk_st_entry;
 
 /* The temporary a save writes first is "<path>.tmp.<pid>.<n>", next to
- * path. A process killed mid-save leaves its temporary behind: nothing
- * reads it and no later save reuses it; deleting it is always safe. */
-#define SVK_ST_TMP_INFIX ".tmp."
+ * path (next to the file path points to, when path is a symlink). A process
+ * killed mid-save leaves its temporary behind: nothing reads it and no later
+ * save reuses it; deleting it is always safe. */
+#define SVK_ST_TMP_INFIX SVK_FILE_TMP_INFIX
 
 /* Writes the tensors (in the given order) and metadata atomically. */
 svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tensors, size_t n,

@@ -5,19 +5,26 @@
  *
  * The file is named after the device UUID and driver version: the driver
  * validates the header too and ignores a cache from another driver, but a
- * distinct name keeps two devices from overwriting each other's. It is
- * written to a temporary file and renamed, so a crash never leaves a torn
+ * distinct name keeps two devices from overwriting each other's. It is read
+ * and written through io/file.h like every file libsvk touches: a FIFO or
+ * device at the cache's name is neither waited on nor replaced, and the
+ * write is atomic (temporary and rename), so a crash never leaves a torn
  * cache behind.
+ *
+ * A cache that cannot be read or written costs compile time only, so its
+ * failures are not errors: they go to the log at INFO, through the file
+ * functions' quiet mode, and leave the error slots (the context's, the
+ * thread's) to the errors an application may be about to read.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "core/alloc.h"
 #include "context.h"
+#include "core/alloc.h"
+#include "io/file.h"
 
 /* A cache larger than this is not ours to read. */
 #define MAX_CACHE_BYTES (256u << 20)
@@ -58,26 +65,23 @@ static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
     return true;
 }
 
-static void *read_file(const char *path, size_t *size)
+/* The cache's bytes, or NULL: no file yet is the usual first run and says
+ * nothing; anything else that keeps it from being read is logged. */
+static void *read_cache(svk_ctx *ctx, size_t *size)
 {
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    char why[SVK_ERROR_MAX];
     void *data = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long len = ftell(f);
-        if (len > 0 && (unsigned long)len <= MAX_CACHE_BYTES && fseek(f, 0, SEEK_SET) == 0) {
-            data = svk_malloc((size_t)len);
-            if (data && fread(data, 1, (size_t)len, f) == (size_t)len)
-                *size = (size_t)len;
-            else {
-                free(data);
-                data = NULL;
-            }
-        }
+    struct stat sb;
+    if (stat(ctx->cache_path, &sb) != 0 && errno == ENOENT)
+        return NULL;
+    if (svk_file_read(&ctx->log, why, ctx->cache_path, MAX_CACHE_BYTES, &data, size) != SVK_OK) {
+        svk_log_msg(&ctx->log, SVK_LOG_INFO, "not using pipeline cache: %s", why);
+        return NULL;
     }
-    fclose(f);
+    if (!*size) {
+        free(data);
+        return NULL;
+    }
     return data;
 }
 
@@ -102,7 +106,7 @@ svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags
     size_t size = 0;
     void *data = NULL;
     if (choose_path(ctx, dir, flags)) {
-        data = read_file(ctx->cache_path, &size);
+        data = read_cache(ctx, &size);
         if (data && !header_matches(ctx, data, size)) {
             svk_log_msg(&ctx->log, SVK_LOG_INFO, "ignoring pipeline cache %s: not for this device", ctx->cache_path);
             free(data);
@@ -142,17 +146,15 @@ void svk_pipeline_cache_save(svk_ctx *ctx)
         if (ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, NULL) >= 0 && size &&
             (data = svk_malloc(size)) &&
             ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, data) >= 0) {
-            char tmp[1100];
-            snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path, (long)getpid());
-            FILE *f = fopen(tmp, "wb");
-            bool ok = f && fwrite(data, 1, size, f) == size;
-            if (f)
-                ok = fclose(f) == 0 && ok;
-            if (!ok || rename(tmp, ctx->cache_path) != 0) {
-                svk_log_msg(&ctx->log, SVK_LOG_INFO, "could not write pipeline cache %s: %s", ctx->cache_path,
-                            strerror(errno));
-                unlink(tmp);
-            }
+            char why[SVK_ERROR_MAX];
+            svk_file_replace r;
+            svk_status st = svk_file_replace_begin(&ctx->log, why, ctx->cache_path, &r);
+            if (st == SVK_OK && (st = svk_file_replace_write(&r, data, size)) != SVK_OK)
+                svk_file_replace_abort(&r);
+            else if (st == SVK_OK)
+                st = svk_file_replace_commit(&r);
+            if (st != SVK_OK)
+                svk_log_msg(&ctx->log, SVK_LOG_INFO, "could not write pipeline cache: %s", why);
         }
         free(data);
     }
