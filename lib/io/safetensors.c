@@ -24,6 +24,7 @@ void svk_st_free(svk_st_file *f)
         free(f->meta[i].value);
     }
     free(f->meta);
+    free(f->by_name);
     free(f->tensors);
     free(f->blob);
     memset(f, 0, sizeof(*f));
@@ -31,17 +32,33 @@ void svk_st_free(svk_st_file *f)
 
 const svk_st_tensor *svk_st_find(const svk_st_file *f, const char *name)
 {
-    for (size_t i = 0; i < f->n_tensors; i++)
-        if (!strcmp(f->tensors[i].name, name))
-            return &f->tensors[i];
+    size_t lo = 0, hi = f->by_name ? f->n_tensors : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(f->by_name[mid]->name, name);
+        if (!c)
+            return f->by_name[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
 const char *svk_st_meta_get(const svk_st_file *f, const char *key)
 {
-    for (size_t i = 0; i < f->n_meta; i++)
-        if (!strcmp(f->meta[i].key, key))
-            return f->meta[i].value;
+    size_t lo = 0, hi = f->n_meta;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(f->meta[mid].key, key);
+        if (!c)
+            return f->meta[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
@@ -70,9 +87,9 @@ static int meta_by_key(const void *a, const void *b)
     return strcmp(((const svk_st_meta *)a)->key, ((const svk_st_meta *)b)->key);
 }
 
-static int tensor_by_name(const void *a, const void *b)
+static int tensor_ptr_by_name(const void *a, const void *b)
 {
-    return strcmp(((const svk_st_tensor *)a)->name, ((const svk_st_tensor *)b)->name);
+    return strcmp((*(const svk_st_tensor *const *)a)->name, (*(const svk_st_tensor *const *)b)->name);
 }
 
 /* An upper bound on the number of values in a JSON text: every value after
@@ -259,16 +276,26 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
             goto fail;
         out->n_tensors++;
     }
-    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), tensor_by_name);
+    /* The tensors in data order, and beside them an index by name: for the
+     * duplicate check (by sorting, not by comparing every pair, as for the
+     * metadata) and for svk_st_find's binary search. */
+    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
+    out->by_name = svk_calloc(out->n_tensors ? out->n_tensors : 1, sizeof(*out->by_name));
+    if (!out->by_name) {
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+        goto fail;
+    }
+    for (size_t i = 0; i < out->n_tensors; i++)
+        out->by_name[i] = &out->tensors[i];
+    qsort(out->by_name, out->n_tensors, sizeof(*out->by_name), tensor_ptr_by_name);
     for (size_t i = 1; i < out->n_tensors; i++)
-        if (!strcmp(out->tensors[i - 1].name, out->tensors[i].name)) {
-            BAD("%s: tensor '%s' appears twice", what, out->tensors[i].name);
+        if (!strcmp(out->by_name[i - 1]->name, out->by_name[i]->name)) {
+            BAD("%s: tensor '%s' appears twice", what, out->by_name[i]->name);
             goto fail;
         }
     /* The data must be exactly the tensors, back to back: no overlap (two
      * tensors aliasing one range) and no unexplained bytes. The header's
      * order need not be the data's (JSON objects are unordered). */
-    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
     uint64_t pos = 0;
     for (size_t i = 0; i < out->n_tensors; i++) {
         const svk_st_tensor *t = &out->tensors[i];

@@ -56,7 +56,8 @@ typedef struct svk_st_meta {
 typedef struct svk_st_file {
     svk_st_tensor *tensors;      /* in file order of data_offsets */
     size_t n_tensors;
-    svk_st_meta *meta;
+    const svk_st_tensor **by_name; /* [n_tensors] into tensors, sorted by name: svk_st_find's index */
+    svk_st_meta *meta;           /* sorted by key */
     size_t n_meta;
     void *blob;                  /* the whole file */
     size_t blob_size;
@@ -71,6 +72,8 @@ svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out);
 svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out);
 void svk_st_free(svk_st_file *f);
 
+/* Binary searches, O(log n): a loader looks up every tensor it expects,
+ * and a hostile file may hold a million. NULL when absent. */
 const svk_st_tensor *svk_st_find(const svk_st_file *f, const char *name);
 const char *svk_st_meta_get(const svk_st_file *f, const char *key);
 
