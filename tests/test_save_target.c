@@ -7,7 +7,8 @@
  * through the public svk_model_save on the CPU backend:
  *   - a symlink (relative, in directory A, to a file in directory B, and a
  *     chain of two) stays a link, its target gets the new contents, and the
- *     temporary is created in B, none in A (inotify watches both);
+ *     temporary is created in B, none in A (inotify watches both); a link
+ *     named without a directory works; a loop of links is refused;
  *   - a dangling symlink: the file is created where it points; one that
  *     points into a missing directory is refused;
  *   - a FIFO, a Unix socket, a directory and (as root) a character device
@@ -176,6 +177,28 @@ static void symlinks(tu_tally *t)
                  i ? " chain" : "", c.temps_in_b, c.in_a, c.in_a ? ": " : "", c.first_a);
     }
     tu_check(t, kind(link1) == S_IFLNK && kind(link2) == S_IFLNK, "symlink: both links are links at the end");
+
+    /* A path without a directory: the link's target is relative to the
+     * working directory, where the link is. */
+    char cwd[1024];
+    if (made && getcwd(cwd, sizeof(cwd)) && chdir(dir_a) == 0) {
+        svk_status st = save_value("link2.safetensors", 6.0f);
+        bool back = chdir(cwd) == 0;
+        tu_check(t, back && st == SVK_OK && kind(link2) == S_IFLNK && read_value(target) == 6.0f,
+                 "symlink named without a directory (from A): the target holds the new contents: %s",
+                 st == SVK_OK ? "ok" : svk_last_error());
+    }
+
+    /* A loop: refused with a message, both links kept. */
+    char loop1[400], loop2[400];
+    path_in(loop1, sizeof(loop1), dir_a, "loop1.safetensors");
+    path_in(loop2, sizeof(loop2), dir_a, "loop2.safetensors");
+    if (symlink("loop2.safetensors", loop1) == 0 && symlink("loop1.safetensors", loop2) == 0) {
+        svk_status st = save_value(loop1, 7.0f);
+        tu_check(t, st != SVK_OK && strstr(svk_last_error(), loop1) && kind(loop1) == S_IFLNK &&
+                        kind(loop2) == S_IFLNK,
+                 "a symlink loop: refused, links kept: %s", svk_last_error());
+    }
 
     /* Dangling: the file is made where the link points. */
     char dangle[400], new_target[400];
