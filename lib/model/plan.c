@@ -29,6 +29,8 @@ typedef struct builder {
     bool oom;
     int overflow;         /* the slab whose size wrapped + 1, or 0 */
     uint32_t wt;          /* linear_nn: the tensor each Linear's weight is transposed into */
+    uint32_t *slots;      /* the parameters' names hashed (param_id): parameter index, or SVK_NONE */
+    size_t mask;          /* slots has mask + 1 entries, a power of two */
 } builder;
 
 /* The leading dimension of the GELU MLP's [N, F] activations in GEMM ops:
@@ -147,11 +149,44 @@ uint32_t svk_plan_slab_start(const svk_plan *p, svk_slab slab)
     return t != SVK_NONE ? t : svk_plan_param_group(p, false, slab, &n);
 }
 
-static uint32_t param_id(const svk_plan *p, const char *name, svk_slab slab)
+/* Parameters are found by name: each op names those it reads and writes,
+ * some 10 per parameter. A linear search made the plan quadratic in the
+ * layer count (65536 layers took over an hour); the names are hashed once
+ * instead, into an open-addressed table at most half full, so a lookup is
+ * a probe or two and the plan is built in time linear in its size. */
+static uint64_t name_hash(const char *s)
 {
-    for (size_t i = 0; i < p->n_params; i++)
-        if (!strcmp(p->params[i].name, name))
-            return svk_plan_param_tensor(p, i, slab);
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static bool index_params(builder *b)
+{
+    const svk_plan *p = b->p;
+    size_t n = 16;
+    while (n < 2 * p->n_params)
+        n *= 2;
+    b->slots = svk_malloc(n * sizeof(*b->slots));
+    if (!b->slots)
+        return false;
+    memset(b->slots, 0xff, n * sizeof(*b->slots)); /* SVK_NONE everywhere */
+    b->mask = n - 1;
+    for (size_t i = 0; i < p->n_params; i++) {
+        size_t at = (size_t)name_hash(p->params[i].name) & b->mask;
+        while (b->slots[at] != SVK_NONE)
+            at = (at + 1) & b->mask;
+        b->slots[at] = (uint32_t)i;
+    }
+    return true;
+}
+
+static uint32_t param_id(const builder *b, const char *name, svk_slab slab)
+{
+    for (size_t at = (size_t)name_hash(name) & b->mask; b->slots[at] != SVK_NONE; at = (at + 1) & b->mask)
+        if (!strcmp(b->p->params[b->slots[at]].name, name))
+            return svk_plan_param_tensor(b->p, b->slots[at], slab);
     return SVK_NONE;
 }
 
@@ -163,7 +198,7 @@ static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(name, sizeof(name), fmt, ap);
     va_end(ap);
-    return param_id(b->p, name, slab);
+    return param_id(b, name, slab);
 }
 
 /* C = op(A) op(B) (+ bias), alpha 1, beta 0 or 1 (accumulate). */
@@ -511,10 +546,11 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     const uint64_t means = (siamese ? SVK_SIAMESE_MEAN_ROWS : 1) * d.N;
     uint32_t *x = svk_calloc(S + 1, sizeof(*x)), *y = svk_calloc(S + 1, sizeof(*y));
     sub_acts *sa = svk_calloc(S, sizeof(*sa));
-    if (!x || !y || !sa) {
+    if (!x || !y || !sa || !index_params(&b)) {
         free(x);
         free(y);
         free(sa);
+        free(b.slots);
         svk_plan_free(p);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
     }
@@ -724,6 +760,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     free(x);
     free(y);
     free(sa);
+    free(b.slots);
     if (b.oom) {
         svk_plan_free(p);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory building the plan");
