@@ -49,9 +49,19 @@ SVK_API void svk_model_destroy(svk_model **model);
 SVK_API const svk_model_config *svk_model_get_config(const svk_model *model);
 /* Number of trainable parameters. */
 SVK_API uint64_t svk_model_param_count(const svk_model *model);
-/* Updates applied so far (the AdamW step count): a skipped non-finite step
- * does not count. Waits for a step still running, since whether it counts
- * is known only when it has finished. */
+
+/* The most updates a model counts: 2^53, the largest count every integer
+ * up to which a double holds exactly (so JSON readers, and the bias
+ * corrections 1 - beta^t computed in double, see every count exactly). At
+ * 2^53 updates a training step (svk_model_train_step, or
+ * svk_model_prepare_train_step) is refused with SVK_ERROR_INVALID_STATE
+ * rather than wrap, and a checkpoint whose "svk.step" exceeds it is
+ * refused. (At a million steps a second, 285 years.) */
+#define SVK_MAX_STEP 9007199254740992ull
+
+/* Updates applied so far (the AdamW step count, at most SVK_MAX_STEP): a
+ * skipped non-finite step does not count. Waits for a step still running,
+ * since whether it counts is known only when it has finished. */
 SVK_API uint64_t svk_model_step(const svk_model *model);
 
 /* One training step on a batch: tokens and targets are int32 [B, T]

@@ -320,6 +320,23 @@ static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
+/* The update count ends at SVK_MAX_STEP (svk/model.h) instead of
+ * wrapping: a step that might make it pass is refused. Steps in flight
+ * count as applied until their outcome is read, so only near the end are
+ * they waited for, to learn whether one was skipped and one more fits. */
+static svk_status check_step_room(svk_model *m, const char *func)
+{
+    if (m->step + (m->older_pending ? 1 : 0) + (m->step_pending ? 1 : 0) < SVK_MAX_STEP)
+        return SVK_OK;
+    svk_status st = svk_model_settle(m);
+    if (st != SVK_OK || m->step < SVK_MAX_STEP)
+        return st;
+    return svk_error(svk_model_log(m), SVK_ERROR_INVALID_STATE,
+                     "%s: the model has made %llu updates, SVK_MAX_STEP, the most a model counts; no more steps "
+                     "(load a checkpoint with a lower step to go on)",
+                     func, (unsigned long long)m->step);
+}
+
 svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                                 float lr, float *loss)
 {
@@ -329,7 +346,8 @@ svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, targets);
     svk_status st = check_lr(m, lr, __func__);
-    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, true, __func__)) != SVK_OK)
+    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, true, __func__)) != SVK_OK ||
+        (st = check_step_room(m, __func__)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
     /* A step still in flight is counted as applied; the device corrects
@@ -543,6 +561,8 @@ svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, con
      * svk/vulkan.h): its outputs say whether it counted. */
     if (st == SVK_OK)
         st = svk_model_settle(m);
+    if (st == SVK_OK)
+        st = check_step_room(m, __func__);
     if (st == SVK_OK)
         st = check_tokens(m, tokens, targets, m->plan.B, m->plan.T, __func__);
     if (st != SVK_OK)
