@@ -2,9 +2,13 @@
  * The model configuration: defaults match the specification's table, every
  * key parses from text and round-trips through JSON, and every rule of the
  * specification is enforced with a message naming the key and the value.
+ * JSON that would cost memory or time before its keys are read (megabytes,
+ * nesting, text after the object) is refused on its text.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "svk/config.h"
 #include "test_util.h"
@@ -39,7 +43,12 @@ int main(int argc, char **argv)
     svk_model_config back;
     if (st == SVK_OK)
         st = svk_model_config_from_json(json, &back);
-    tu_check(&t, st == SVK_OK && !memcmp(&back, &c, sizeof(c)), "JSON round trip: %s", json);
+    /* Field by field: memcmp would also compare the padding after the
+     * bools, which struct copies need not preserve (clang's ASan build
+     * left stack bytes there). */
+    tu_check(&t, st == SVK_OK && svk_model_config_equal(&back, &c) && back.mlp_hidden == c.mlp_hidden &&
+                     !memcmp(back.reserved, c.reserved, sizeof(c.reserved)),
+             "JSON round trip: %s", json);
 
     /* Bad text. */
     svk_model_config d = svk_model_config_default();
@@ -88,6 +97,54 @@ int main(int argc, char **argv)
     tu_check(&t, st == SVK_ERROR_INVALID_CONFIG, "JSON with a fractional integer: %s", svk_last_error());
     st = svk_model_config_from_json("not json", &r);
     tu_check(&t, st == SVK_ERROR_INVALID_CONFIG, "not JSON: %s", svk_last_error());
+
+    /* Item 6 of the issue: JSON that costs memory before its keys are
+     * looked at is refused on its text, before parsing. */
+    enum { HUGE = 8 << 20 };
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    const long rss0 = ru.ru_maxrss; /* KiB, the high-water mark */
+    char *big = malloc(HUGE + 64);
+    size_t o = (size_t)sprintf(big, "{\"vocab\": 16, \"x\": [");
+    while (o < HUGE)
+        o += (size_t)sprintf(big + o, "[0,0,0,0],");
+    sprintf(big + o, "[]]}");
+    st = svk_model_config_from_json(big, &r);
+    getrusage(RUSAGE_SELF, &ru);
+    /* Parsed, the arrays took some 330 MB; the text itself is 8. */
+    const long grew_mb = (ru.ru_maxrss - rss0) / 1024;
+    tu_check(&t, st == SVK_ERROR_INVALID_CONFIG && strstr(svk_last_error(), "longer than 4096 bytes") && grew_mb < 64,
+             "8 MB of nested arrays refused before parsing, the peak memory %ld MB higher: %s", grew_mb,
+             svk_last_error());
+    /* 900 deep: within cJSON's own limit of 1000 and within 4096 bytes. */
+    o = (size_t)sprintf(big, "{\"vocab\": ");
+    memset(big + o, '[', 900);
+    memset(big + o + 900, ']', 900);
+    sprintf(big + o + 1800, "}");
+    st = svk_model_config_from_json(big, &r);
+    tu_check(&t, st == SVK_ERROR_INVALID_CONFIG && strstr(svk_last_error(), "nested array at byte 10"),
+             "nesting 900 deep refused: %s", svk_last_error());
+    free(big);
+    static const struct {
+        const char *json, *needle;
+    } flat[] = {
+        {"{\"width\": [8]}", "nested array at byte 10"},
+        {"{\"extra\": {\"a\": 1}}", "nested object at byte 10"},
+        {"{\"dropout\": 0.1}", "unknown config key 'dropout'"},          /* flat, but not a key */
+        {"{\"norm\": \"[{layernorm\"}", "not one of"},                   /* brackets in a string are text */
+        {"{\"norm\": \"a\\\"[\", \"vocab\": [2]}", "nested array at byte 26"}, /* an escaped quote */
+        {"{\"vocab\": 16} {", "text after the object, at byte 14"},        /* text after the object */
+        {"{\"vocab\": 16", "not a JSON object"},                           /* unclosed */
+        {"[{\"vocab\": 16}]", "not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof(flat) / sizeof(flat[0]); i++) {
+        st = svk_model_config_from_json(flat[i].json, &r);
+        tu_check(&t, st == SVK_ERROR_INVALID_CONFIG && strstr(svk_last_error(), flat[i].needle), "%s refused: %s",
+                 flat[i].json, svk_last_error());
+    }
+    st = svk_model_config_from_json("  {\"vocab\": 300, \"norm\": \"rmsnorm\"}\n", &r);
+    tu_check(&t, st == SVK_OK && r.vocab == 300 && r.norm == SVK_NORM_RMSNORM,
+             "a flat object with spaces around it parses: %s", st == SVK_OK ? "ok" : svk_last_error());
     st = svk_model_config_to_json(&c, json, 10);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG, "to_json into a small buffer: %s", svk_last_error());
     return tu_finish(&t);

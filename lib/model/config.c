@@ -237,13 +237,60 @@ svk_status svk_model_config_to_json(const svk_model_config *c, char *buf, size_t
     return st;
 }
 
+/* The most bytes of configuration JSON parsed. svk_model_config_to_json
+ * writes about 220 (all 14 keys, no spaces); the limit leaves room for
+ * hand-written JSON with whitespace and long decimals. Checked before
+ * parsing: a checkpoint's header may be 100 MB, and its configuration is
+ * one string in it, which the header's own limit on JSON values does not
+ * look inside (cJSON takes some 60 bytes per value: a 104 MB file of
+ * nested arrays took 4.3 GB to refuse). */
+#define CONFIG_JSON_MAX 4096
+
+/* The configuration is one flat object of known keys: nothing in it may
+ * open an object or array but the first brace. Scanned on the text, before
+ * cJSON builds anything (it would otherwise build up to its own nesting
+ * limit of 1000, and any number of values, before the keys are looked at). */
+static svk_status check_flat(const char *json, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (json[i] == ' ' || json[i] == '\t' || json[i] == '\r' || json[i] == '\n'))
+        i++;
+    if (i == len || json[i] != '{')
+        return BAD("model config: not a JSON object");
+    for (i++; i < len && json[i] != '}'; i++) {
+        if (json[i] == '"') { /* a string: brackets in it are text */
+            for (i++; i < len && json[i] != '"'; i++)
+                if (json[i] == '\\')
+                    i++;
+        } else if (json[i] == '{' || json[i] == '[') {
+            return BAD("model config: a nested %s at byte %zu (the configuration is a flat object of the known "
+                       "keys, each a number, a string or true/false)",
+                       json[i] == '{' ? "object" : "array", i);
+        }
+    }
+    /* With nothing nested, the first brace outside a string closes the
+     * object (or the object is unclosed, which the parser reports). */
+    for (i++; i < len; i++)
+        if (json[i] != ' ' && json[i] != '\t' && json[i] != '\r' && json[i] != '\n')
+            return BAD("model config: text after the object, at byte %zu", i);
+    return SVK_OK;
+}
+
 svk_status svk_model_config_from_json(const char *json, svk_model_config *out)
 {
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, json);
     SVK_CHECK_PTR(NULL, out);
     svk_model_config c = svk_model_config_default();
-    cJSON *o = cJSON_Parse(json);
+    const size_t len = strnlen(json, CONFIG_JSON_MAX + 1);
+    if (len > CONFIG_JSON_MAX)
+        return BAD("model config: JSON longer than %d bytes (the %zu keys take about 220)", CONFIG_JSON_MAX, N_KEYS);
+    svk_status flat = check_flat(json, len);
+    if (flat != SVK_OK)
+        return flat;
+    /* Null-terminated: text after the object is refused, not ignored (as
+     * check_flat has, already). */
+    cJSON *o = cJSON_ParseWithOpts(json, NULL, true);
     if (!cJSON_IsObject(o)) {
         cJSON_Delete(o);
         return BAD("model config: not a JSON object");
