@@ -129,7 +129,9 @@ SVK_API svk_status svk_model_save(svk_model *model, const char *path, bool optim
  * and step, which the file must then hold) from a checkpoint whose
  * configuration equals the model's. The file is trusted in nothing: its
  * layout, every name, shape and dtype, and every value (NaN and infinity
- * are refused) are checked before anything is written; on error
+ * are refused; in the optimiser state also a negative second moment, and
+ * a step beyond SVK_MAX_STEP) are checked before anything is written; on
+ * error
  * (SVK_ERROR_BAD_CHECKPOINT, or SVK_ERROR_IO when it cannot be read) the
  * model is unchanged and the message names the problem and the tensor.
  * Same as svk_model_load_ex with flags SVK_LOAD_OPTIMIZER when optimizer
@@ -139,13 +141,20 @@ SVK_API svk_status svk_model_load(svk_model *model, const char *path, bool optim
 /* Flags of svk_model_load_ex, or'ed together. */
 enum {
     SVK_LOAD_OPTIMIZER = 1u << 0,       /* also load the AdamW moments and the step */
-    SVK_LOAD_ALLOW_NONFINITE = 1u << 1, /* accept NaN and infinite values (e.g. to inspect a diverged run) */
+    SVK_LOAD_ALLOW_NONFINITE = 1u << 1, /* accept NaN and infinite weights (e.g. to inspect a diverged run);
+                                           the optimiser state is still checked, since a bad moment poisons
+                                           every later step */
 };
 
 /* svk_model_load with flags; any other bit set is SVK_ERROR_INVALID_ARG. */
 SVK_API svk_status svk_model_load_ex(svk_model *model, const char *path, uint32_t flags);
 
-/* Reads only the configuration stored in a checkpoint. */
+/* Reads the configuration stored in a checkpoint, for building a model to
+ * load it into; the file is refused (SVK_ERROR_BAD_CHECKPOINT) unless it
+ * holds every weight that configuration has, F32, in its shape, and no
+ * tensor foreign to it. Its values are not read (svk_model_load checks
+ * them). Takes time linear in the file's size, whatever its configuration
+ * claims. */
 SVK_API svk_status svk_checkpoint_config(const char *path, svk_model_config *config);
 
 /* Memory the model holds, by kind, in bytes. */

@@ -96,20 +96,6 @@ static svk_status file_config(svk_log *log, const char *path, const svk_st_file 
     return SVK_OK;
 }
 
-svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
-{
-    svk_error_clear_thread();
-    SVK_CHECK_PATH(NULL, path);
-    SVK_CHECK_PTR(NULL, config);
-    svk_st_file f;
-    svk_status st = svk_st_read(NULL, path, &f);
-    if (st != SVK_OK)
-        return st;
-    st = file_config(NULL, path, &f, config);
-    svk_st_free(&f);
-    return st;
-}
-
 /* The optimiser step as written by svk_model_save: decimal digits only
  * (strtoull would take a sign, spaces and wrap around). */
 static bool parse_step(const char *s, uint64_t *out)
@@ -139,18 +125,149 @@ static const char *shape_text(char buf[96], uint32_t ndim, const uint64_t *shape
     return buf;
 }
 
-/* Whether name is one of the model's tensors under one of the prefixes. */
-static bool known_name(const svk_model *m, const char *name)
+/* The cheap test of a file against a configuration, arithmetic only: a
+ * configuration of n parameters holding elems elements in all needs at
+ * least n tensors and 4 elems bytes of data. Weighed before any list of
+ * names is built, so that a few hundred bytes claiming 65536 layers cost
+ * nothing; once it passes, the file's own table is at least as long as
+ * the list, and every later check is linear (with lookups) in the bytes
+ * read. */
+static svk_status check_counts(svk_log *log, const char *path, const svk_st_file *f, const svk_model_config *c,
+                               size_t n, uint64_t elems)
 {
-    for (int k = 0; k < 3; k++) {
-        size_t pl = strlen(state_prefix[k]);
-        if (strncmp(name, state_prefix[k], pl))
-            continue;
-        for (size_t i = 0; i < m->n_params; i++)
-            if (!strcmp(name + pl, m->info[i].name))
-                return true;
+    uint64_t bytes = 0; /* the tensors lie in the file, back to back: no wrap */
+    for (size_t i = 0; i < f->n_tensors; i++)
+        bytes += f->tensors[i].bytes;
+    if (f->n_tensors >= n && bytes / 4 >= elems)
+        return SVK_OK;
+    return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                     "%s: its configuration (layers=%u, width=%u, vocab=%u) needs %zu tensors of %llu bytes of "
+                     "weights, but the file holds %zu tensors of %llu bytes",
+                     path, c->layers, c->width, c->vocab, n, (unsigned long long)elems * 4, f->n_tensors,
+                     (unsigned long long)bytes);
+}
+
+/* Matches the file's tensors with the parameters params[0 .. n): for each
+ * kind k < kinds (weights, then m, then v), "<prefix k><name>" must be
+ * there, F32, in the parameter's shape; found[k n + i] (found may be NULL)
+ * receives it. Then every tensor of the file must be one of the 3 n names
+ * (moments the load does not ask for are ignored, but not foreign names).
+ * Linear in n and the file's tensors, apart from svk_st_find: each file
+ * tensor is marked when matched, rather than looked for among the names. */
+static svk_status match_tensors(svk_log *log, const char *path, const svk_st_file *f, const svk_param_info *params,
+                                size_t n, int kinds, const svk_st_tensor **found)
+{
+    bool *claimed = svk_calloc(f->n_tensors ? f->n_tensors : 1, sizeof(*claimed));
+    if (!claimed)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
+    svk_status st = SVK_OK;
+    for (int k = 0; k < 3 && st == SVK_OK; k++)
+        for (size_t i = 0; i < n && st == SVK_OK; i++) {
+            const svk_param_info *p = &params[i];
+            char name[SVK_PARAM_NAME_MAX + 16];
+            snprintf(name, sizeof(name), "%s%s", state_prefix[k], p->name);
+            const svk_st_tensor *t = svk_st_find(f, name);
+            if (t)
+                claimed[t - f->tensors] = true;
+            if (k >= kinds)
+                continue;
+            if (!t) {
+                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' is missing%s", path, name,
+                               k ? " (saved without optimiser state?)" : "");
+                break;
+            }
+            uint64_t want[2] = {p->shape[0], p->shape[1]};
+            bool shape_ok = t->ndim == p->ndim && t->shape[0] == want[0] && (p->ndim < 2 || t->shape[1] == want[1]);
+            if (t->dtype != SVK_ST_F32 || !shape_ok) {
+                /* The file's configuration is the one checked against, so
+                 * here the file disagrees with itself. */
+                char got_s[96], want_s[96];
+                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                               "%s: tensor '%s' is %s %s, but the configuration needs F32 %s", path, name,
+                               t->dtype == SVK_ST_F32 ? "F32" : "I32", shape_text(got_s, t->ndim, t->shape),
+                               shape_text(want_s, p->ndim, want));
+                break;
+            }
+            if (found)
+                found[(size_t)k * n + i] = t;
+        }
+    for (size_t j = 0; j < f->n_tensors && st == SVK_OK; j++)
+        if (!claimed[j])
+            st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: unexpected tensor '%s' for this configuration", path,
+                           f->tensors[j].name);
+    free(claimed);
+    return st;
+}
+
+/* The values of t, a tensor of kind k (0 weights, 1 m, 2 v). Weights must
+ * be finite unless flags has SVK_LOAD_ALLOW_NONFINITE. The moments are
+ * checked whatever the flags: every later update reads them, and the
+ * device's guard against a bad step looks only at that step's loss and
+ * gradient norm, so a NaN or infinite m or v, or a negative v (whose
+ * square root is NaN), writes NaN into every weight it touches at the
+ * next step without that step being skipped, and no later step undoes it
+ * (the saved file is then refused). The flag is for inspecting a diverged
+ * run's weights, which need no moments: load those without
+ * SVK_LOAD_OPTIMIZER. -0.0 is accepted in v, as it compares equal to 0:
+ * the update's sqrt(-0 / bc2) + eps is eps, and beta2 (-0) + (1 - beta2)
+ * g^2 is +0 or positive, as from +0 (lib/ref/adamw.c, shaders/adamw.comp). */
+static svk_status check_values(svk_log *log, const char *path, const svk_st_tensor *t, int k, uint32_t flags)
+{
+    static const char *const why[3] = {
+        "non-finite values are refused unless loaded with SVK_LOAD_ALLOW_NONFINITE",
+        "optimiser moments must be finite, whatever the flags",
+        "the second moment must be finite and >= 0, whatever the flags",
+    };
+    if (k == 0 && (flags & SVK_LOAD_ALLOW_NONFINITE))
+        return SVK_OK;
+    for (uint64_t j = 0; j < t->elems; j++) {
+        float x;
+        memcpy(&x, (const float *)t->data + j, sizeof(x)); /* data need not be aligned */
+        if (!isfinite(x) || (k == 2 && !(x >= 0)))
+            return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' holds %g at element %llu (%s)", path,
+                             t->name, (double)x, (unsigned long long)j, why[k]);
     }
-    return false;
+    return SVK_OK;
+}
+
+svk_status svk_checkpoint_file_config(svk_log *log, const svk_st_file *f, const char *path, svk_model_config *config)
+{
+    svk_model_config c;
+    uint64_t elems = 0;
+    size_t n = 0;
+    svk_param_info *params = NULL;
+    svk_status st = file_config(log, path, f, &c);
+    /* Callers build a model of this configuration next: the file must be
+     * able to fill it (the weights' names and shapes), checked here while
+     * that costs no more than the file's own size. */
+    if (st == SVK_OK) {
+        n = svk_model_param_totals(&c, &elems);
+        st = check_counts(log, path, f, &c, n, elems);
+    }
+    if (st == SVK_OK && !(params = svk_calloc(n, sizeof(*params))))
+        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s", path);
+    if (st == SVK_OK) {
+        svk_model_param_list(&c, params, n);
+        st = match_tensors(log, path, f, params, n, 1, NULL);
+    }
+    if (st == SVK_OK)
+        *config = c;
+    free(params);
+    return st;
+}
+
+svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PATH(NULL, path);
+    SVK_CHECK_PTR(NULL, config);
+    svk_st_file f;
+    svk_status st = svk_st_read(NULL, path, &f);
+    if (st != SVK_OK)
+        return st;
+    st = svk_checkpoint_file_config(NULL, &f, path, config);
+    svk_st_free(&f);
+    return st;
 }
 
 svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *path, uint32_t flags)
@@ -179,62 +296,22 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
         return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
                          "%s: no valid optimiser step (__metadata__ \"%s\" must be a decimal count) to resume from",
                          path, STEP_KEY);
-    /* Every tensor the model needs, with its shape, dtype and finite values;
-     * then nothing else. Checked in full before anything is written, so a
+    if (step > SVK_MAX_STEP)
+        return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
+                         "%s: optimiser step %llu is beyond the most libsvk counts to (SVK_MAX_STEP = %llu)", path,
+                         (unsigned long long)step, (unsigned long long)SVK_MAX_STEP);
+    /* Every tensor the model needs, with its shape, dtype and values; then
+     * nothing else. Checked in full before anything is written, so a
      * refused file leaves the model as it was. */
+    if ((st = check_counts(log, path, f, &c, m->n_params, m->n_elems)) != SVK_OK)
+        return st;
     const svk_st_tensor **found = svk_calloc(m->n_params * (size_t)kinds, sizeof(*found));
     if (!found)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
-    size_t expected_in_file = 0;
-    for (int k = 0; k < 3 && st == SVK_OK; k++)
-        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++) {
-            char name[SVK_PARAM_NAME_MAX + 16];
-            snprintf(name, sizeof(name), "%s%s", state_prefix[k], m->info[i].name);
-            const svk_st_tensor *t = svk_st_find(f, name);
-            if (t)
-                expected_in_file++;
-            if (k >= kinds)
-                continue;
-            const svk_param_info *p = &m->info[i];
-            if (!t) {
-                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: tensor '%s' is missing%s", path, name,
-                               k ? " (saved without optimiser state?)" : "");
-                break;
-            }
-            uint64_t want[2] = {p->shape[0], p->shape[1]};
-            bool shape_ok = t->ndim == p->ndim && t->shape[0] == want[0] && (p->ndim < 2 || t->shape[1] == want[1]);
-            if (t->dtype != SVK_ST_F32 || !shape_ok) {
-                /* The file's configuration equals the model's, so here the
-                 * file disagrees with itself. */
-                char got_s[96], want_s[96];
-                st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
-                               "%s: tensor '%s' is %s %s, but the configuration needs F32 %s", path, name,
-                               t->dtype == SVK_ST_F32 ? "F32" : "I32", shape_text(got_s, t->ndim, t->shape),
-                               shape_text(want_s, p->ndim, want));
-                break;
-            }
-            for (uint64_t j = 0; j < t->elems && !(flags & SVK_LOAD_ALLOW_NONFINITE); j++) {
-                float x;
-                memcpy(&x, (const float *)t->data + j, sizeof(x)); /* data need not be aligned */
-                if (!isfinite(x)) {
-                    st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
-                                   "%s: tensor '%s' holds %g at element %llu (non-finite values are refused "
-                                   "unless loaded with SVK_LOAD_ALLOW_NONFINITE)",
-                                   path, name, (double)x, (unsigned long long)j);
-                    break;
-                }
-            }
-            found[(size_t)k * m->n_params + i] = t;
-        }
-    /* Some name is foreign; at most 3 * n_params + 1 names are looked at
-     * before it is found, however many the file holds. */
-    for (size_t j = 0; st == SVK_OK && f->n_tensors != expected_in_file && j < f->n_tensors; j++)
-        if (!known_name(m, f->tensors[j].name))
-            st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: unexpected tensor '%s' for this configuration", path,
-                           f->tensors[j].name);
-    if (st == SVK_OK && f->n_tensors != expected_in_file)
-        st = svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu tensors, %zu of them known, yet none foreign", path,
-                       f->n_tensors, expected_in_file);
+    st = match_tensors(log, path, f, m->info, m->n_params, kinds, found);
+    for (int k = 0; k < kinds && st == SVK_OK; k++)
+        for (size_t i = 0; i < m->n_params && st == SVK_OK; i++)
+            st = check_values(log, path, found[(size_t)k * m->n_params + i], k, flags);
     /* Write: each slab assembled on the host (aligned copies of the file's
      * data), then one write per slab rather than a round trip per tensor. */
     const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM]; /* the moments share its layout */

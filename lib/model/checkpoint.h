@@ -14,4 +14,11 @@
  * never touch the disk. */
 svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *path, uint32_t flags);
 
+/* What svk_checkpoint_config does once the file is parsed: the
+ * configuration of f, refused unless f holds every weight of it (F32, in
+ * its shape) and no foreign tensor, in time linear in f's tensors (with
+ * svk_st_find's lookups) whatever the configuration claims. Every file
+ * svk_checkpoint_apply accepts passes, with the model's configuration. */
+svk_status svk_checkpoint_file_config(svk_log *log, const svk_st_file *f, const char *path, svk_model_config *config);
+
 #endif

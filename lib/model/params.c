@@ -9,6 +9,7 @@
 typedef struct list {
     svk_param_info *out;
     size_t cap, n;
+    uint64_t elems;   /* of all n, stored or not */
 } list;
 
 static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
@@ -17,6 +18,7 @@ static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, flo
 static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
                 const char *fmt, ...)
 {
+    l->elems += (uint64_t)d0 * (ndim > 1 ? d1 : 1);
     if (l->n < l->cap) {
         svk_param_info *p = &l->out[l->n];
         memset(p, 0, sizeof(*p));
@@ -71,9 +73,11 @@ static void linear(list *l, const svk_model_config *c, uint32_t i, const char *n
         add(l, 1, out, 0, 0, 0.0f, false, "blocks.%u.%s.bias", i, name);
 }
 
-size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size_t cap)
+/* The walk behind both entry points: one definition of the list, so the
+ * count cannot disagree with the names. */
+static list walk(const svk_model_config *c, svk_param_info *out, size_t cap)
 {
-    list l = {out, out ? cap : 0, 0};
+    list l = {out, out ? cap : 0, 0, 0};
     const uint32_t C = c->width, F = svk_model_config_hidden(c), V = c->vocab;
     const float std = 0.02f;
     /* Residual projections are scaled down with depth (spec, "Initialisation"). */
@@ -102,6 +106,19 @@ size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size
         norms(&l, c, "norm_f", final_subs, 3);
     if (!c->tie_embeddings)
         add(&l, 2, V, C, std, 0, true, "lm_head.weight");
+    return l;
+}
+
+size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size_t cap)
+{
+    return walk(c, out, cap).n;
+}
+
+size_t svk_model_param_totals(const svk_model_config *c, uint64_t *elems)
+{
+    const list l = walk(c, NULL, 0);
+    if (elems)
+        *elems = l.elems;
     return l.n;
 }
 

@@ -28,6 +28,15 @@ typedef struct svk_param_info {
  * and returns n, their number (call with cap 0 to count). */
 size_t svk_model_param_list(const svk_model_config *c, svk_param_info *out, size_t cap);
 
+/* The number of parameters of a valid configuration and, in *elems (may be
+ * NULL), their elements in all, without building the list: the same walk
+ * with nothing stored or formatted, a few operations per tensor (about 1.3
+ * million tensors at SVK_MAX_LAYERS, a few milliseconds), so a checkpoint's
+ * configuration can be weighed against its tensor table before anything is
+ * allocated for it. Every element count of a valid configuration is below
+ * 2^32 and there are fewer than 2^32 tensors, so *elems cannot wrap. */
+size_t svk_model_param_totals(const svk_model_config *c, uint64_t *elems);
+
 /* Draws every parameter's initial values, in list order, from one generator
  * seeded with seed: the same seed gives the same weights on every backend,
  * machine and run. data[i] has params[i].elems floats. */
