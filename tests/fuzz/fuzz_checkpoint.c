@@ -14,7 +14,12 @@
  *     and the model is bit for bit as it was;
  *   - a parsed file describes only bytes of the input, back to back;
  *   - a load that succeeds leaves the model holding exactly the file's
- *     tensors (and, without the optimiser, zero moments and step 0).
+ *     tensors (and, without the optimiser, zero moments and step 0), and
+ *     with the optimiser, finite moments, v >= 0 and a step of at most
+ *     SVK_MAX_STEP;
+ *   - what svk_checkpoint_config does with the parsed file
+ *     (svk_checkpoint_file_config) accepts every file some load accepts,
+ *     with that model's configuration, or refuses it as a load would.
  *
  * The test suite runs it for 60 s from a fresh seed corpus
  * (tests/fuzz/run_fuzz.sh, suite 'fuzz', in scripts/test.sh's clang
@@ -29,6 +34,7 @@
  *       -max_total_time=3600 -jobs=N -workers=N corpus seeds
  * A crashing input is replayed with: tests/fuzz/fuzz_checkpoint <file>.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +159,22 @@ static void expected_state(const svk_model *m, const svk_st_file *f, uint32_t fl
         }
 }
 
+/* What an accepted load with the optimiser state must hold: finite
+ * moments, v >= 0 (the loader's promise, so that no later step turns NaN). */
+static void check_moments(const ckpt_state *s, int config)
+{
+    const size_t third = s->n / 3;
+    for (size_t j = third; j < s->n; j++) {
+        float x;
+        memcpy(&x, &s->bits[j], sizeof(x));
+        if (!isfinite(x) || (j >= 2 * third && !(x >= 0)))
+            miss("model %d accepted a moment of %g (%s element %zu)", config, (double)x, j < 2 * third ? "m" : "v",
+                 j - (j < 2 * third ? third : 2 * third));
+    }
+    if (s->step > SVK_MAX_STEP)
+        miss("model %d accepted step %llu, beyond SVK_MAX_STEP", config, (unsigned long long)s->step);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* svk_st_parse takes a malloc'd blob; a copy of exactly the input's
@@ -170,6 +192,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     n_parsed++;
     check_parsed(&f, f.blob, f.blob_size);
+    svk_model_config file_config;
+    const svk_status config_st = svk_checkpoint_file_config(NULL, &f, WHAT, &file_config);
+    if (config_st != SVK_OK)
+        check_refusal(config_st, "svk_checkpoint_file_config");
     for (int i = 0; i < FUZZ_N_CONFIGS; i++)
         for (size_t j = 0; j < sizeof(flag_sets) / sizeof(flag_sets[0]); j++) {
             svk_model *m = models[i];
@@ -186,6 +212,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             }
             n_accepted++;
+            if (config_st != SVK_OK || !svk_model_config_equal(&file_config, svk_model_get_config(m)))
+                miss("model %d accepted a file (flags %u) whose configuration svk_checkpoint_file_config %s", i,
+                     flag_sets[j], config_st != SVK_OK ? "refused" : "read as another");
+            if (flag_sets[j] & SVK_LOAD_OPTIMIZER)
+                check_moments(&now, i);
             expected_state(m, &f, flag_sets[j], &want);
             if (!ckpt_state_equal(&now, &want))
                 miss("model %d does not hold what the file it loaded (flags %u) holds", i, flag_sets[j]);

@@ -115,16 +115,24 @@ static void edit_config(cJSON *meta, uint64_t *r)
                                        "mlp", "pos", "bias", "tie_embeddings", "norm_eps", "rope_theta", "dropout"};
     static const char *const words[] = {"layernorm", "rmsnorm", "pre", "post", "siamese", "gelu", "swiglu", "learned",
                                         "rope", ""};
-    static const double numbers[] = {0, 1, 2, 3, 4, 8, 10, 12, 16, 32, -1, 0.5, 1e-5, 1e9, 4294967296.0, 1e300};
+    static const double numbers[] = {0, 1, 2, 3, 4, 8, 10, 12, 16, 32, -1, 0.5, 1e-5, 1e9, 4294967296.0, 1e300,
+                                     65536};
     cJSON *text = cJSON_GetObjectItemCaseSensitive(meta, "svk.config");
     cJSON *c = cJSON_IsString(text) ? cJSON_Parse(text->valuestring) : NULL;
     if (!c)
         return;
     const char *key = PICK(r, keys);
     cJSON *v;
-    switch (next(r) % 4) {
+    switch (next(r) % 5) {
     case 0: v = cJSON_CreateString(PICK(r, words)); break;
     case 1: v = cJSON_CreateBool(next(r) & 1); break;
+    case 2: /* nested: the configuration must be flat */
+        v = next(r) & 1 ? cJSON_CreateArray() : cJSON_CreateObject();
+        if (cJSON_IsArray(v))
+            add_to_array(v, cJSON_CreateNumber(PICK(r, numbers)));
+        else
+            add_to_object(v, key, cJSON_CreateNumber(PICK(r, numbers)));
+        break;
     default: v = cJSON_CreateNumber(PICK(r, numbers)); break;
     }
     cJSON_DeleteItemFromObjectCaseSensitive(c, key);
@@ -253,7 +261,8 @@ static size_t structured(uint8_t *data, size_t size, size_t max_size, uint64_t *
         break;
     case 6: { /* the step */
         static const char *const steps[] = {"0", "1", "7", "", "-1", " 3", "3 ", "18446744073709551615",
-                                            "18446744073709551616", "0x10", "1e3"};
+                                            "18446744073709551616", "0x10", "1e3", "9007199254740992",
+                                            "9007199254740993"};
         if (meta) {
             cJSON_DeleteItemFromObjectCaseSensitive(meta, "svk.step");
             if (next(r) % 6)
@@ -292,9 +301,10 @@ static size_t structured(uint8_t *data, size_t size, size_t max_size, uint64_t *
         set_offsets(es[i].item, at, at + es[i].bytes);
         at += es[i].bytes;
     }
-    /* A value: non-finite, subnormal, huge, negative zero. */
+    /* A value: non-finite, subnormal, huge, negative zero, negative (which
+     * no second moment may be). */
     if (total >= 4 && (op == 7 || next(r) % 8 == 0)) {
-        static const float values[] = {NAN, INFINITY, -INFINITY, 1e-45f, -0.0f, 3e38f};
+        static const float values[] = {NAN, INFINITY, -INFINITY, 1e-45f, -0.0f, 3e38f, -1.0f, -1e-45f};
         float v = PICK(r, values);
         memcpy(fresh + (next(r) % (total / 4)) * 4, &v, 4);
     }
