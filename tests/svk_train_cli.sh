@@ -133,9 +133,66 @@ refused "unknown config key" "unknown config key 'colour'" "$train" --config col
 refused "bad config value" "placement=sideways" "$train" --config placement=sideways
 refused "--seq beyond ctx" "exceeds the model's ctx" "$train" --config ctx=16 --seq 32
 refused "unknown option" "unknown option" "$train" --bogus
-refused "bad number" "bad value" "$train" --steps many
+refused "bad number" "--steps 'many': not an integer in 0..4294967295" "$train" --steps many
 refused "missing resume file" "nope.safetensors" "$train" --resume "$dir/nope.safetensors"
 refused "corrupt checkpoint" "$dir/bad.safetensors" bash -c "echo garbage > '$dir/bad.safetensors' && '$train' --resume '$dir/bad.safetensors'"
 refused "wrong-size --tokens file" "exactly B*T" "$train" "${small[@]}" --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
+
+# Bad values: exit status 2 (a bad command line) and a message naming the
+# option, the value and what is allowed, before any device is opened.
+usage_error() { # description, expected text, command...
+    local what=$1 want=$2
+    shift 2
+    "$@" >"$dir/out" 2>&1
+    local rc=$?
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL $what: exit status $rc, expected 2"
+        sed 's/^/     /' "$dir/out" | tail -5
+        fail=$((fail + 1))
+    elif ! grep -qF -- "$want" "$dir/out"; then
+        echo "FAIL $what: message lacks '$want'"
+        sed 's/^/     /' "$dir/out" | tail -5
+        fail=$((fail + 1))
+    else
+        echo "PASS $what: $(head -1 "$dir/out")"
+        pass=$((pass + 1))
+    fi
+}
+tiny=(--device cpu --config width=16 --config layers=1 --config heads=2 --config ctx=16 --batch 2 --seq 16 --eval 0
+      --steps 1)
+usage_error "--seed 2^64 overflows" "--seed '18446744073709551616': not an integer in 0..18446744073709551615" \
+    "$train" "${tiny[@]}" --seed 18446744073709551616
+usage_error "--seed -1" "--seed '-1'" "$train" "${tiny[@]}" --seed -1
+usage_error "--seed ''" "--seed ''" "$train" "${tiny[@]}" --seed ""
+usage_error "--device vulkan:4294967295 (was device 0)" "--device 'vulkan:4294967295': not cpu, vulkan or vulkan:N" \
+    "$train" "${tiny[@]}" --device vulkan:4294967295
+usage_error "--device vulkan:abc (was device 0)" "--device 'vulkan:abc'" "$train" "${tiny[@]}" --device vulkan:abc
+usage_error "--device vulkan:-1" "--device 'vulkan:-1'" "$train" "${tiny[@]}" --device vulkan:-1
+usage_error "--device gpu" "--device 'gpu'" "$train" "${tiny[@]}" --device gpu
+usage_error "--steps -1" "--steps '-1'" "$train" "${tiny[@]}" --steps -1
+usage_error "--steps 4294967296" "--steps '4294967296'" "$train" "${tiny[@]}" --steps 4294967296
+usage_error "--batch 0" "--batch '0': not an integer in 1..1048576" "$train" "${tiny[@]}" --batch 0
+usage_error "--seq ' 8'" "--seq ' 8'" "$train" "${tiny[@]}" --seq " 8"
+usage_error "--digits 10" "--digits '10': not an integer in 1..9" "$train" "${tiny[@]}" --digits 10
+usage_error "--eval 0x10" "--eval '0x10'" "$train" "${tiny[@]}" --eval 0x10
+usage_error "--lr nan" "--lr 'nan': not a finite number >= 0" "$train" "${tiny[@]}" --lr nan
+usage_error "--lr inf" "--lr 'inf'" "$train" "${tiny[@]}" --lr inf
+usage_error "--lr 1e39 (beyond float)" "--lr '1e39'" "$train" "${tiny[@]}" --lr 1e39
+usage_error "--clip -1" "--clip '-1'" "$train" "${tiny[@]}" --clip -1
+usage_error "--wd 0x1p3" "--wd '0x1p3'" "$train" "${tiny[@]}" --wd 0x1p3
+usage_error "--log-every 0" "--log-every '0'" "$train" "${tiny[@]}" --log-every 0
+usage_error "--max-bad-steps 1e3" "--max-bad-steps '1e3'" "$train" "${tiny[@]}" --max-bad-steps 1e3
+usage_error "a value missing" "--seed needs a value" "$train" "${tiny[@]}" --seed
+usage_error "--data with --tokens" "exclude each other" "$train" "${tiny[@]}" --data "$dir/text.txt" \
+    --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
+# An index past the machine's devices: the library names the index and how
+# many there are; the machine, not the command line, decides (status 1).
+check "--device vulkan:99 names the index and the device count" bash -c "
+    '$train' ${tiny[*]} --device vulkan:99 > '$dir/out99' 2>&1; rc=\$?; cat '$dir/out99'
+    [ \$rc -eq 1 ] && grep -Eq -- \"--device vulkan:99: .*Vulkan device 99, but there (is|are) [0-9]+\" '$dir/out99'"
+
+check "--help lists the exit statuses" bash -c "'$train' --help |
+    grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 stopped by --max-bad-steps (diverged)'"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_exit.h"
 #include "svk/svk.h"
 
 static const char *type_name(svk_device_type t)
@@ -71,34 +72,35 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: svk-info\n"
                    "Lists the Vulkan devices libsvk can use, with their limits.\n"
-                   "The default device is the one svk_ctx_create picks (SVK_DEVICE overrides).\n");
-            return 0;
+                   "The default device is the one svk_ctx_create picks (SVK_DEVICE overrides).\n"
+                   SVK_EXIT_HELP " (1: no Vulkan, no device, or no usable default device)\n");
+            return SVK_EXIT_OK;
         }
         fprintf(stderr, "svk-info: unknown argument '%s' (try --help)\n", argv[i]);
-        return 2;
+        return SVK_EXIT_USAGE;
     }
     printf("libsvk %s\n", svk_version());
     uint32_t n = 0;
     svk_status st = svk_list_devices(NULL, &n);
     if (st != SVK_OK) {
         fprintf(stderr, "svk-info: %s: %s\n", svk_status_string(st), svk_last_error());
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     if (n == 0) {
         fprintf(stderr, "svk-info: the Vulkan loader reports no devices; install a driver "
                         "(e.g. mesa-vulkan-drivers for lavapipe)\n");
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     svk_device_info *infos = calloc(n, sizeof(*infos));
     if (!infos) {
         fprintf(stderr, "svk-info: out of memory\n");
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     st = svk_list_devices(infos, &n);
     if (st != SVK_OK) {
         fprintf(stderr, "svk-info: %s: %s\n", svk_status_string(st), svk_last_error());
         free(infos);
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     /* Which device svk_ctx_create would take: ask it. */
     int chosen = -1;
@@ -118,5 +120,5 @@ int main(int argc, char **argv)
             printf("\n");
     }
     free(infos);
-    return chosen >= 0 ? 0 : 1;
+    return chosen >= 0 ? SVK_EXIT_OK : SVK_EXIT_FAILURE;
 }

@@ -5,13 +5,14 @@
  * 77 when there is no Vulkan device (the test harness's skip code).
  * Times never decide the exit status.
  */
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli_exit.h"
 #include "cli_parse.h"
 
 static void usage(FILE *f)
@@ -37,21 +38,19 @@ static void usage(FILE *f)
 "  --batch B --seq T the training step's batch shape (default: per configuration)\n"
 "  --no-kernels      only the training step;  --no-step  only the kernels\n"
 "  --device D        device index or name substring (default: SVK_DEVICE, else the best)\n"
-"  --seed N          operand and model seed (default 1)\n");
+"  --seed N          operand and model seed, 0..2^64-1 (default 1)\n"
+"  N: a decimal integer >= 1 (--seed: >= 0); S: a finite decimal number of seconds\n"
+SVK_EXIT_HELP ", 77 no Vulkan device (the test harness's skip)\n");
 }
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0))
-        return false;
-    *out = v;
-    return true;
-}
+/* The least --max-run and --max-step: 0 would read as "unset" (the
+ * default), and a limit under a millisecond skips every row. */
+#define MIN_LIMIT_S 1e-3
+/* OpenBLAS's and lavapipe's threads: past this, a typo. */
+#define THREADS_MAX 4096
 
-static int parse_args(int argc, char **argv, bench_opts *o)
+/* The options into *o, and --device into *cp. */
+static int parse_args(int argc, char **argv, bench_opts *o, svk_ctx_params *cp)
 {
     *o = (bench_opts){.seed = 1};
     bool reps_set = false, budget_set = false, steps_set = false;
@@ -59,7 +58,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            exit(0);
+            exit(SVK_EXIT_OK);
         } else if (!strcmp(a, "--quick")) {
             o->quick = true;
         } else if (!strcmp(a, "--json")) {
@@ -72,40 +71,40 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             o->no_step = true;
         } else if (i + 1 >= argc) {
             fprintf(stderr, "svk-bench: unknown option or missing value: '%s' (try --help)\n", a);
-            return 2;
+            return SVK_EXIT_USAGE;
         } else {
             const char *v = argv[++i];
             bool ok = true;
-            uint32_t seed32;
+            svk_cli_error err;
             if (!strcmp(a, "--filter"))
                 o->filter = v;
             else if (!strcmp(a, "--device"))
-                o->device = v;
+                ok = svk_cli_vulkan_device(a, v, &cp->device_index, &cp->device_name, &err), o->device = v;
             else if (!strcmp(a, "--reps"))
-                ok = svk_cli_parse_u32(v, &o->reps) && o->reps > 0, reps_set = true;
+                ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->reps, &err), reps_set = true;
             else if (!strcmp(a, "--budget"))
-                ok = parse_double(v, &o->budget_s), budget_set = true;
+                ok = svk_cli_f64(a, v, 0, INFINITY, &o->budget_s, &err), budget_set = true;
             else if (!strcmp(a, "--max-run"))
-                ok = parse_double(v, &o->max_run_s) && o->max_run_s > 0;
+                ok = svk_cli_f64(a, v, MIN_LIMIT_S, INFINITY, &o->max_run_s, &err);
             else if (!strcmp(a, "--threads"))
-                ok = svk_cli_parse_u32(v, &o->threads) && o->threads > 0;
+                ok = svk_cli_u32(a, v, 1, THREADS_MAX, &o->threads, &err);
             else if (!strcmp(a, "--max-step"))
-                ok = parse_double(v, &o->max_step_s) && o->max_step_s > 0;
+                ok = svk_cli_f64(a, v, MIN_LIMIT_S, INFINITY, &o->max_step_s, &err);
             else if (!strcmp(a, "--steps"))
-                ok = svk_cli_parse_u32(v, &o->steps) && o->steps > 0, steps_set = true;
+                ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->steps, &err), steps_set = true;
             else if (!strcmp(a, "--batch"))
-                ok = svk_cli_parse_u32(v, &o->batch) && o->batch > 0;
+                ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->batch, &err);
             else if (!strcmp(a, "--seq"))
-                ok = svk_cli_parse_u32(v, &o->seq) && o->seq > 0;
+                ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
             else if (!strcmp(a, "--seed"))
-                ok = svk_cli_parse_u32(v, &seed32), o->seed = seed32;
+                ok = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
             else {
                 fprintf(stderr, "svk-bench: unknown option '%s' (try --help)\n", a);
-                return 2;
+                return SVK_EXIT_USAGE;
             }
             if (!ok) {
-                fprintf(stderr, "svk-bench: bad value for %s: '%s'\n", a, v);
-                return 2;
+                fprintf(stderr, "svk-bench: %s (try --help)\n", err.text);
+                return SVK_EXIT_USAGE;
             }
         }
     }
@@ -130,7 +129,8 @@ int main(int argc, char **argv)
 {
     bench b;
     memset(&b, 0, sizeof(b));
-    int rc = parse_args(argc, argv, &b.opt);
+    svk_ctx_params cp = svk_ctx_params_default();
+    int rc = parse_args(argc, argv, &b.opt, &cp);
     if (rc)
         return rc;
     cf_rng_seed(&b.rng, b.opt.seed);
@@ -140,9 +140,10 @@ int main(int argc, char **argv)
     long nproc = sysconf(_SC_NPROCESSORS_ONLN);
     const char *lp = getenv("LP_NUM_THREADS");
     uint32_t lp_n = 0;
+    svk_cli_error lp_err;
     if (b.opt.threads)
         b.threads = b.opt.threads;
-    else if (lp && svk_cli_parse_u32(lp, &lp_n) && lp_n > 0)
+    else if (lp && svk_cli_u32("LP_NUM_THREADS", lp, 1, THREADS_MAX, &lp_n, &lp_err))
         b.threads = lp_n;
     else
         b.threads = nproc > 0 ? (uint32_t)nproc : 1;
@@ -154,18 +155,12 @@ int main(int argc, char **argv)
     b.lp_threads = getenv("LP_NUM_THREADS");
     bench_blas_init(&b);
 
-    svk_ctx_params cp = svk_ctx_params_default();
-    if (b.opt.device) {
-        uint32_t idx;
-        if (svk_cli_parse_u32(b.opt.device, &idx))
-            cp.device_index = (int32_t)idx;
-        else
-            cp.device_name = b.opt.device;
-    }
     svk_status st = svk_ctx_create(&cp, &b.ctx);
     if (st != SVK_OK) {
         fprintf(stderr, "svk-bench: no device: %s\n", svk_last_error());
-        return st == SVK_ERROR_NO_VULKAN || st == SVK_ERROR_NO_DEVICE ? 77 : 1;
+        /* A machine without Vulkan is a skip; a --device it lacks is the
+         * command line's failure, which a skip would hide. */
+        return (st == SVK_ERROR_NO_VULKAN || st == SVK_ERROR_NO_DEVICE) && !b.opt.device ? 77 : SVK_EXIT_FAILURE;
     }
     b.dev = svk_ctx_device_info(b.ctx);
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_exit.h"
+#include "cli_parse.h"
 #include "conform.h"
 
 typedef struct cf_family {
@@ -60,36 +62,39 @@ static void usage(FILE *f)
             "  --device N|NAME  device index or case-insensitive name substring (default: SVK_DEVICE, else the best device)\n"
             "  --kernel NAME    run one kernel family (see --list)\n"
             "  --shape TEXT     run only cases whose shape contains TEXT\n"
-            "  --seed S         repeat a run's random inputs (the seed is printed at the start)\n"
+            "  --seed S         repeat a run's random inputs, 0..2^64-1 (the seed is printed at the start)\n"
             "  --quick          fewer, smaller shapes\n"
             "  -v               name the output with the largest error in each row\n"
-            "  --validation     enable the Khronos validation layer (also SVK_VALIDATION=1); any message fails the run\n");
+            "  --validation     enable the Khronos validation layer (also SVK_VALIDATION=1); any message fails the run\n"
+            "  --list           the kernel families, one a line\n"
+            SVK_EXIT_HELP " (1: a case failed, or the validation layer spoke)\n");
 }
 
 int main(int argc, char **argv)
 {
     cf_state cf = {0};
     cf.seed = cf_seed_from_clock();
-    const char *device = NULL, *kernel = NULL;
+    const char *kernel = NULL;
+    svk_ctx_params p = svk_ctx_params_default();
     bool validation = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "--device") || !strcmp(a, "--kernel") || !strcmp(a, "--seed") || !strcmp(a, "--shape")) &&
             i + 1 < argc) {
             const char *v = argv[++i];
+            svk_cli_error err;
+            bool ok = true;
             if (!strcmp(a, "--device"))
-                device = v;
+                ok = svk_cli_vulkan_device(a, v, &p.device_index, &p.device_name, &err);
             else if (!strcmp(a, "--kernel"))
                 kernel = v;
             else if (!strcmp(a, "--shape"))
                 cf.shape = v;
-            else {
-                char *end;
-                cf.seed = strtoull(v, &end, 10);
-                if (*end) {
-                    fprintf(stderr, "svk-conformance: --seed takes a number, not '%s'\n", v);
-                    return 2;
-                }
+            else
+                ok = svk_cli_u64(a, v, 0, UINT64_MAX, &cf.seed, &err);
+            if (!ok) {
+                fprintf(stderr, "svk-conformance: %s (try --help)\n", err.text);
+                return SVK_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--quick")) {
             cf.quick = true;
@@ -103,11 +108,11 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return SVK_EXIT_OK;
         } else {
             fprintf(stderr, "svk-conformance: unknown or incomplete argument '%s'\n", a);
             usage(stderr);
-            return 2;
+            return SVK_EXIT_USAGE;
         }
     }
     bool known = !kernel;
@@ -115,24 +120,15 @@ int main(int argc, char **argv)
         known = !strcmp(cf_families[k].name, kernel);
     if (!known) {
         fprintf(stderr, "svk-conformance: no kernel family '%s' (try --list)\n", kernel);
-        return 2;
+        return SVK_EXIT_USAGE;
     }
 
-    svk_ctx_params p = svk_ctx_params_default();
-    if (device) {
-        char *end;
-        long idx = strtol(device, &end, 10);
-        if (*end == '\0' && idx >= 0)
-            p.device_index = (int32_t)idx;
-        else
-            p.device_name = device;
-    }
     p.flags = validation ? SVK_CTX_VALIDATION : 0;
     p.log_fn = on_log;
     svk_status st = svk_ctx_create(&p, &cf.ctx);
     if (st != SVK_OK) {
         fprintf(stderr, "svk-conformance: %s: %s\n", svk_status_string(st), svk_last_error());
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     const svk_device_info *di = svk_ctx_device_info(cf.ctx);
     printf("svk-conformance %s on %s (%s), subgroup size %u, validation %s\n", svk_version(), di->name,
@@ -149,5 +145,5 @@ int main(int argc, char **argv)
         cf.failed++;
     }
     printf("%d passed, %d failed\n", cf.passed, cf.failed);
-    return cf.failed || !cf.passed ? 1 : 0;
+    return cf.failed || !cf.passed ? SVK_EXIT_FAILURE : SVK_EXIT_OK;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "addition_eval.h"
+#include "cli_exit.h"
 #include "cli_parse.h"
 #include "data/data.h"
 #include "model/model.h"
@@ -21,7 +22,8 @@
 #include "svk/svk.h"
 
 typedef struct options {
-    const char *device;          /* "cpu", "vulkan", "vulkan:N" */
+    const char *device_text;     /* as given: "cpu", "vulkan", "vulkan:N" */
+    svk_cli_device_choice device;
     svk_model_config config;
     bool config_set;
     const char *data;            /* text file, or NULL: addition */
@@ -34,6 +36,15 @@ typedef struct options {
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
 } options;
 
+/* The ranges of the numeric options. --digits is the addition task's own
+ * (svk_addition); --eval and --batch are capped where the host buffers of
+ * the evaluation (eval x 32 x vocab floats) and of a batch stop being
+ * plausible, well past any run this tool is for; --seq is then checked
+ * against the model's ctx and the task's shortest sequence. */
+#define DIGITS_MAX 9
+#define EVAL_MAX 100000
+#define BATCH_MAX 1048576
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -42,12 +53,13 @@ static void usage(FILE *f)
 "  --device cpu|vulkan|vulkan:N  backend and device (default vulkan: SVK_DEVICE, else the best device)\n"
 "  --config KEY=VALUE      model configuration key (repeatable): vocab ctx width layers heads mlp_hidden\n"
 "                          norm placement mlp pos bias tie_embeddings norm_eps rope_theta\n"
-"  --task addition         the built-in addition task (default); --digits N operand digits (default 2)\n"
-"  --data FILE             train on the bytes of FILE instead\n"
+"  --task addition         the built-in addition task (default); --digits N operand digits, 1..%u (default 2)\n"
+"  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
-"  --steps N (default 300)  --batch B (default 32)  --seq T (default 32)\n"
+"  --steps N (default 300)  --batch B, 1..%u (default 32)  --seq T, 1..ctx (default 32)\n"
 "  --lr X (default 3e-3)  --warmup N (default 50)  --constant-lr  --clip X (default 1, 0 = off)  --wd X (default 0.1)\n"
-"  --seed N                initialisation and data seed (default 1)\n"
+"                          (X: a finite decimal number >= 0)\n"
+"  --seed N                initialisation and data seed, 0..2^64-1 (default 1)\n"
 "  --save PATH  --save-every N  --resume PATH  --init-from PATH (weights only)\n"
 "  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
 "  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
@@ -56,18 +68,9 @@ static void usage(FILE *f)
 "  --max-bad-steps N       stop after N training steps in a row skipped for a non-finite loss or\n"
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
-"  --eval N                held-out addition problems to score at the end (default 500)\n");
-}
-
-static bool parse_f32(const char *s, float *out)
-{
-    char *end;
-    errno = 0;
-    float v = strtof(s, &end);
-    if (!*s || *end || errno || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
+"  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
+SVK_EXIT_HELP ", 3 stopped by --max-bad-steps (diverged)\n",
+            DIGITS_MAX, BATCH_MAX, EVAL_MAX);
 }
 
 /* Options that take a value. */
@@ -88,65 +91,66 @@ static bool is_valued(const char *a)
 static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
-        .device = "vulkan", .config = svk_model_config_default(), .digits = 2, .eval_n = 500,
-        .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20, .max_bad_steps = 10,
-        .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
+        .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
+        .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
+        .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true, takes = true;
+        svk_cli_error err;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            exit(0);
+            exit(SVK_EXIT_OK);
         } else if (!strcmp(a, "--constant-lr")) {
             o->constant_lr = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
             o->jsonl = true, takes = false;
         } else if (!is_valued(a)) {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
-            return 2;
+            return SVK_EXIT_USAGE;
         } else if (!v) {
             fprintf(stderr, "svk-train: %s needs a value (try --help)\n", a);
-            return 2;
+            return SVK_EXIT_USAGE;
         } else if (!strcmp(a, "--device")) {
-            o->device = v;
+            ok = svk_cli_device(a, v, &o->device, &err);
+            o->device_text = v;
         } else if (!strcmp(a, "--config")) {
             char key[64];
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key)) {
                 fprintf(stderr, "svk-train: --config takes KEY=VALUE, not '%s'\n", v);
-                return 2;
+                return SVK_EXIT_USAGE;
             }
             memcpy(key, v, (size_t)(eq - v));
             key[eq - v] = '\0';
             if (svk_model_config_set(&o->config, key, eq + 1) != SVK_OK) {
-                fprintf(stderr, "svk-train: %s\n", svk_last_error());
-                return 2;
+                fprintf(stderr, "svk-train: --config %s: %s\n", v, svk_last_error());
+                return SVK_EXIT_USAGE;
             }
             o->config_set = true;
         } else if (!strcmp(a, "--task")) {
             if (strcmp(v, "addition")) {
                 fprintf(stderr, "svk-train: unknown task '%s' (the built-in task is 'addition')\n", v);
-                return 2;
+                return SVK_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--data")) o->data = v;
-        else if (!strcmp(a, "--digits")) ok = svk_cli_parse_u32(v, &o->digits);
-        else if (!strcmp(a, "--eval")) ok = svk_cli_parse_u32(v, &o->eval_n);
-        else if (!strcmp(a, "--steps")) ok = svk_cli_parse_u32(v, &o->steps);
-        else if (!strcmp(a, "--batch")) ok = svk_cli_parse_u32(v, &o->batch) && o->batch > 0;
-        else if (!strcmp(a, "--seq")) ok = svk_cli_parse_u32(v, &o->seq) && o->seq > 0;
-        else if (!strcmp(a, "--warmup")) ok = svk_cli_parse_u32(v, &o->warmup);
-        else if (!strcmp(a, "--save-every")) ok = svk_cli_parse_u32(v, &o->save_every);
-        else if (!strcmp(a, "--log-every")) ok = svk_cli_parse_u32(v, &o->log_every) && o->log_every > 0;
-        else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_parse_u32(v, &o->max_bad_steps);
-        else if (!strcmp(a, "--lr")) ok = parse_f32(v, &o->lr) && o->lr >= 0;
-        else if (!strcmp(a, "--clip")) ok = parse_f32(v, &o->clip) && o->clip >= 0;
-        else if (!strcmp(a, "--wd")) ok = parse_f32(v, &o->wd) && o->wd >= 0;
-        else if (!strcmp(a, "--seed")) {
-            char *end;
-            o->seed = strtoull(v, &end, 10);
-            ok = *v && !*end;
-        } else if (!strcmp(a, "--save")) o->save = v;
+        else if (!strcmp(a, "--digits")) ok = svk_cli_u32(a, v, 1, DIGITS_MAX, &o->digits, &err);
+        else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
+        else if (!strcmp(a, "--steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
+        else if (!strcmp(a, "--batch")) ok = svk_cli_u32(a, v, 1, BATCH_MAX, &o->batch, &err);
+        else if (!strcmp(a, "--seq")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
+        else if (!strcmp(a, "--warmup")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
+        else if (!strcmp(a, "--save-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->save_every, &err);
+        else if (!strcmp(a, "--log-every")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->log_every, &err);
+        else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->max_bad_steps, &err);
+        /* The library's own bounds (finite, >= 0); no upper one: a huge
+         * --lr is how the tests make a run diverge. */
+        else if (!strcmp(a, "--lr")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->lr, &err);
+        else if (!strcmp(a, "--clip")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->clip, &err);
+        else if (!strcmp(a, "--wd")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->wd, &err);
+        else if (!strcmp(a, "--seed")) ok = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
+        else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--resume")) o->resume = v;
         else if (!strcmp(a, "--init-from")) o->init_from = v;
         else if (!strcmp(a, "--tokens")) o->tokens = v;
@@ -155,24 +159,28 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--dump-logits")) o->dump_logits = v;
         else {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
-            return 2;
+            return SVK_EXIT_USAGE;
         }
         if (!ok) {
-            fprintf(stderr, "svk-train: bad value '%s' for %s\n", v, a);
-            return 2;
+            fprintf(stderr, "svk-train: %s (try --help)\n", err.text);
+            return SVK_EXIT_USAGE;
         }
         if (takes)
             i++;
     }
     if (!!o->tokens != !!o->targets) {
         fprintf(stderr, "svk-train: --tokens and --targets go together\n");
-        return 2;
+        return SVK_EXIT_USAGE;
     }
     if (o->resume && o->init_from) {
         fprintf(stderr, "svk-train: --resume and --init-from exclude each other\n");
-        return 2;
+        return SVK_EXIT_USAGE;
     }
-    return 0;
+    if (o->tokens && o->data) {
+        fprintf(stderr, "svk-train: --data and --tokens/--targets exclude each other\n");
+        return SVK_EXIT_USAGE;
+    }
+    return SVK_EXIT_OK;
 }
 
 /* A raw int32 [B, T] file of exactly B * T values. */
@@ -216,12 +224,8 @@ static void fmt_time(char *buf, size_t n, double s)
 static int fail(const char *what)
 {
     fprintf(stderr, "svk-train: %s: %s\n", what, svk_last_error());
-    return 1;
+    return SVK_EXIT_FAILURE;
 }
-
-/* Exit status of a run stopped by --max-bad-steps (1 is an error, 2 a bad
- * command line). */
-#define EXIT_BAD_STEPS 3
 
 /* Training steps the library skipped (a non-finite loss or gradient norm:
  * no update, the weights unchanged), as svk-train learns of them. It looks
@@ -279,7 +283,7 @@ int main(int argc, char **argv)
     svk_addition task = {0};
     svk_text text = {0};
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
-    rc = 1;
+    rc = SVK_EXIT_FAILURE;
 
     /* The configuration: a resumed run takes its checkpoint's. */
     if (o.resume) {
@@ -288,20 +292,22 @@ int main(int argc, char **argv)
             return fail("--resume");
         if (o.config_set && !svk_model_config_equal(&fc, &o.config)) {
             fprintf(stderr, "svk-train: --config cannot change the configuration of a resumed run (%s)\n", o.resume);
-            return 2;
+            return SVK_EXIT_USAGE;
         }
         o.config = fc;
     }
-    if (svk_model_config_validate(&o.config) != SVK_OK)
-        return fail("--config");
+    if (svk_model_config_validate(&o.config) != SVK_OK) {
+        fail("--config");
+        return SVK_EXIT_USAGE;
+    }
     if (o.seq > o.config.ctx) {
         fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", o.seq, o.config.ctx);
-        return 2;
+        return SVK_EXIT_USAGE;
     }
     bool addition = !o.data && !o.tokens;
     if ((addition || o.data) && o.config.vocab < 256) {
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
-        return 2;
+        return SVK_EXIT_USAGE;
     }
 
     svk_model_params mp = svk_model_params_default();
@@ -309,24 +315,18 @@ int main(int argc, char **argv)
     mp.seed = o.seed;
     mp.optimizer.max_norm = o.clip;
     mp.optimizer.weight_decay = o.wd;
-    if (!strcmp(o.device, "cpu")) {
+    if (o.device.cpu) {
         mp.backend = SVK_BACKEND_CPU;
-    } else if (!strncmp(o.device, "vulkan", 6) && (o.device[6] == '\0' || o.device[6] == ':')) {
-        svk_ctx_params cp = svk_ctx_params_default();
-        if (o.device[6] == ':') {
-            uint32_t idx;
-            if (!svk_cli_parse_u32(o.device + 7, &idx)) {
-                fprintf(stderr, "svk-train: --device vulkan:N takes a device index, not '%s'\n", o.device + 7);
-                return 2;
-            }
-            cp.device_index = (int32_t)idx;
-        }
-        if (svk_ctx_create(&cp, &ctx) != SVK_OK)
-            return fail("no Vulkan device (use --device cpu to train on the CPU reference)");
-        mp.ctx = ctx;
     } else {
-        fprintf(stderr, "svk-train: --device takes cpu, vulkan or vulkan:N, not '%s'\n", o.device);
-        return 2;
+        svk_ctx_params cp = svk_ctx_params_default();
+        cp.device_index = o.device.index;
+        if (svk_ctx_create(&cp, &ctx) != SVK_OK) {
+            /* svk_ctx_create names an index past the devices, and their count. */
+            fprintf(stderr, "svk-train: --device %s: %s (--device cpu trains on the CPU reference)\n", o.device_text,
+                    svk_last_error());
+            goto out;
+        }
+        mp.ctx = ctx;
     }
     if (svk_model_create(&mp, &m) != SVK_OK) {
         fail("creating the model");
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
                     (unsigned long long)(s + 1), (unsigned long long)bad.run, o.max_bad_steps,
                     (unsigned long long)info.step,
                     o.save ? "; --save's file keeps what it held (the last --save-every checkpoint, if any)" : "");
-            rc = EXIT_BAD_STEPS;
+            rc = SVK_EXIT_DIVERGED;
             goto out;
         }
         if (o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != total &&
@@ -499,7 +499,7 @@ int main(int argc, char **argv)
         else
             printf("held-out accuracy: %zu/%u = %.1f%% exact match\n", correct, o.eval_n, 100.0 * correct / o.eval_n);
     }
-    rc = 0;
+    rc = SVK_EXIT_OK;
 out:
     free(tok);
     free(tgt);
