@@ -2,108 +2,141 @@
  * svk-generate: samples text from an svk checkpoint, byte-level
  * (vocabulary >= 256): the prompt's bytes are the tokens.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_exit.h"
+#include "cli_parse.h"
 #include "svk/model.h"
 #include "svk/svk.h"
 
+/* Each new token is one forward pass over a ctx-long window (the window
+ * slides past ctx: svk_model_generate), so the count is bounded by time,
+ * not by the model; 2^20 is hours on lavapipe, and a -1 or a 2^32 typed by
+ * mistake is refused rather than run. */
+#define TOKENS_MAX 1048576
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: svk-generate CHECKPOINT [--prompt TEXT] [--tokens N] [--temperature X] [--top-k K]\n"
-               "                    [--seed S] [--stop-newline] [--device cpu|vulkan|vulkan:N]\n"
-               "Continues TEXT (default \"\\n\") by N tokens (default 64). Temperature 0 (default) is greedy.\n");
+    fprintf(f,
+"usage: svk-generate CHECKPOINT [--prompt TEXT] [--tokens N] [--temperature X] [--top-k K]\n"
+"                    [--seed S] [--stop-newline] [--device cpu|vulkan|vulkan:N]\n"
+"Continues TEXT (default \"\\n\", never empty) by up to N tokens.\n"
+"  --tokens N         tokens to generate, 1..%d (default 64)\n"
+"  --temperature X    finite, >= 0 (default 0: greedy)\n"
+"  --top-k K          sample among the K likeliest tokens, 0..vocabulary (default 0: all)\n"
+"  --seed S           sampling seed, 0..2^64-1 (default 1)\n"
+"  --stop-newline     stop after the first newline generated\n"
+"  --device D         cpu, vulkan (default: SVK_DEVICE, else the best device) or vulkan:N\n"
+SVK_EXIT_HELP "\n",
+            TOKENS_MAX);
 }
 
 int main(int argc, char **argv)
 {
-    const char *ckpt = NULL, *prompt = "\n", *device = "vulkan";
+    const char *ckpt = NULL, *prompt = "\n", *device_text = "vulkan";
+    svk_cli_device_choice device = {.cpu = false, .index = -1};
     svk_sample_params sp = svk_sample_params_default();
-    unsigned long n = 64;
+    uint32_t n = 64;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
+        svk_cli_error err;
+        bool ok = true;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return SVK_EXIT_OK;
         } else if (!strcmp(a, "--stop-newline")) {
             sp.stop_token = '\n';
             continue;
         } else if (a[0] != '-') {
+            if (ckpt) {
+                fprintf(stderr, "svk-generate: one checkpoint only, not '%s' and '%s' (try --help)\n", ckpt, a);
+                return SVK_EXIT_USAGE;
+            }
             ckpt = a;
             continue;
+        } else if (strcmp(a, "--prompt") && strcmp(a, "--tokens") && strcmp(a, "--temperature") &&
+                   strcmp(a, "--top-k") && strcmp(a, "--seed") && strcmp(a, "--device")) {
+            fprintf(stderr, "svk-generate: unknown option '%s' (try --help)\n", a);
+            return SVK_EXIT_USAGE;
         } else if (!v) {
-            fprintf(stderr, "svk-generate: %s needs a value\n", a);
-            return 2;
+            fprintf(stderr, "svk-generate: %s needs a value (try --help)\n", a);
+            return SVK_EXIT_USAGE;
         } else if (!strcmp(a, "--prompt")) {
             prompt = v;
         } else if (!strcmp(a, "--tokens")) {
-            n = strtoul(v, &end, 10);
+            ok = svk_cli_u32(a, v, 1, TOKENS_MAX, &n, &err);
         } else if (!strcmp(a, "--temperature")) {
-            sp.temperature = strtof(v, &end);
+            /* svk_model_generate's own rule; a huge one is merely uniform. */
+            ok = svk_cli_f32(a, v, 0, INFINITY, &sp.temperature, &err);
         } else if (!strcmp(a, "--top-k")) {
-            sp.top_k = (uint32_t)strtoul(v, &end, 10);
+            /* Checked against the vocabulary once the checkpoint says it. */
+            ok = svk_cli_u32(a, v, 0, UINT32_MAX, &sp.top_k, &err);
         } else if (!strcmp(a, "--seed")) {
-            sp.seed = strtoull(v, &end, 10);
-        } else if (!strcmp(a, "--device")) {
-            device = v;
+            ok = svk_cli_u64(a, v, 0, UINT64_MAX, &sp.seed, &err);
         } else {
-            fprintf(stderr, "svk-generate: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
+            ok = svk_cli_device(a, v, &device, &err);
+            device_text = v;
         }
-        if (end && *end) {
-            fprintf(stderr, "svk-generate: bad value '%s' for %s\n", v, a);
-            return 2;
+        if (!ok) {
+            fprintf(stderr, "svk-generate: %s (try --help)\n", err.text);
+            return SVK_EXIT_USAGE;
         }
         i++;
     }
     if (!ckpt) {
+        fprintf(stderr, "svk-generate: no CHECKPOINT given\n");
         usage(stderr);
-        return 2;
+        return SVK_EXIT_USAGE;
     }
     if (!*prompt) {
-        fprintf(stderr, "svk-generate: the prompt must not be empty\n");
-        return 2;
+        fprintf(stderr, "svk-generate: --prompt must not be empty (generation continues a text)\n");
+        return SVK_EXIT_USAGE;
     }
     svk_model_params mp = svk_model_params_default();
     if (svk_checkpoint_config(ckpt, &mp.config) != SVK_OK) {
         fprintf(stderr, "svk-generate: %s\n", svk_last_error());
-        return 1;
+        return SVK_EXIT_FAILURE;
     }
     if (mp.config.vocab < 256) {
         fprintf(stderr, "svk-generate: %s has vocab %u; byte-level text needs 256\n", ckpt, mp.config.vocab);
-        return 1;
+        return SVK_EXIT_FAILURE;
+    }
+    /* A k past the vocabulary would be taken as all of it: say so instead. */
+    if (sp.top_k > mp.config.vocab) {
+        fprintf(stderr, "svk-generate: --top-k %u: more than the %u tokens of %s's vocabulary (0 = all of them)\n",
+                sp.top_k, mp.config.vocab, ckpt);
+        return SVK_EXIT_USAGE;
     }
     svk_ctx *ctx = NULL;
-    if (!strcmp(device, "cpu")) {
+    if (device.cpu) {
         mp.backend = SVK_BACKEND_CPU;
     } else {
         svk_ctx_params cp = svk_ctx_params_default();
-        if (!strncmp(device, "vulkan:", 7))
-            cp.device_index = atoi(device + 7);
-        else if (strcmp(device, "vulkan")) {
-            fprintf(stderr, "svk-generate: --device takes cpu, vulkan or vulkan:N\n");
-            return 2;
-        }
+        cp.device_index = device.index;
+        /* svk_ctx_create names an index past the devices, and their count. */
         if (svk_ctx_create(&cp, &ctx) != SVK_OK) {
-            fprintf(stderr, "svk-generate: %s (try --device cpu)\n", svk_last_error());
-            return 1;
+            fprintf(stderr, "svk-generate: --device %s: %s (try --device cpu)\n", device_text, svk_last_error());
+            return SVK_EXIT_FAILURE;
         }
         mp.ctx = ctx;
     }
     svk_model *m = NULL;
-    int rc = 1;
+    int rc = SVK_EXIT_FAILURE;
     size_t plen = strlen(prompt);
-    int32_t *tok = malloc(plen * sizeof(*tok)), *out = malloc((n ? n : 1) * sizeof(*out));
+    int32_t *tok = malloc(plen * sizeof(*tok)), *out = malloc(n * sizeof(*out));
     uint32_t got = 0;
-    if (!tok || !out)
+    if (!tok || !out) {
+        fprintf(stderr, "svk-generate: out of host memory\n");
         goto done;
+    }
     for (size_t i = 0; i < plen; i++)
         tok[i] = (unsigned char)prompt[i];
     if (svk_model_create(&mp, &m) != SVK_OK || svk_model_load(m, ckpt, false) != SVK_OK ||
-        svk_model_generate(m, tok, (uint32_t)plen, (uint32_t)n, &sp, out, &got) != SVK_OK) {
+        svk_model_generate(m, tok, (uint32_t)plen, n, &sp, out, &got) != SVK_OK) {
         fprintf(stderr, "svk-generate: %s\n", svk_last_error());
         goto done;
     }
@@ -112,7 +145,13 @@ int main(int argc, char **argv)
         putchar(out[i]);
     if (got == 0 || out[got - 1] != '\n')
         putchar('\n');
-    rc = 0;
+    /* The text is the result: a write that failed (a full disk, a closed
+     * pipe) is a failed run, not a silent exit 0. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "svk-generate: writing the text: %s\n", strerror(errno));
+        goto done;
+    }
+    rc = SVK_EXIT_OK;
 done:
     free(tok);
     free(out);
