@@ -175,6 +175,7 @@ usage_error "--batch 0" "--batch '0': not an integer in 1..1048576" "$train" "${
 usage_error "--seq ' 8'" "--seq ' 8'" "$train" "${tiny[@]}" --seq " 8"
 usage_error "--digits 10" "--digits '10': not an integer in 1..9" "$train" "${tiny[@]}" --digits 10
 usage_error "--eval 0x10" "--eval '0x10'" "$train" "${tiny[@]}" --eval 0x10
+usage_error "--eval more than half the problems" "--eval" "$train" "${tiny[@]}" --digits 1 --eval 51
 usage_error "--lr nan" "--lr 'nan': not a finite number >= 0" "$train" "${tiny[@]}" --lr nan
 usage_error "--lr inf" "--lr 'inf'" "$train" "${tiny[@]}" --lr inf
 usage_error "--lr 1e39 (beyond float)" "--lr '1e39'" "$train" "${tiny[@]}" --lr 1e39
@@ -183,6 +184,8 @@ usage_error "--wd 0x1p3" "--wd '0x1p3'" "$train" "${tiny[@]}" --wd 0x1p3
 usage_error "--log-every 0" "--log-every '0'" "$train" "${tiny[@]}" --log-every 0
 usage_error "--max-bad-steps 1e3" "--max-bad-steps '1e3'" "$train" "${tiny[@]}" --max-bad-steps 1e3
 usage_error "a value missing" "--seed needs a value" "$train" "${tiny[@]}" --seed
+usage_error "--seq too short for the addition task" "--seq 8 is too short for the addition task with --digits 2" \
+    "$train" "${tiny[@]}" --seq 8
 usage_error "--data with --tokens" "exclude each other" "$train" "${tiny[@]}" --data "$dir/text.txt" \
     --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
 # An index past the machine's devices: the library names the index and how
@@ -191,6 +194,34 @@ check "--device vulkan:99 names the index and the device count" bash -c "
     '$train' ${tiny[*]} --device vulkan:99 > '$dir/out99' 2>&1; rc=\$?; cat '$dir/out99'
     [ \$rc -eq 1 ] && grep -Eq -- \"--device vulkan:99: .*Vulkan device 99, but there (is|are) [0-9]+\" '$dir/out99'"
 
+# --data shorter than one sequence + 1 bytes: refused before any step (no
+# step line, no uninitialised batch trained on), with its size and the
+# size needed; exactly seq + 1 bytes trains.
+: > "$dir/empty.txt"
+printf '0123456789' > "$dir/short.txt"
+printf '0123456789abcdefg' > "$dir/exact.txt"
+for f in empty:0 short:10; do
+    name=${f%%:*} size=${f#*:}
+    check "--data ${name} file ($size bytes) refused before any step" bash -c "
+        '$train' ${tiny[*]} --jsonl --data '$dir/$name.txt' > '$dir/d.out' 2> '$dir/d.err'; rc=\$?
+        cat '$dir/d.out' '$dir/d.err'
+        [ \$rc -eq 1 ] && ! grep -q step '$dir/d.out' &&
+        grep -qF -- \"--data $dir/$name.txt holds $size bytes; --seq 16 needs at least 17 (one sequence + 1)\" '$dir/d.err'"
+done
+check "--data of exactly seq + 1 bytes trains" bash -c "'$train' ${tiny[*]} --jsonl --data '$dir/exact.txt' | grep -q '\"step\": 1'"
+
+# The banner: once, whether stdout is a file or a terminal.
+check "the addition task's banner is printed once (stdout a file)" bash -c "
+    '$train' ${tiny[*]} --steps 2 --eval 2 > '$dir/banner.out' 2>&1; cat '$dir/banner.out'
+    [ \$(grep -c '^svk-train: .* placement' '$dir/banner.out') -eq 1 ] &&
+    [ \$(grep -c 'data: addition task' '$dir/banner.out') -eq 1 ] &&
+    [ \$(grep -c '^held-out problems' '$dir/banner.out') -eq 1 ]"
+if command -v script > /dev/null; then
+    check "the addition task's banner is printed once (a terminal)" bash -c "
+        script -qec \"'$train' ${tiny[*]} --steps 2 --eval 2\" /dev/null > '$dir/banner.tty' 2>&1; cat -v '$dir/banner.tty'
+        [ \$(grep -c 'svk-train: .* placement' '$dir/banner.tty') -eq 1 ] &&
+        [ \$(grep -c 'held-out problems' '$dir/banner.tty') -eq 1 ]"
+fi
 check "--help lists the exit statuses" bash -c "'$train' --help |
     grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 stopped by --max-bad-steps (diverged)'"
 

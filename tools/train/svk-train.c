@@ -300,14 +300,57 @@ int main(int argc, char **argv)
         fail("--config");
         return SVK_EXIT_USAGE;
     }
-    if (o.seq > o.config.ctx) {
-        fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", o.seq, o.config.ctx);
+    const uint32_t B = o.batch, T = o.seq;
+    if (T > o.config.ctx) {
+        fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", T, o.config.ctx);
         return SVK_EXIT_USAGE;
     }
     bool addition = !o.data && !o.tokens;
     if ((addition || o.data) && o.config.vocab < 256) {
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
         return SVK_EXIT_USAGE;
+    }
+    /* svk_addition_batch would refuse it at the first step; here it is
+     * refused before the device and the model are made. */
+    if (addition && T < svk_addition_max_len(o.digits) + 1) {
+        fprintf(stderr, "svk-train: --seq %u is too short for the addition task with --digits %u: a problem takes "
+                        "up to %u tokens, so --seq must be at least %u\n",
+                T, o.digits, svk_addition_max_len(o.digits), svk_addition_max_len(o.digits) + 1);
+        return SVK_EXIT_USAGE;
+    }
+
+    /* The data first, so that a missing or short file is refused before a
+     * device is opened. */
+    tok = malloc((size_t)B * T * sizeof(*tok));
+    tgt = malloc((size_t)B * T * sizeof(*tgt));
+    if (!tok || !tgt) {
+        fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
+        goto out;
+    }
+    if (o.tokens) {
+        if (!(fixed_tok = read_batch(o.tokens, B, T)) || !(fixed_tgt = read_batch(o.targets, B, T)))
+            goto out;
+    } else if (o.data) {
+        if (svk_text_open(NULL, &text, o.data, o.seed) != SVK_OK) {
+            fail("--data");
+            goto out;
+        }
+        /* A window of T tokens and its T targets read T + 1 bytes: a shorter
+         * file has no window (svk_text_batch refuses it). */
+        if (text.size < (size_t)T + 1) {
+            fprintf(stderr, "svk-train: --data %s holds %zu bytes; --seq %u needs at least %llu (one sequence + 1)\n",
+                    o.data, text.size, T, (unsigned long long)T + 1);
+            goto out;
+        }
+    } else {
+        svk_status st = svk_addition_init(NULL, &task, o.digits, o.eval_n, o.seed);
+        if (st != SVK_OK) {
+            /* Its one refusal of a valid --digits is too many --eval problems. */
+            fail(st == SVK_ERROR_INVALID_ARG ? "--eval" : "addition task");
+            if (st == SVK_ERROR_INVALID_ARG)
+                rc = SVK_EXIT_USAGE;
+            goto out;
+        }
     }
 
     svk_model_params mp = svk_model_params_default();
@@ -341,28 +384,6 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    const uint32_t B = o.batch, T = o.seq;
-    tok = malloc((size_t)B * T * sizeof(*tok));
-    tgt = malloc((size_t)B * T * sizeof(*tgt));
-    if (!tok || !tgt) {
-        fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
-        goto out;
-    }
-    if (o.tokens) {
-        if (!(fixed_tok = read_batch(o.tokens, B, T)) || !(fixed_tgt = read_batch(o.targets, B, T)))
-            goto out;
-    } else if (o.data) {
-        if (svk_text_open(NULL, &text, o.data, o.seed) != SVK_OK) {
-            fail("--data");
-            goto out;
-        }
-    } else if (svk_addition_init(NULL, &task, o.digits, o.eval_n, o.seed) != SVK_OK) {
-        fail("addition task");
-        goto out;
-    }
-
-    svk_memory_report mem;
-    svk_model_memory(m, &mem);
     const char *dev = ctx ? svk_ctx_device_info(ctx)->name : "CPU reference";
     if (!o.jsonl)
         printf("svk-train: %s placement, %s, %u layers x %u wide, %llu parameters, on %s\n"
@@ -384,7 +405,10 @@ int main(int argc, char **argv)
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
             memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
         } else if (o.data) {
-            svk_text_batch(NULL, &text, B, T, tok, tgt);
+            if (svk_text_batch(NULL, &text, B, T, tok, tgt) != SVK_OK) {
+                fail("--data");
+                goto out;
+            }
         } else if (svk_addition_batch(NULL, &task, B, T, tok, tgt) != SVK_OK) {
             fail("addition task");
             goto out;
