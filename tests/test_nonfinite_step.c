@@ -32,6 +32,17 @@ static bool write_file(const char *path, const unsigned char *data, size_t size)
     return f ? (fclose(f) == 0 && ok) : false;
 }
 
+/* A save with the optimiser state that writes NaN too: a plain save
+ * refuses a non-finite state (test_save_nonfinite), and these compare
+ * poisoned states byte for byte. */
+static svk_status save_any(svk_model *m, const char *path)
+{
+    svk_save_params p = svk_save_params_default();
+    p.optimizer = true;
+    p.allow_nonfinite = true;
+    return svk_model_save_ex(m, path, &p);
+}
+
 static bool same_files(const char *a, const char *b)
 {
     unsigned char *x = NULL, *y = NULL;
@@ -118,7 +129,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
              (unsigned long long)info.step);
     tu_check(&tally, svk_model_step(m) == 1, "%s: the step count stays 1 (is %llu)", name,
              (unsigned long long)svk_model_step(m));
-    st = svk_model_save(m, after, true);
+    st = save_any(m, after);
     tu_check(&tally, st == SVK_OK && same_files(bad, after), "%s: the weights, moments and step after the skipped steps are unchanged",
              name);
 
@@ -127,11 +138,11 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     char opt_a[256], opt_b[256];
     snprintf(opt_a, sizeof(opt_a), "%s/opt_a_%s.safetensors", dir, name);
     snprintf(opt_b, sizeof(opt_b), "%s/opt_b_%s.safetensors", dir, name);
-    st = svk_model_save(m, opt_a, true);
+    st = save_any(m, opt_a);
     if (st == SVK_OK)
         st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, NULL);
     if (st == SVK_OK)
-        st = svk_model_save(m, opt_b, true);
+        st = save_any(m, opt_b);
     tu_check(&tally, st == SVK_OK && same_files(opt_a, opt_b), "%s: the AdamW moments are unchanged by a skipped step",
              name);
 
@@ -207,7 +218,7 @@ static void overlapped(svk_ctx *ctx, svk_backend backend, const char *dir)
                  pass ? (nan_at == 1 ? ", NaN loss at step 2 only" : ", NaN loss not where expected") : "",
                  svk_last_error());
         if (st == SVK_OK)
-            st = svk_model_save(m, paths[pass], true);
+            st = save_any(m, paths[pass]);
     }
     tu_check(&tally, st == SVK_OK && same_files(paths[0], paths[1]),
              "%s: back to back and one by one leave the same weights, moments and step", name);

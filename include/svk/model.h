@@ -95,6 +95,46 @@ typedef struct svk_step_info {
 } svk_step_info;
 SVK_API svk_status svk_model_last_step(svk_model *model, svk_step_info *info);
 
+/* Where a training step turns non-finite (svk_model_find_nonfinite): one
+ * operand of one operation of the step, and what its elements held. */
+typedef struct svk_nonfinite_operand {
+    char tensor[80];       /* the tensor's name: a parameter ("blocks.1.mlp.fc.weight"), its gradient
+                              ("grad.blocks.1.mlp.fc.weight") or an activation ("blocks.1.mlp.a") */
+    char role[16];         /* what the operation calls it: "A", "x", "dout", ... */
+    uint64_t elements;     /* the elements the operation reads or writes */
+    uint64_t nan, inf;     /* how many of them are NaN, and +-infinity */
+    uint64_t first;        /* the index (among those elements, row by row) of the first of them;
+                              UINT64_MAX when there is none */
+    float max_abs;         /* the largest magnitude among the finite ones */
+} svk_nonfinite_operand;
+
+typedef struct svk_nonfinite_report {
+    bool found;            /* false: every operation's outputs were finite in the replay */
+    uint32_t op_index;     /* the operation's place in the step */
+    char op[48];           /* its label, e.g. "blocks.1.mlp.fc" */
+    char kind[24];         /* what it computes, e.g. "gemm", "layernorm_fwd", "cross_entropy" */
+    char phase[12];        /* "forward", "loss", "backward" or "clip" */
+    int32_t layer;         /* the block it belongs to, or -1 (embedding, final norm, loss, clipping) */
+    svk_nonfinite_operand output;     /* the first of its outputs that holds NaN or infinity */
+    uint32_t n_inputs;
+    svk_nonfinite_operand inputs[16]; /* everything it read, as it was just before it ran */
+    uint64_t reserved[4];
+} svk_nonfinite_report;
+
+/* Finds the first operation of a training step on this batch whose output
+ * holds NaN or infinity, and what its inputs held: for a step that
+ * svk_model_last_step reports skipped, call it with that step's batch. It
+ * replays the step's forward pass, loss, backward pass and gradient norm
+ * one operation at a time, checking every operand on the device as it goes
+ * (much slower than a step); the optimiser does not run, so the weights,
+ * moments and step count are unchanged, as they are after a skipped step.
+ * The activations and gradients are overwritten, and svk_model_last_step
+ * then describes the replay. B, T, tokens and targets as in
+ * svk_model_train_step. report->found is false when the replay stays
+ * finite (a step skipped for another batch, or weights changed since). */
+SVK_API svk_status svk_model_find_nonfinite(svk_model *model, const int32_t *tokens, const int32_t *targets,
+                                            uint32_t B, uint32_t T, svk_nonfinite_report *report);
+
 /* Mean loss of the batch without changing the model. */
 SVK_API svk_status svk_model_eval_loss(svk_model *model, const int32_t *tokens, const int32_t *targets, uint32_t B,
                                        uint32_t T, float *loss);
@@ -122,8 +162,56 @@ SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, u
  * the configuration as JSON in __metadata__ under "svk.config"). With
  * optimizer set, the AdamW moments and the step count go in the same file
  * (tensors "optimizer.m.<name>", "optimizer.v.<name>", metadata
- * "svk.step"), so that a run can resume exactly. The write is atomic. */
+ * "svk.step"), so that a run can resume exactly.
+ * What a save promises (docs/RELIABILITY.md):
+ *  - it is atomic: a crash at any point leaves the old file or the new one;
+ *  - it checks the state on the device first and writes nothing when a
+ *    weight (or, with optimizer, a moment) is NaN or infinite:
+ *    SVK_ERROR_NONFINITE, naming the first such tensor and element, and
+ *    the file at path is left as it was (svk_model_save_ex can write such a
+ *    state for inspection);
+ *  - a symlink at path is followed, and the file it points to replaced;
+ *    a path that is not a regular file (a FIFO, a device, a directory) or
+ *    has more than one hard link is refused (SVK_ERROR_IO), and a replaced
+ *    file keeps its permissions and, where permitted, its owner. */
 SVK_API svk_status svk_model_save(svk_model *model, const char *path, bool optimizer);
+
+/* A string an application keeps in a checkpoint beside the model (where a
+ * training run stands, its data's position, ...), in __metadata__. */
+typedef struct svk_metadata {
+    const char *key;   /* 1..SVK_METADATA_KEY_MAX bytes of printable ASCII, no '"' or '\'; not "format" and
+                          not beginning "svk." (libsvk's own keys) */
+    const char *value; /* a NUL-terminated string of at most SVK_METADATA_VALUE_MAX bytes */
+} svk_metadata;
+#define SVK_METADATA_KEY_MAX 128u
+#define SVK_METADATA_VALUE_MAX 65536u
+#define SVK_METADATA_MAX 64u
+
+/* Settings of svk_model_save_ex. */
+typedef struct svk_save_params {
+    bool optimizer;                /* the AdamW moments and the step too, as svk_model_save's optimizer;
+                                      default false */
+    bool allow_nonfinite;          /* write a state that holds NaN or infinity (to inspect a diverged
+                                      run; such a file loads only with SVK_LOAD_ALLOW_NONFINITE and
+                                      without its optimiser state); default false */
+    const svk_metadata *metadata;  /* n_metadata entries to store, distinct keys; default NULL */
+    uint32_t n_metadata;           /* at most SVK_METADATA_MAX; default 0 */
+    uint64_t reserved[4];          /* must be zero */
+} svk_save_params;
+SVK_API svk_save_params svk_save_params_default(void);
+
+/* svk_model_save with settings: the application's metadata, and the
+ * choice to write a non-finite state. Bad metadata is SVK_ERROR_INVALID_ARG
+ * naming the entry, before anything is checked or written. */
+SVK_API svk_status svk_model_save_ex(svk_model *model, const char *path, const svk_save_params *params);
+
+/* Reads the application metadata `key` of the checkpoint at path (reading
+ * its header only, not its tensors) into value (size bytes, NUL included).
+ * *found says whether the file holds the key; value is "" when it does
+ * not. SVK_ERROR_INVALID_ARG when the value needs more than size bytes (the
+ * message says how many), SVK_ERROR_BAD_CHECKPOINT or SVK_ERROR_IO when
+ * the file is not a checkpoint or cannot be read. */
+SVK_API svk_status svk_checkpoint_metadata(const char *path, const char *key, char *value, size_t size, bool *found);
 
 /* Replaces the model's weights (and, with optimizer, its optimiser state
  * and step, which the file must then hold) from a checkpoint whose

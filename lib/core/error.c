@@ -25,6 +25,7 @@ const char *svk_status_string(svk_status status)
     case SVK_ERROR_INVALID_STATE: return "SVK_ERROR_INVALID_STATE";
     case SVK_ERROR_INTERNAL: return "SVK_ERROR_INTERNAL";
     case SVK_ERROR_INVALID_CONFIG: return "SVK_ERROR_INVALID_CONFIG";
+    case SVK_ERROR_NONFINITE: return "SVK_ERROR_NONFINITE";
     case SVK_STATUS_COUNT_: break;
     }
     return "SVK_STATUS_UNKNOWN";

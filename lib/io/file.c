@@ -52,19 +52,18 @@ static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_
                   path, svk_file_kind(mode));
 }
 
-svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
+/* Opens the regular file at path for reading; *sb is its fstat. */
+static svk_status open_regular(svk_log *log, char *quiet, const char *path, int *out, struct stat *sb)
 {
-    *data = NULL;
-    *size = 0;
+    *out = -1;
     /* stat before open: a FIFO or device is refused without being opened
      * at all, since opening a device can act (a tape rewinds, a modem line
      * hangs up). The fstat below is the check that counts; this one spares
      * the common mistake the open. */
-    struct stat sb;
-    if (stat(path, &sb) != 0)
+    if (stat(path, sb) != 0)
         return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return not_regular(log, quiet, path, sb.st_mode);
+    if (!S_ISREG(sb->st_mode))
+        return not_regular(log, quiet, path, sb->st_mode);
     /* O_NONBLOCK: should the name become a FIFO after the stat, the open
      * returns at once instead of waiting for a writer that may never come.
      * O_NOCTTY: nor may a terminal become ours. */
@@ -74,46 +73,44 @@ svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t l
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0) {
+    if (fstat(fd, sb) != 0) {
         int err = errno;
         close(fd);
         return report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (!S_ISREG(sb->st_mode)) {
         close(fd);
-        return not_regular(log, quiet, path, sb.st_mode);
+        return not_regular(log, quiet, path, sb->st_mode);
     }
     /* Linux ignores O_NONBLOCK on regular files, but POSIX lets reads with it
      * fail with EAGAIN under mandatory locks: the reads below block. */
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    char b1[32], b2[32];
-    uint64_t bytes = (uint64_t)sb.st_size;
-    if (bytes > limit || bytes >= SIZE_MAX) {
-        close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
-                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
-    }
-    size_t n = (size_t)bytes;
-    /* One spare byte: a read that fills it finds the file longer than fstat
-     * said (and callers get a terminator's room for free). */
+    *out = fd;
+    return SVK_OK;
+}
+
+/* Reads n bytes from the start of fd into a new buffer of n + 1 bytes.
+ * whole: the file must end there, which the spare byte checks (a read that
+ * fills it finds the file longer than fstat said). */
+static svk_status read_start(svk_log *log, char *quiet, const char *path, int fd, size_t n, bool whole, void **data)
+{
+    char b1[32];
     uint8_t *buf = svk_malloc(n + 1);
-    if (!buf) {
-        close(fd);
+    if (!buf)
         return report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
-                      svk_fmt_bytes(b1, bytes));
-    }
+                      svk_fmt_bytes(b1, n));
+    const size_t want_total = whole ? n + 1 : n;
     size_t got = 0;
-    while (got < n + 1) {
+    while (got < want_total) {
         /* At most 1 GiB a call: Linux moves under 2 GiB per read anyway. */
-        size_t want = n + 1 - got < (1u << 30) ? n + 1 - got : (1u << 30);
+        size_t want = want_total - got < (1u << 30) ? want_total - got : (1u << 30);
         ssize_t r = read(fd, buf + got, want);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
             int err = errno;
-            close(fd);
             free(buf);
             return report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
         }
@@ -121,15 +118,61 @@ svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t l
             break;
         got += (size_t)r;
     }
-    close(fd);
     if (got != n) {
         free(buf);
         return report(log, quiet, SVK_ERROR_IO, "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
                       ": is another process writing it?", path, n, got > n ? "over " : "", got > n ? n : got);
     }
     *data = buf;
-    *size = n;
     return SVK_OK;
+}
+
+svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd;
+    struct stat sb;
+    svk_status st = open_regular(log, quiet, path, &fd, &sb);
+    if (st != SVK_OK)
+        return st;
+    char b1[32], b2[32];
+    uint64_t bytes = (uint64_t)sb.st_size;
+    if (bytes > limit || bytes >= SIZE_MAX) {
+        close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
+                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
+    }
+    st = read_start(log, quiet, path, fd, (size_t)bytes, true, data);
+    close(fd);
+    if (st == SVK_OK)
+        *size = (size_t)bytes;
+    return st;
+}
+
+svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
+                              uint64_t *file_size)
+{
+    *data = NULL;
+    *size = 0;
+    *file_size = 0;
+    int fd;
+    struct stat sb;
+    svk_status st = open_regular(log, quiet, path, &fd, &sb);
+    if (st != SVK_OK)
+        return st;
+    const uint64_t bytes = (uint64_t)sb.st_size, n = bytes < max ? bytes : max;
+    if (n >= SIZE_MAX) {
+        close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in memory", path, n);
+    }
+    st = read_start(log, quiet, path, fd, (size_t)n, n == bytes, data);
+    close(fd);
+    if (st == SVK_OK) {
+        *size = (size_t)n;
+        *file_size = bytes;
+    }
+    return st;
 }
 
 /* " (where symlink P points)" after the target's name in a message when the

@@ -46,6 +46,11 @@
  * bytes is refused, as is one whose size changes while it is read. On
  * failure *data is NULL and *size 0. */
 svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size);
+/* The same for the first min(max, the file's size) bytes only (a
+ * checkpoint's header, without its tensors); *file_size is the whole
+ * file's. */
+svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
+                              uint64_t *file_size);
 
 /* The temporary a save writes first is "<file>.tmp.<pid>.<n>", where <file>
  * is the path with symlinks resolved. A process killed mid-save leaves its

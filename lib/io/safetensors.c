@@ -78,8 +78,7 @@ static bool json_u64(const cJSON *j, uint64_t *out)
 static int by_offset(const void *a, const void *b)
 {
     const svk_st_tensor *x = a, *y = b;
-    const char *bx = x->data, *by = y->data;
-    return bx < by ? -1 : bx > by ? 1 : strcmp(x->name, y->name);
+    return x->begin < y->begin ? -1 : x->begin > y->begin ? 1 : strcmp(x->name, y->name);
 }
 
 static int meta_by_key(const void *a, const void *b)
@@ -168,7 +167,8 @@ static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item
         return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
                    " bytes, but dtype %s and its shape need %" PRIu64, what, name, begin, end, end - begin,
                    dtype_names[d], elems * 4);
-    t->data = data + begin;
+    t->begin = begin;
+    t->data = data ? data + begin : NULL;
     t->bytes = end - begin;
     return SVK_OK;
 }
@@ -201,7 +201,10 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
     return SVK_OK;
 }
 
-svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out)
+/* blob: the file's first `size` bytes, all of them (file_size == size) or
+ * its header alone (svk_st_read_header), in which case the tensors get no
+ * data; the layout is checked against file_size either way. */
+static svk_status parse(svk_log *log, const char *what, void *blob, size_t size, uint64_t file_size, svk_st_file *out)
 {
     svk_status st = SVK_OK;
     cJSON *root = NULL;
@@ -220,13 +223,19 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
         BAD("%s: header length %" PRIu64 " is absurd (limit %u)", what, hlen, SVK_ST_MAX_HEADER);
         goto fail;
     }
-    if (hlen < 2 || hlen > size - 8) {
-        BAD("%s: header length %" PRIu64 " does not fit in the file's %zu bytes (truncated?)", what, hlen, size);
+    if (hlen < 2 || hlen > file_size - 8) {
+        BAD("%s: header length %" PRIu64 " does not fit in the file's %" PRIu64 " bytes (truncated?)", what, hlen,
+            file_size);
+        goto fail;
+    }
+    if (hlen > size - 8) {
+        st = svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu bytes of the file read, its header needs %" PRIu64, what,
+                       size, 8 + hlen);
         goto fail;
     }
     const char *header = (const char *)blob + 8;
-    const uint8_t *data = (const uint8_t *)blob + 8 + hlen;
-    uint64_t data_size = size - 8 - hlen;
+    const uint8_t *data = size == file_size ? (const uint8_t *)blob + 8 + hlen : NULL;
+    uint64_t data_size = file_size - 8 - hlen;
     if (memchr(header, '\0', hlen)) {
         BAD("%s: header contains a NUL byte", what);
         goto fail;
@@ -299,7 +308,7 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
     uint64_t pos = 0;
     for (size_t i = 0; i < out->n_tensors; i++) {
         const svk_st_tensor *t = &out->tensors[i];
-        uint64_t begin = (uint64_t)((const uint8_t *)t->data - data);
+        uint64_t begin = t->begin;
         if (begin < pos) {
             BAD("%s: tensor '%s' overlaps the one before it in the data", what, t->name);
             goto fail;
@@ -321,6 +330,33 @@ fail:
     cJSON_Delete(root);
     svk_st_free(out);
     return st;
+}
+
+svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out)
+{
+    return parse(log, what, blob, size, size, out);
+}
+
+svk_status svk_st_read_header(svk_log *log, const char *path, svk_st_file *out)
+{
+    memset(out, 0, sizeof(*out));
+    void *blob;
+    size_t size;
+    uint64_t file_size;
+    svk_status st = svk_file_read_head(log, NULL, path, 8, &blob, &size, &file_size);
+    if (st != SVK_OK)
+        return st;
+    uint64_t hlen = 0;
+    for (int i = 7; size == 8 && i >= 0; i--)
+        hlen = (hlen << 8) | ((const uint8_t *)blob)[i];
+    /* A length the parser refuses is refused there, with its message,
+     * from the 8 bytes alone. */
+    if (size == 8 && hlen >= 2 && hlen <= SVK_ST_MAX_HEADER && hlen <= file_size - 8) {
+        free(blob);
+        if ((st = svk_file_read_head(log, NULL, path, 8 + hlen, &blob, &size, &file_size)) != SVK_OK)
+            return st;
+    }
+    return parse(log, path, blob, size, file_size, out);
 }
 
 svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out)
@@ -385,6 +421,19 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
         return st;
     size_t hlen = strlen(header);
     size_t padded = (hlen + 7) / 8 * 8; /* data starts 8-byte aligned */
+    /* Never a file the reader would refuse: its limits bound the memory a
+     * hostile header can take, and a model deep enough to pass them (some
+     * 3,000 layers with the optimiser state) must learn it now, not when it
+     * tries to resume. */
+    const uint64_t values = json_value_bound(header, hlen);
+    if (padded > SVK_ST_MAX_HEADER || values > SVK_ST_MAX_VALUES) {
+        free(header);
+        return svk_error(log, SVK_ERROR_TOO_LARGE,
+                         "writing %s: %zu tensors make a header of %zu bytes and %" PRIu64 " JSON values, over what "
+                         "a safetensors reader takes (%u bytes, %u values); nothing was written (a model this deep "
+                         "may still be saved without its optimiser state)",
+                         path, n, padded, values, SVK_ST_MAX_HEADER, SVK_ST_MAX_VALUES);
+    }
 
     svk_file_replace r;
     if ((st = svk_file_replace_begin(log, NULL, path, &r)) != SVK_OK) {

@@ -44,7 +44,8 @@ typedef struct svk_st_tensor {
     uint32_t ndim;
     uint64_t shape[SVK_ST_MAX_DIMS];
     uint64_t elems;              /* product of shape (1 for a scalar) */
-    const void *data;            /* into the file's data; little-endian */
+    uint64_t begin;              /* the first byte's offset in the file's data */
+    const void *data;            /* into the file's data; little-endian (NULL: read without data) */
     uint64_t bytes;
 } svk_st_tensor;
 
@@ -67,6 +68,11 @@ typedef struct svk_st_file {
  * what is wrong, e.g. "ckpt.safetensors: tensor 'wte.weight': data_offsets
  * [0, 96) do not match dtype F32 and shape [4, 8] (128 bytes)". */
 svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out);
+/* The same checks, reading only the header: the names, shapes, layout and
+ * metadata of the tensors (checked against the file's size), but no data
+ * (every tensor's data is NULL). What a caller wanting a configuration or
+ * metadata reads, rather than gigabytes of weights. */
+svk_status svk_st_read_header(svk_log *log, const char *path, svk_st_file *out);
 /* The same checks on a file already in memory (for the fuzzer); takes
  * ownership of blob (malloc'd) on success and on failure. */
 svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out);

@@ -70,6 +70,34 @@ static svk_status write_slab(svk_model *m, svk_slab slab, uint64_t offset, uint6
     return copy(m, slab, offset, n, (void *)src, false);
 }
 
+static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                        const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out)
+{
+    cpu_state *s = m->backend;
+    const svk_plan *p = &m->plan;
+    if (tokens)
+        svk_plan_write_inputs(p, s->slabs[SVK_SLAB_INPUT], tokens, targets);
+    if (begin < end)
+        memset(s->slabs[SVK_SLAB_ACT], 0, s->elems[SVK_SLAB_ACT] * 4);
+    size_t i = 0;
+    for (size_t k = begin;; k++) {
+        for (; i < n && probes[i].at == k; i++) {
+            const svk_finite_probe *q = &probes[i];
+            const svk_plan_tensor *t = &p->tensors[q->tensor];
+            const uint64_t first = t->offset + q->offset, span = (q->rows - 1) * q->ld + q->cols;
+            if (first + span > s->elems[t->slab])
+                return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL,
+                                 "cpu backend: a check of '%s' runs past its slab", t->name);
+            svk_ref_finite_check_f32(q->rows, q->cols, q->ld, (const float *)s->slabs[t->slab] + first, &out[i]);
+        }
+        if (k >= end)
+            return SVK_OK;
+        svk_status st = svk_plan_cpu_run_f32(svk_model_log(m), p, s->slabs, k, k + 1, h);
+        if (st != SVK_OK)
+            return st;
+    }
+}
+
 static void destroy(svk_model *m)
 {
     cpu_state *s = m->backend;
@@ -83,4 +111,5 @@ static void destroy(svk_model *m)
 
 const svk_backend_impl svk_backend_cpu = {
     .name = "cpu", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
+    .check = check,
 };

@@ -34,6 +34,7 @@
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
 #include "ops/embedding.h"
+#include "ops/finite_check.h"
 #include "ops/gemm.h"
 #include "ops/layernorm.h"
 #include "ops/rmsnorm.h"
@@ -885,6 +886,63 @@ static void forget_recordings(svk_model *m)
         svk_cmdlist_destroy(&s->lists[i].cl);
 }
 
+/* A list of its own, recorded for this run and dropped after it: ops one
+ * by one (no bias folded into its GEMM, so that every op's outputs exist
+ * when its probes look), each probe a finite_check dispatch into its slot
+ * of a mapped statistics buffer. */
+static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                        const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out)
+{
+    vk_state *s = m->backend;
+    const svk_plan *p = &m->plan;
+    svk_status st = ensure_shape(m);
+    if (st == SVK_OK)
+        st = finish_pending(s);
+    if (st == SVK_OK && tokens)
+        st = write_inputs(m, s->cur, tokens, targets, h);
+    if (st != SVK_OK)
+        return st;
+    svk_buffer *stats = NULL;
+    svk_buffer_params bp = svk_buffer_params_default();
+    bp.size = (n ? n : 1) * SVK_FINITE_STATS * 4;
+    bp.memory = SVK_MEMORY_HOST_MAPPED;
+    bp.name = "finite-check statistics";
+    rec r = {m, p, s, NULL, s->cur};
+    if ((st = svk_buffer_create(m->ctx, &bp, &stats)) == SVK_OK &&
+        (st = svk_cmdlist_create(m->ctx, &(svk_cmdlist_params){0}, &r.cl)) == SVK_OK)
+        st = svk_cmdlist_begin(r.cl);
+    /* Every activation starts as zeros, so that a probe never sees what an
+     * earlier step (or nothing) left in a buffer. */
+    for (size_t i = 0; i < s->n_act && begin < end && st == SVK_OK; i++)
+        if (s->act[i])
+            st = svk_fill_record(r.cl, (svk_tref){s->act[i], 0}, s->act[i]->size / 4, 0.0f, "finite-check zero");
+    size_t i = 0;
+    for (size_t k = begin; st == SVK_OK; k++) {
+        for (; i < n && probes[i].at == k && st == SVK_OK; i++) {
+            const svk_finite_probe *q = &probes[i];
+            svk_tref x = T(&r, q->tensor);
+            x.off += q->offset;
+            svk_finite_check_args a = {
+                .rows = q->rows, .cols = q->cols, .ld = q->ld, .x = x,
+                .stats = {stats, i * SVK_FINITE_STATS}, .label = p->tensors[q->tensor].name,
+            };
+            st = svk_finite_check_record(r.cl, &a);
+        }
+        if (k >= end || st != SVK_OK)
+            break;
+        st = record_op(&r, &p->ops[k], NULL);
+    }
+    if (st == SVK_OK && (st = svk_cmdlist_end(r.cl)) == SVK_OK && (st = svk_cmdlist_submit(r.cl)) == SVK_OK)
+        st = svk_cmdlist_wait(r.cl);
+    uint32_t *raw = NULL;
+    if (st == SVK_OK && (st = svk_buffer_map(stats, (void **)&raw)) == SVK_OK)
+        for (i = 0; i < n; i++)
+            svk_finite_stats_decode(raw + i * SVK_FINITE_STATS, probes[i].rows * probes[i].cols, &out[i]);
+    svk_cmdlist_destroy(&r.cl);
+    svk_buffer_destroy(&stats);
+    return st;
+}
+
 /* Flash attention where svk_attention_flash_preferred says so and the
  * heads fit its kernels (D <= 256); the materialised form otherwise. The
  * blocks' Linears forward on transposed weights where the GEMMs run their
@@ -910,5 +968,5 @@ static svk_status plan_options(svk_model *m, svk_plan_options *out)
 const svk_backend_impl svk_backend_vulkan = {
     .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
     .forget_recordings = forget_recordings, .record_external = record_external,
-    .plan_options = plan_options, .prepare = prepare, .read_prev_output = read_prev_output,
+    .plan_options = plan_options, .prepare = prepare, .read_prev_output = read_prev_output, .check = check,
 };

@@ -21,27 +21,73 @@
 static const svk_slab state_slabs[3] = {SVK_SLAB_PARAM, SVK_SLAB_ADAM_M, SVK_SLAB_ADAM_V};
 static const char *const state_prefix[3] = {"", "optimizer.m.", "optimizer.v."};
 
-svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
+svk_save_params svk_save_params_default(void)
+{
+    return (svk_save_params){0};
+}
+
+/* An application's metadata entry, checked before a save does anything. */
+static svk_status check_metadata(svk_log *log, const svk_save_params *p, const char *path)
+{
+    if (p->n_metadata > SVK_METADATA_MAX || (p->n_metadata && !p->metadata))
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "saving %s: %u metadata entries%s (at most %u)", path,
+                         p->n_metadata, p->metadata ? "" : " but metadata is NULL", SVK_METADATA_MAX);
+    for (uint32_t i = 0; i < p->n_metadata; i++) {
+        const char *k = p->metadata[i].key, *v = p->metadata[i].value;
+        if (!k || !v)
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "saving %s: metadata[%u] has a NULL %s", path, i,
+                             k ? "value" : "key");
+        const size_t kl = strlen(k);
+        bool printable = kl >= 1 && kl <= SVK_METADATA_KEY_MAX;
+        for (size_t j = 0; j < kl && printable; j++)
+            printable = k[j] > ' ' && k[j] < 0x7f && k[j] != '"' && k[j] != '\\';
+        if (!printable)
+            return svk_error(log, SVK_ERROR_INVALID_ARG,
+                             "saving %s: metadata key '%.*s' must be 1 to %u bytes of printable ASCII without "
+                             "spaces, '\"' or '\\'", path, 160, k, SVK_METADATA_KEY_MAX);
+        if (!strcmp(k, "format") || !strncmp(k, "svk.", 4))
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "saving %s: metadata key '%s' is libsvk's own", path, k);
+        if (strlen(v) > SVK_METADATA_VALUE_MAX)
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "saving %s: metadata '%s' is %zu bytes (at most %u)", path,
+                             k, strlen(v), SVK_METADATA_VALUE_MAX);
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(p->metadata[j].key, k))
+                return svk_error(log, SVK_ERROR_INVALID_ARG, "saving %s: metadata key '%s' given twice", path, k);
+    }
+    return SVK_OK;
+}
+
+svk_status svk_model_save_ex(svk_model *m, const char *path, const svk_save_params *params)
 {
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, m);
     svk_log *log = svk_model_log(m);
     SVK_CHECK_PATH(log, path);
+    SVK_CHECK_PTR(log, params);
+    SVK_CHECK_RESERVED(log, params->reserved);
+    const bool optimizer = params->optimizer;
     /* The file's step count must be the one its weights belong to. */
-    svk_status ust = svk_model_check_usable(m, __func__);
+    svk_status ust = check_metadata(log, params, path);
+    if (ust == SVK_OK)
+        ust = svk_model_check_usable(m, __func__);
     if (ust == SVK_OK)
         ust = svk_model_settle(m);
+    /* Checked where the state lives, before anything is downloaded or the
+     * file touched: a diverged model must not replace a good checkpoint. */
+    if (ust == SVK_OK && !params->allow_nonfinite)
+        ust = svk_model_check_state_finite(m, optimizer, path);
     if (ust != SVK_OK)
         return ust;
     const int kinds = optimizer ? 3 : 1;
     const size_t n = m->n_params * (size_t)kinds;
     svk_st_entry *e = svk_calloc(n, sizeof(*e));
     char (*names)[SVK_PARAM_NAME_MAX + 16] = svk_calloc(n, sizeof(*names));
+    svk_st_meta *meta = svk_calloc(3 + (size_t)params->n_metadata, sizeof(*meta));
     /* The moments share the parameters' layout, so one slab size fits all. */
     const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM];
     float *host = svk_malloc((slab ? slab : 1) * sizeof(float) * (size_t)kinds);
     svk_status st = SVK_OK;
-    if (!e || !names || !host) {
+    if (!e || !names || !meta || !host) {
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory saving %s", path);
         goto done;
     }
@@ -68,12 +114,56 @@ svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
     if ((st = svk_model_config_to_json(&m->params.config, config, sizeof(config))) != SVK_OK)
         goto done;
     snprintf(step, sizeof(step), "%" PRIu64, m->step);
-    svk_st_meta meta[3] = {{CONFIG_KEY, config}, {"format", "pt"}, {STEP_KEY, step}};
-    st = svk_st_write(log, path, e, n, meta, optimizer ? 3 : 2);
+    size_t n_meta = 0;
+    meta[n_meta++] = (svk_st_meta){CONFIG_KEY, config};
+    meta[n_meta++] = (svk_st_meta){"format", "pt"};
+    if (optimizer)
+        meta[n_meta++] = (svk_st_meta){STEP_KEY, step};
+    for (uint32_t i = 0; i < params->n_metadata; i++)
+        meta[n_meta++] = (svk_st_meta){(char *)params->metadata[i].key, (char *)params->metadata[i].value};
+    st = svk_st_write(log, path, e, n, meta, n_meta);
 done:
     free(e);
     free(names);
+    free(meta);
     free(host);
+    return st;
+}
+
+svk_status svk_model_save(svk_model *m, const char *path, bool optimizer)
+{
+    svk_save_params p = svk_save_params_default();
+    p.optimizer = optimizer;
+    return svk_model_save_ex(m, path, &p);
+}
+
+svk_status svk_checkpoint_metadata(const char *path, const char *key, char *value, size_t size, bool *found)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PATH(NULL, path);
+    SVK_CHECK_PTR(NULL, key);
+    SVK_CHECK_PTR(NULL, value);
+    SVK_CHECK_PTR(NULL, found);
+    if (size == 0)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: size is 0", __func__);
+    value[0] = '\0';
+    *found = false;
+    svk_st_file f;
+    svk_status st = svk_st_read_header(NULL, path, &f);
+    if (st != SVK_OK)
+        return st;
+    if (!svk_st_meta_get(&f, CONFIG_KEY))
+        st = svk_error(NULL, SVK_ERROR_BAD_CHECKPOINT, "%s: no \"%s\" in __metadata__ (not an svk checkpoint?)",
+                       path, CONFIG_KEY);
+    const char *v = st == SVK_OK ? svk_st_meta_get(&f, key) : NULL;
+    if (v && strlen(v) >= size)
+        st = svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: metadata '%.64s' of %s needs %zu bytes, got %zu", __func__,
+                       key, path, strlen(v) + 1, size);
+    else if (v) {
+        memcpy(value, v, strlen(v) + 1);
+        *found = true;
+    }
+    svk_st_free(&f);
     return st;
 }
 
@@ -261,8 +351,10 @@ svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
     svk_error_clear_thread();
     SVK_CHECK_PATH(NULL, path);
     SVK_CHECK_PTR(NULL, config);
+    /* The header alone: the names and shapes are what is checked, and a
+     * checkpoint's tensors may be gigabytes. */
     svk_st_file f;
-    svk_status st = svk_st_read(NULL, path, &f);
+    svk_status st = svk_st_read_header(NULL, path, &f);
     if (st != SVK_OK)
         return st;
     st = svk_checkpoint_file_config(NULL, &f, path, config);

@@ -320,6 +320,12 @@ static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
+svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                                 const char *func)
+{
+    return begin_batch(m, tokens, targets, B, T, false, func);
+}
+
 /* The update count ends at SVK_MAX_STEP (svk/model.h) instead of
  * wrapping: a step that might make it pass is refused. Steps in flight
  * count as applied until their outcome is read, so only near the end are

@@ -5,6 +5,7 @@
 #include "svk/model.h"
 #include "core/error.h"
 #include "plan.h"
+#include "finite.h"
 
 /* What a backend does for the model (model.c drives it). */
 typedef struct svk_backend_impl {
@@ -37,6 +38,13 @@ typedef struct svk_backend_impl {
     svk_status (*plan_options)(svk_model *m, svk_plan_options *out);
     /* Writes a batch and the step's numbers for an external recording. */
     svk_status (*prepare)(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h);
+    /* Runs ops [begin, end) of the current plan one at a time on the batch
+     * (tokens NULL: the inputs are not written; begin == end: nothing runs),
+     * the activations zeroed first when anything runs, and looks at the
+     * probes (sorted by at) as they come: out[i] is what probes[i] held.
+     * Waits for everything. */
+    svk_status (*check)(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
+                        const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out);
 } svk_backend_impl;
 
 struct svk_model {
@@ -72,6 +80,13 @@ svk_status svk_model_settle(svk_model *m);
 /* SVK_ERROR_INVALID_STATE, naming func and the reason, if the model is
  * unusable (see svk_model.unusable); SVK_OK otherwise. */
 svk_status svk_model_check_usable(svk_model *m, const char *func);
+
+/* What every call that runs a batch does first: checks the model, the
+ * shape and the tokens (and targets, unless NULL), settles the steps in
+ * flight and makes the plan for [B, T] current. func names the caller in
+ * messages. */
+svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                                 const char *func);
 
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */

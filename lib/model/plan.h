@@ -197,6 +197,22 @@ uint32_t svk_plan_slab_start(const svk_plan *p, svk_slab slab);
 
 const char *svk_plan_opcode_name(svk_plan_opcode code);
 
+/* One float operand of a plan op: the rows x cols elements
+ * tensor[offset + r * ld + c] that it reads and/or writes. */
+typedef struct svk_plan_operand {
+    uint32_t tensor;     /* plan tensor id */
+    const char *role;    /* what the op calls it: "A", "x", "dout", ... */
+    bool read, written;  /* written: = or += */
+    uint64_t offset;     /* elements into the tensor (may run past its end into the slab: ZERO, CLIP, ADAMW) */
+    uint64_t rows, cols, ld;
+} svk_plan_operand;
+
+#define SVK_PLAN_MAX_OPERANDS 16
+
+/* o's float operands (integer ones, tokens, targets and counts, are left
+ * out), inputs first; returns their number (lib/model/plan_operands.c). */
+uint32_t svk_plan_op_operands(const svk_plan *p, const svk_plan_op *o, svk_plan_operand out[SVK_PLAN_MAX_OPERANDS]);
+
 #endif
 
 /* What changes from step to step, or from run to run, and so is not part of
