@@ -37,16 +37,20 @@ for x, y in zip(a, b):
 PY"
 check "save, then resume continues with the same losses" bash -c "
     '$train' ${small[*]} --steps 8 --jsonl > '$dir/full.jsonl' &&
-    '$train' ${small[*]} --steps 4 --save '$dir/a.safetensors' --jsonl > /dev/null &&
-    '$train' ${small[*]} --steps 4 --resume '$dir/a.safetensors' --jsonl > '$dir/part.jsonl' &&
-    python3 - '$dir/full.jsonl' '$dir/part.jsonl' <<'PY'
+    '$train' ${small[*]} --steps 8 --stop-at 4 --save '$dir/a.safetensors' --jsonl > '$dir/part1.jsonl' &&
+    '$train' ${small[*]} --resume '$dir/a.safetensors' --jsonl > '$dir/part.jsonl' &&
+    python3 - '$dir/full.jsonl' '$dir/part1.jsonl' '$dir/part.jsonl' <<'PY'
 import json, sys
-full = [json.loads(l) for l in open(sys.argv[1]) if '\"step\"' in l]
-part = [json.loads(l) for l in open(sys.argv[2]) if '\"step\"' in l]
-assert [p['step'] for p in part] == [5, 6, 7, 8], part
-# The data stream restarts with the seed, so compare the schedule, and that training goes on from step 5.
-assert [round(p['lr'], 9) for p in part] == [round(f['lr'], 9) for f in full[4:]], (part, full)
+full, p1, p2 = ([json.loads(l) for l in open(f) if '\"step\"' in l] for f in sys.argv[1:])
+assert [p['step'] for p in p1 + p2] == list(range(1, 9)), (p1, p2)
+# The run's data position and schedule travel in the checkpoint: the same losses, to the last digit.
+assert [(p['loss'], p['lr']) for p in p1 + p2] == [(f['loss'], f['lr']) for f in full], (p1, p2, full)
 PY"
+check "a resume of a finished run trains nothing, and --steps lengthens it" bash -c "
+    '$train' ${small[*]} --resume '$dir/a.safetensors' --save '$dir/a2.safetensors' > /dev/null &&
+    '$train' ${small[*]} --resume '$dir/a2.safetensors' > '$dir/r2.out' && grep -q 'nothing to train' '$dir/r2.out' &&
+    '$train' ${small[*]} --resume '$dir/a2.safetensors' --steps 10 --jsonl > '$dir/r3.jsonl' 2> '$dir/r3.err' &&
+    [ \$(grep -c '\"step\"' '$dir/r3.jsonl') -eq 2 ] && grep -q 'differs from the resumed run' '$dir/r3.err'"
 check "--init-from loads weights only" "$train" "${small[@]}" --steps 2 --init-from "$dir/a.safetensors"
 check "--save-every" bash -c "'$train' ${small[*]} --steps 4 --save-every 2 --save '$dir/e.safetensors' >/dev/null && [ -s '$dir/e.safetensors' ]"
 python3 - "$dir" <<'PY'
@@ -96,6 +100,31 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert [r['skipped'] for r in rows] == [False, True, True, True], rows
 assert rows[0]['loss'] is not None and all(r['loss'] is None for r in rows[1:]), rows
 PY"
+# A run that diverges with fewer bad steps in a row than --max-bad-steps
+# allows still must not save its weights over the user's checkpoint: the
+# final save is refused (exit 3, the last step was skipped) and so is each
+# --save-every save while steps are skipped; the good file stays as it was.
+check "a diverged run ending before --max-bad-steps does not save over a good checkpoint" bash -c "
+    '$train' ${small[*]} --steps 2 --eval 0 --save '$dir/good.safetensors' > /dev/null &&
+    cp '$dir/good.safetensors' '$dir/good.copy' &&
+    '$train' ${small[*]} --steps 5 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 10 \
+      --save '$dir/good.safetensors' > /dev/null 2> '$dir/div2.err'; rc=\$?
+    cat '$dir/div2.err'; [ \$rc -eq 3 ] || { echo \"exit status \$rc, expected 3\"; exit 1; }
+    grep -q 'not saving: the run ended with its last 4 steps skipped' '$dir/div2.err' &&
+    cmp '$dir/good.safetensors' '$dir/good.copy'"
+# Step 1's update (at lr 1e30) applies and is saved; steps 2-5 are skipped,
+# and so are their saves: the file holds the run at step 1.
+check "--save-every saves nothing while steps are skipped" bash -c "
+    '$train' ${small[*]} --steps 5 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 10 --save-every 1 \
+      --save '$dir/every.safetensors' > /dev/null 2> '$dir/div3.err'; rc=\$?
+    cat '$dir/div3.err'; [ \$rc -eq 3 ] && grep -q 'not saving at step 4: the step was skipped' '$dir/div3.err' &&
+    head -c 4096 '$dir/every.safetensors' | grep -aq 'position=1 '"
+check "--find-nonfinite names the operation where the first skipped step went non-finite" bash -c "
+    '$train' ${small[*]} --steps 3 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 0 --find-nonfinite \
+      > /dev/null 2> '$dir/find.err'; cat '$dir/find.err'
+    grep -Eq -- '--find-nonfinite: step 2 first goes non-finite in operation [0-9]+ .* pass' '$dir/find.err' &&
+    grep -q '  output ' '$dir/find.err' && grep -q '  input ' '$dir/find.err' &&
+    [ \$(grep -c 'first goes non-finite' '$dir/find.err') -eq 1 ]"
 check "--max-bad-steps counts skips between progress lines (cpu)" bash -c "
     '$train' --device cpu ${small[*]} --steps 30 --log-every 10 --constant-lr --lr 1e30 --max-bad-steps 5 \
       > /dev/null 2> '$dir/div.err'; rc=\$?
@@ -137,6 +166,9 @@ refused "bad number" "--steps 'many': not an integer in 0..4294967295" "$train" 
 refused "missing resume file" "nope.safetensors" "$train" --resume "$dir/nope.safetensors"
 refused "corrupt checkpoint" "$dir/bad.safetensors" bash -c "echo garbage > '$dir/bad.safetensors' && '$train' --resume '$dir/bad.safetensors'"
 refused "wrong-size --tokens file" "exactly B*T" "$train" "${small[@]}" --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
+mkfifo "$dir/fifo"
+refused "a FIFO as --tokens is refused, not waited on" "is not a regular file (it is a FIFO)" \
+    timeout 20 "$train" "${small[@]}" --batch 2 --seq 8 --tokens "$dir/fifo" --targets "$dir/tgt.bin"
 
 # Bad values: exit status 2 (a bad command line) and a message naming the
 # option, the value and what is allowed, before any device is opened.
@@ -223,7 +255,7 @@ if command -v script > /dev/null; then
         [ \$(grep -c 'held-out problems' '$dir/banner.tty') -eq 1 ]"
 fi
 check "--help lists the exit statuses" bash -c "'$train' --help |
-    grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 stopped by --max-bad-steps (diverged)'"
+    grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 the run diverged (stopped by --max-bad-steps, or its state at the end is'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,5 @@
 /*
- * svk-train: trains an svk model (shared/spec/model.md) on the built-in
+ * svk-train: trains an svk model (docs/MODEL.md) on the built-in
  * addition task, a text file, or one fixed batch; prints progress and, for
  * the addition task, the exact-match accuracy on held-out problems.
  * Run with no arguments it trains the default SiameseNorm model on addition
@@ -17,8 +17,10 @@
 #include "cli_exit.h"
 #include "cli_parse.h"
 #include "data/data.h"
+#include "io/file.h"
 #include "model/model.h"
 #include "ref.h"
+#include "run_state.h"
 #include "svk/svk.h"
 
 typedef struct options {
@@ -30,10 +32,14 @@ typedef struct options {
     uint32_t digits, eval_n;
     uint32_t steps, batch, seq, warmup, save_every, log_every;
     uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
+    uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
     float lr, clip, wd;
-    bool constant_lr, jsonl;
+    bool constant_lr, jsonl, find_nonfinite;
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
+    /* Which of the run's settings the command line gave: a resumed run
+     * takes the others from its checkpoint (run_state.h). */
+    bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
 } options;
 
 /* The ranges of the numeric options. --digits is the addition task's own
@@ -56,11 +62,20 @@ static void usage(FILE *f)
 "  --task addition         the built-in addition task (default); --digits N operand digits, 1..%u (default 2)\n"
 "  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
-"  --steps N (default 300)  --batch B, 1..%u (default 32)  --seq T, 1..ctx (default 32)\n"
+"  --steps N               the run's length in steps, counted from its start (default 300)\n"
+"  --batch B, 1..%u (default 32)  --seq T, 1..ctx (default 32)\n"
 "  --lr X (default 3e-3)  --warmup N (default 50)  --constant-lr  --clip X (default 1, 0 = off)  --wd X (default 0.1)\n"
 "                          (X: a finite decimal number >= 0)\n"
 "  --seed N                initialisation and data seed, 0..2^64-1 (default 1)\n"
-"  --save PATH  --save-every N  --resume PATH  --init-from PATH (weights only)\n"
+"  --save PATH             save the model, its optimiser state and the run's state there at the end\n"
+"  --save-every N          ... and every N steps (a save is skipped while the latest step was skipped)\n"
+"  --resume PATH           continue the run saved there: its model, optimiser, schedule, batch shape and\n"
+"                          data position; options given here override the run's (it is then a new run)\n"
+"  --stop-at N             end this invocation after step N of the run (saving as at the end), to go on\n"
+"                          later with --resume\n"
+"  --init-from PATH        start from the weights there (a new run)\n"
+"  --find-nonfinite        on the first step skipped as non-finite, replay it operation by operation and\n"
+"                          report the first whose output holds NaN or infinity, and its inputs\n"
 "  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
 "  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
 "  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s)\n"
@@ -69,7 +84,8 @@ static void usage(FILE *f)
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
-SVK_EXIT_HELP ", 3 stopped by --max-bad-steps (diverged)\n",
+SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at the end is\n"
+"             not finite or its last step was skipped: nothing saved)\n",
             DIGITS_MAX, BATCH_MAX, EVAL_MAX);
 }
 
@@ -77,7 +93,7 @@ SVK_EXIT_HELP ", 3 stopped by --max-bad-steps (diverged)\n",
 static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
-    "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps",
+    "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
 };
 
 static bool is_valued(const char *a)
@@ -103,7 +119,9 @@ static int parse(int argc, char **argv, options *o)
             usage(stdout);
             exit(SVK_EXIT_OK);
         } else if (!strcmp(a, "--constant-lr")) {
-            o->constant_lr = true, takes = false;
+            o->constant_lr = o->constant_lr_set = true, takes = false;
+        } else if (!strcmp(a, "--find-nonfinite")) {
+            o->find_nonfinite = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
             o->jsonl = true, takes = false;
         } else if (!is_valued(a)) {
@@ -135,21 +153,22 @@ static int parse(int argc, char **argv, options *o)
                 return SVK_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--data")) o->data = v;
-        else if (!strcmp(a, "--digits")) ok = svk_cli_u32(a, v, 1, DIGITS_MAX, &o->digits, &err);
+        else if (!strcmp(a, "--digits")) ok = o->digits_set = svk_cli_u32(a, v, 1, DIGITS_MAX, &o->digits, &err);
         else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
-        else if (!strcmp(a, "--steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
-        else if (!strcmp(a, "--batch")) ok = svk_cli_u32(a, v, 1, BATCH_MAX, &o->batch, &err);
-        else if (!strcmp(a, "--seq")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
-        else if (!strcmp(a, "--warmup")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
+        else if (!strcmp(a, "--steps")) ok = o->steps_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
+        else if (!strcmp(a, "--stop-at")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->stop_at, &err);
+        else if (!strcmp(a, "--batch")) ok = o->batch_set = svk_cli_u32(a, v, 1, BATCH_MAX, &o->batch, &err);
+        else if (!strcmp(a, "--seq")) ok = o->seq_set = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
+        else if (!strcmp(a, "--warmup")) ok = o->warmup_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
         else if (!strcmp(a, "--save-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->save_every, &err);
         else if (!strcmp(a, "--log-every")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->log_every, &err);
         else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->max_bad_steps, &err);
         /* The library's own bounds (finite, >= 0); no upper one: a huge
          * --lr is how the tests make a run diverge. */
-        else if (!strcmp(a, "--lr")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->lr, &err);
-        else if (!strcmp(a, "--clip")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->clip, &err);
-        else if (!strcmp(a, "--wd")) ok = svk_cli_f32(a, v, 0, INFINITY, &o->wd, &err);
-        else if (!strcmp(a, "--seed")) ok = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
+        else if (!strcmp(a, "--lr")) ok = o->lr_set = svk_cli_f32(a, v, 0, INFINITY, &o->lr, &err);
+        else if (!strcmp(a, "--clip")) ok = o->clip_set = svk_cli_f32(a, v, 0, INFINITY, &o->clip, &err);
+        else if (!strcmp(a, "--wd")) ok = o->wd_set = svk_cli_f32(a, v, 0, INFINITY, &o->wd, &err);
+        else if (!strcmp(a, "--seed")) ok = o->seed_set = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
         else if (!strcmp(a, "--save")) o->save = v;
         else if (!strcmp(a, "--resume")) o->resume = v;
         else if (!strcmp(a, "--init-from")) o->init_from = v;
@@ -183,25 +202,25 @@ static int parse(int argc, char **argv, options *o)
     return SVK_EXIT_OK;
 }
 
-/* A raw int32 [B, T] file of exactly B * T values. */
-static int32_t *read_batch(const char *path, uint32_t B, uint32_t T)
+/* A raw int32 [B, T] file of exactly B * T values: read as libsvk reads
+ * any file (lib/io/file.h: a FIFO or device is refused, not waited on),
+ * and no more than one byte past the size it must have. */
+static int32_t *read_batch(const char *opt, const char *path, uint32_t B, uint32_t T)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "svk-train: cannot open %s: %s\n", path, strerror(errno));
+    const uint64_t want = (uint64_t)B * T * sizeof(int32_t);
+    void *data = NULL;
+    size_t size = 0;
+    if (svk_file_read(NULL, NULL, path, want, &data, &size) != SVK_OK) {
+        fprintf(stderr, "svk-train: %s: %s\n", opt, svk_last_error());
         return NULL;
     }
-    size_t n = (size_t)B * T;
-    int32_t *v = malloc(n * sizeof(*v) + 1);
-    size_t got = v ? fread(v, sizeof(*v), n, f) : 0;
-    int extra = fgetc(f);
-    fclose(f);
-    if (!v || got != n || extra != EOF) {
-        fprintf(stderr, "svk-train: %s must hold exactly B*T = %u*%u int32 values (--batch, --seq)\n", path, B, T);
-        free(v);
+    if (size != want) {
+        fprintf(stderr, "svk-train: %s %s holds %zu bytes; it must hold exactly B*T = %u*%u int32 values (%llu bytes; "
+                        "--batch, --seq)\n", opt, path, size, B, T, (unsigned long long)want);
+        free(data);
         return NULL;
     }
-    return v;
+    return data;
 }
 
 static double now(void)
@@ -242,19 +261,20 @@ typedef struct bad_steps {
     uint64_t total;              /* skipped in all */
 } bad_steps;
 
-/* A look after `submitted` steps of this run; first is the model's step
- * count at its start. Warns of new skips; returns false when the run of
- * them reaches max_bad (0: never). */
-static bool look_at_steps(bad_steps *b, const svk_step_info *info, uint64_t first, uint64_t submitted,
-                          uint32_t max_bad, bool tty)
+/* A look after `submitted` steps of this invocation; applied0 is the
+ * model's update count at its start and pos0 the run's position (steps are
+ * numbered from it). Warns of new skips; returns false when the run of them
+ * reaches max_bad (0: never). */
+static bool look_at_steps(bad_steps *b, const svk_step_info *info, uint64_t applied0, uint64_t pos0,
+                          uint64_t submitted, uint32_t max_bad, bool tty)
 {
-    const uint64_t applied = info->step - first;
+    const uint64_t applied = info->step - applied0;
     const uint64_t new_steps = submitted - b->submitted, new_applied = applied - b->applied;
     const uint64_t skipped = new_steps - new_applied;
     if (skipped) {
         b->total += skipped;
         b->run = new_applied == 0 ? b->run + skipped : info->skipped ? 1 : 0;
-        const uint64_t from = first + b->submitted + 1, to = first + submitted;
+        const uint64_t from = pos0 + b->submitted + 1, to = pos0 + submitted;
         if (new_steps == 1)
             fprintf(stderr, "%ssvk-train: warning: step %llu skipped", tty ? "\n" : "", (unsigned long long)to);
         else
@@ -272,6 +292,97 @@ static bool look_at_steps(bad_steps *b, const svk_step_info *info, uint64_t firs
     return !max_bad || b->run < max_bad;
 }
 
+/* One operand of svk_model_find_nonfinite's report, on one line. */
+static void print_operand(const char *lead, const svk_nonfinite_operand *a)
+{
+    fprintf(stderr, "%s%s '%s': ", lead, a->role, a->tensor);
+    if (a->nan + a->inf)
+        fprintf(stderr, "%llu NaN and %llu infinite of %llu (the first at element %llu)",
+                (unsigned long long)a->nan, (unsigned long long)a->inf, (unsigned long long)a->elements,
+                (unsigned long long)a->first);
+    else
+        fprintf(stderr, "finite (%llu elements)", (unsigned long long)a->elements);
+    fprintf(stderr, ", largest finite |x| %g\n", (double)a->max_abs);
+}
+
+/* --find-nonfinite: the replay of skipped step `step` on its batch. */
+static void find_nonfinite(svk_model *m, const int32_t *tok, const int32_t *tgt, uint32_t B, uint32_t T,
+                           uint64_t step)
+{
+    svk_nonfinite_report r;
+    if (svk_model_find_nonfinite(m, tok, tgt, B, T, &r) != SVK_OK) {
+        fprintf(stderr, "svk-train: --find-nonfinite: the replay of step %llu failed: %s\n", (unsigned long long)step,
+                svk_last_error());
+        return;
+    }
+    if (!r.found) {
+        fprintf(stderr, "svk-train: --find-nonfinite: replayed operation by operation, step %llu stays finite "
+                        "(the device's step and the replay disagree: please report it)\n",
+                (unsigned long long)step);
+        return;
+    }
+    char layer[32] = "";
+    if (r.layer >= 0)
+        snprintf(layer, sizeof(layer), ", layer %d", r.layer);
+    fprintf(stderr, "svk-train: --find-nonfinite: step %llu first goes non-finite in operation %u '%s' (%s, %s "
+                    "pass%s)\n", (unsigned long long)step, r.op_index, r.op, r.kind, r.phase, layer);
+    print_operand("  output ", &r.output);
+    for (uint32_t i = 0; i < r.n_inputs; i++)
+        print_operand("  input  ", &r.inputs[i]);
+}
+
+/* How a run's state maps onto the options: a resumed run takes every
+ * setting the command line did not give from its checkpoint; one it gave
+ * that differs makes a different run, which is allowed and said. */
+static void adopt_run(options *o, const svk_train_run *r, const char *path)
+{
+    bool differs = false;
+#define ADOPT(field, set, name, fmt, cast)                                                                    \
+    do {                                                                                                      \
+        if (!o->set)                                                                                          \
+            o->field = r->field;                                                                              \
+        else if (o->field != r->field) {                                                                      \
+            fprintf(stderr, "svk-train: note: --" name " " fmt " differs from the resumed run's " fmt "\n",  \
+                    (cast)o->field, (cast)r->field);                                                          \
+            differs = true;                                                                                   \
+        }                                                                                                     \
+    } while (0)
+    ADOPT(steps, steps_set, "steps", "%u", unsigned);
+    ADOPT(warmup, warmup_set, "warmup", "%u", unsigned);
+    ADOPT(lr, lr_set, "lr", "%g", double);
+    ADOPT(constant_lr, constant_lr_set, "constant-lr", "%d", int);
+    ADOPT(clip, clip_set, "clip", "%g", double);
+    ADOPT(wd, wd_set, "wd", "%g", double);
+    ADOPT(batch, batch_set, "batch", "%u", unsigned);
+    ADOPT(seq, seq_set, "seq", "%u", unsigned);
+    ADOPT(seed, seed_set, "seed", "%llu", unsigned long long);
+    if (r->data == SVK_TRAIN_DATA_ADDITION)
+        ADOPT(digits, digits_set, "digits", "%u", unsigned);
+#undef ADOPT
+    if (differs)
+        fprintf(stderr, "svk-train: note: so this run goes on from %s with other settings, and is not the run "
+                        "saved there\n", path);
+}
+
+/* The run's state for a save after `position` steps. */
+static svk_status save_run(svk_model *m, const char *path, const options *o, uint64_t position,
+                           svk_train_data data, uint64_t data_size, uint64_t data_state)
+{
+    svk_train_run r = {
+        .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .constant_lr = o->constant_lr,
+        .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
+        .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0, .data_size = data_size, .data_state = data_state,
+    };
+    char text[SVK_TRAIN_RUN_TEXT_MAX];
+    svk_train_run_format(&r, text, sizeof(text));
+    const svk_metadata meta = {SVK_TRAIN_RUN_KEY, text};
+    svk_save_params sp = svk_save_params_default();
+    sp.optimizer = true;
+    sp.metadata = &meta;
+    sp.n_metadata = 1;
+    return svk_model_save_ex(m, path, &sp);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -284,8 +395,12 @@ int main(int argc, char **argv)
     svk_text text = {0};
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
     rc = SVK_EXIT_FAILURE;
+    const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
 
-    /* The configuration: a resumed run takes its checkpoint's. */
+    /* A resumed run takes its checkpoint's configuration, and its run's
+     * settings and position (run_state.h) where the file has them. */
+    svk_train_run run = {0};
+    bool have_run = false;
     if (o.resume) {
         svk_model_config fc;
         if (svk_checkpoint_config(o.resume, &fc) != SVK_OK)
@@ -295,6 +410,19 @@ int main(int argc, char **argv)
             return SVK_EXIT_USAGE;
         }
         o.config = fc;
+        char text_run[SVK_TRAIN_RUN_TEXT_MAX], why[256];
+        if (svk_checkpoint_metadata(o.resume, SVK_TRAIN_RUN_KEY, text_run, sizeof(text_run), &have_run) != SVK_OK)
+            return fail("--resume");
+        if (have_run && !svk_train_run_parse(text_run, &run, why, sizeof(why))) {
+            fprintf(stderr, "svk-train: --resume %s: its run state (\"%s\") is unreadable: %s\n", o.resume,
+                    SVK_TRAIN_RUN_KEY, why);
+            return SVK_EXIT_FAILURE;
+        }
+        if (have_run)
+            adopt_run(&o, &run, o.resume);
+        else
+            fprintf(stderr, "svk-train: note: %s holds no svk-train run state: the run counts from its update count "
+                            "and its data starts again from --seed\n", o.resume);
     }
     if (svk_model_config_validate(&o.config) != SVK_OK) {
         fail("--config");
@@ -305,7 +433,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", T, o.config.ctx);
         return SVK_EXIT_USAGE;
     }
-    bool addition = !o.data && !o.tokens;
+    bool addition = data == SVK_TRAIN_DATA_ADDITION;
     if ((addition || o.data) && o.config.vocab < 256) {
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
         return SVK_EXIT_USAGE;
@@ -327,8 +455,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
         goto out;
     }
+    uint64_t *data_state = NULL, data_size = 0;
     if (o.tokens) {
-        if (!(fixed_tok = read_batch(o.tokens, B, T)) || !(fixed_tgt = read_batch(o.targets, B, T)))
+        if (!(fixed_tok = read_batch("--tokens", o.tokens, B, T)) ||
+            !(fixed_tgt = read_batch("--targets", o.targets, B, T)))
             goto out;
     } else if (o.data) {
         if (svk_text_open(NULL, &text, o.data, o.seed) != SVK_OK) {
@@ -342,6 +472,8 @@ int main(int argc, char **argv)
                     o.data, text.size, T, (unsigned long long)T + 1);
             goto out;
         }
+        data_state = &text.state;
+        data_size = text.size;
     } else {
         svk_status st = svk_addition_init(NULL, &task, o.digits, o.eval_n, o.seed);
         if (st != SVK_OK) {
@@ -351,6 +483,21 @@ int main(int argc, char **argv)
                 rc = SVK_EXIT_USAGE;
             goto out;
         }
+        data_state = &task.state;
+    }
+    /* The data stream goes on where the run left it, if it is the same
+     * stream: the same kind of data (and for text a file of the same size,
+     * the one check of its identity that costs nothing) and the same seed. */
+    if (have_run && data_state) {
+        const bool same = run.data == data && run.seed == o.seed && (data != SVK_TRAIN_DATA_TEXT || run.data_size == data_size) &&
+                          (data != SVK_TRAIN_DATA_ADDITION || run.digits == o.digits);
+        if (same)
+            *data_state = run.data_state;
+        else
+            fprintf(stderr, "svk-train: note: the data (%s%s, seed %llu) is not the resumed run's (%s, seed %llu): "
+                            "it starts again from --seed\n", svk_train_data_name(data),
+                    data == SVK_TRAIN_DATA_TEXT ? " file" : "", (unsigned long long)o.seed,
+                    svk_train_data_name(run.data), (unsigned long long)run.seed);
     }
 
     svk_model_params mp = svk_model_params_default();
@@ -384,23 +531,44 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    /* Steps first + 1 .. end of the run's total (--steps), numbered from its
+     * start; a run saved by something else counts from its update count. */
+    const uint64_t applied0 = svk_model_step(m), first = have_run ? run.position : applied0, total = o.steps;
+    const uint64_t end = o.stop_at && o.stop_at < total ? o.stop_at : total;
+    if (end > first && end - first > SVK_MAX_STEP - applied0) {
+        fprintf(stderr, "svk-train: %llu more steps from update %llu would pass SVK_MAX_STEP (%llu updates), the most "
+                        "a model counts\n", (unsigned long long)(end - first), (unsigned long long)applied0,
+                (unsigned long long)SVK_MAX_STEP);
+        rc = SVK_EXIT_USAGE;
+        goto out;
+    }
     const char *dev = ctx ? svk_ctx_device_info(ctx)->name : "CPU reference";
-    if (!o.jsonl)
+    if (!o.jsonl) {
+        char steps[96];
+        if (first || end < total)
+            snprintf(steps, sizeof(steps), "steps %llu-%llu of %llu", (unsigned long long)first + 1,
+                     (unsigned long long)end, (unsigned long long)total);
+        else
+            snprintf(steps, sizeof(steps), "%llu steps", (unsigned long long)total);
         printf("svk-train: %s placement, %s, %u layers x %u wide, %llu parameters, on %s\n"
-               "           batch %u x %u, %u steps, lr %g%s, data: %s\n",
+               "           batch %u x %u, %s, lr %g%s, data: %s\n",
                o.config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o.config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
                o.config.norm == SVK_NORM_RMSNORM ? "rmsnorm" : "layernorm", o.config.layers, o.config.width,
-               (unsigned long long)svk_model_param_count(m), dev, B, T, o.steps, (double)o.lr,
+               (unsigned long long)svk_model_param_count(m), dev, B, T, steps, (double)o.lr,
                o.constant_lr ? " constant" : " warm-up + cosine",
                o.tokens ? "fixed batch" : o.data ? o.data : "addition task");
+        if (first >= end)
+            printf("svk-train: the run already has %llu steps: nothing to train (--steps sets the run's length)\n",
+                   (unsigned long long)first);
+    }
 
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
-    const uint64_t first = svk_model_step(m), total = first + o.steps;
     double t0 = now(), t_log = t0;
     uint64_t tokens_since = 0;
     float loss = NAN;
     bad_steps bad = {0};
-    for (uint64_t s = first; s < total; s++) {
+    bool diagnosed = false;
+    for (uint64_t s = first; s < end; s++) {
         if (fixed_tok) {
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
             memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
@@ -414,10 +582,14 @@ int main(int argc, char **argv)
             goto out;
         }
         float lr = o.constant_lr ? o.lr : (float)svk_ref_lr_schedule_f64(s, total, o.warmup, o.lr);
-        bool log_now = o.jsonl || (s + 1) % o.log_every == 0 || s + 1 == total || s == first;
+        bool log_now = o.jsonl || (s + 1) % o.log_every == 0 || s + 1 == end || s == first;
         bool first_step = s == first;
-        /* In a run of skipped steps, every step is looked at (bad_steps). */
-        bool look = log_now || first_step || (bad.run > 0 && o.max_bad_steps);
+        const bool save_now = o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != end;
+        /* In a run of skipped steps, every step is looked at (bad_steps);
+         * with --find-nonfinite every step, to replay the first skipped one
+         * while its batch is at hand; before a save, whose file must not
+         * get the weights of a run that is skipping its steps. */
+        bool look = log_now || first_step || save_now || o.find_nonfinite || (bad.run > 0 && o.max_bad_steps);
         if (svk_model_train_step(m, tok, tgt, B, T, lr, look ? &loss : NULL) != SVK_OK) {
             fail("training step");
             goto out;
@@ -430,7 +602,11 @@ int main(int argc, char **argv)
                 fail("reading the training step");
                 goto out;
             }
-            stop = !look_at_steps(&bad, &info, first, s + 1 - first, o.max_bad_steps, tty);
+            stop = !look_at_steps(&bad, &info, applied0, first, s + 1 - first, o.max_bad_steps, tty);
+            if (info.skipped && o.find_nonfinite && !diagnosed) {
+                find_nonfinite(m, tok, tgt, B, T, s + 1);
+                diagnosed = true;
+            }
         }
         if (first_step && o.dump_grads && svk_model_dump_grads(m, o.dump_grads) != SVK_OK) {
             fail("--dump-grads");
@@ -456,7 +632,7 @@ int main(int argc, char **argv)
                        (unsigned long long)(s + 1), jl, (double)lr, jg, tps, info.skipped ? "true" : "false");
                 fflush(stdout);
             } else {
-                double done = (double)(s + 1 - first) / o.steps, el = t - t0;
+                double done = (double)(s + 1 - first) / (double)(end - first), el = t - t0;
                 char eta[16];
                 fmt_time(eta, sizeof(eta), done > 0 ? el / done - el : 0);
                 if (tty) {
@@ -467,7 +643,7 @@ int main(int argc, char **argv)
                     bar[30] = '\0';
                     fprintf(stderr, "\r[%s] step %llu/%llu  loss %.4f  %.0f tok/s  ETA %s   ", bar,
                             (unsigned long long)(s + 1), (unsigned long long)total, (double)loss, tps, eta);
-                    if (s + 1 == total)
+                    if (s + 1 == end)
                         fprintf(stderr, "\n");
                 } else {
                     printf("step %6llu/%llu  loss %.4f  lr %.2e  grad norm %.3f  %.0f tok/s  ETA %s\n",
@@ -489,21 +665,52 @@ int main(int argc, char **argv)
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
-        if (o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != total &&
-            svk_model_save(m, o.save, true) != SVK_OK) {
-            fail("--save-every");
-            goto out;
+        if (save_now) {
+            svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, data, data_size,
+                                                             data_state ? *data_state : 0);
+            if (info.skipped)
+                fprintf(stderr, "svk-train: warning: not saving at step %llu: the step was skipped (non-finite); "
+                                "%s keeps what it held\n", (unsigned long long)(s + 1), o.save);
+            else if (st == SVK_ERROR_NONFINITE)
+                fprintf(stderr, "svk-train: warning: not saving at step %llu: %s\n", (unsigned long long)(s + 1),
+                        svk_last_error());
+            else if (st != SVK_OK) {
+                fail("--save-every");
+                goto out;
+            }
         }
     }
+    const uint64_t ran = end > first ? end - first : 0;
     double elapsed = now() - t0;
-    if (!o.jsonl)
-        printf("trained %u steps in %.1f s (%.0f tokens/s), final loss %.4f\n", o.steps, elapsed,
-               (double)o.steps * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
+    if (!o.jsonl && ran)
+        printf("trained %llu steps in %.1f s (%.0f tokens/s), final loss %.4f\n", (unsigned long long)ran, elapsed,
+               (double)ran * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
     if (bad.total)
-        fprintf(stderr, "svk-train: warning: %llu of the %u steps were skipped (non-finite); updates applied: %llu\n",
-                (unsigned long long)bad.total, o.steps, (unsigned long long)(svk_model_step(m) - first));
-    if (o.save) {
-        if (svk_model_save(m, o.save, true) != SVK_OK) {
+        fprintf(stderr, "svk-train: warning: %llu of the %llu steps were skipped (non-finite); updates applied: %llu\n",
+                (unsigned long long)bad.total, (unsigned long long)ran,
+                (unsigned long long)(svk_model_step(m) - applied0));
+    if (o.save && ran) {
+        /* A run that ends skipping its steps has diverged, whatever
+         * --max-bad-steps allowed: its weights are what diverged (no step
+         * could apply to them), and --save's file keeps the run's last good
+         * state. A state that is not finite is refused by the save itself. */
+        svk_step_info info;
+        svk_status st = svk_model_last_step(m, &info);
+        if (st == SVK_OK && info.skipped) {
+            fprintf(stderr, "svk-train: not saving: the run ended with its last %llu step%s skipped as non-finite, so "
+                            "it has diverged (try a lower --lr); %s keeps what it held\n",
+                    (unsigned long long)(bad.run ? bad.run : 1), bad.run > 1 ? "s" : "", o.save);
+            rc = SVK_EXIT_DIVERGED;
+            goto out;
+        }
+        if (st == SVK_OK)
+            st = save_run(m, o.save, &o, end, data, data_size, data_state ? *data_state : 0);
+        if (st == SVK_ERROR_NONFINITE) {
+            fprintf(stderr, "svk-train: the run has diverged: %s\n", svk_last_error());
+            rc = SVK_EXIT_DIVERGED;
+            goto out;
+        }
+        if (st != SVK_OK) {
             fail("--save");
             goto out;
         }

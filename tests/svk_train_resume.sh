@@ -1,0 +1,112 @@
+#!/bin/bash
+# svk-train --resume continues the run it resumes, bit for bit: N steps
+# straight and k steps (--stop-at k) then a resume for the rest save the same
+# file, byte for byte (weights, moments, step and the run's state), for the
+# addition task, --data and a fixed batch; and a run with --save-every 1
+# killed with SIGKILL at random points, each time resumed from what it last
+# saved, ends with the uninterrupted run's file.
+# usage: svk_train_resume.sh SVK_TRAIN [KILLS] [SEED]
+set -u
+train=$1
+kills=${2:-6}
+seed=${3:-$RANDOM}
+RANDOM=$seed
+echo "seed: $seed (repeat with: $0 $train $kills $seed)"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+pass=0
+fail=0
+check() { # description, command...
+    local what=$1
+    shift
+    if "$@" >"$dir/out" 2>&1; then
+        echo "PASS $what"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $what"
+        sed 's/^/     /' "$dir/out" | tail -20
+        fail=$((fail + 1))
+    fi
+}
+small=(--config width=32 --config layers=2 --config heads=2 --config ctx=32 --batch 4 --seq 32 --eval 0)
+head -c 3000 /dev/urandom | base64 > "$dir/text.txt"
+python3 - "$dir" <<'PY'
+import struct, sys
+B, T = 4, 32
+toks = [(i * 7) % 256 for i in range(B * T)]
+tgts = [(t + 1) % 256 for t in toks]
+open(sys.argv[1] + "/tok.bin", "wb").write(struct.pack("<%di" % (B * T), *toks))
+open(sys.argv[1] + "/tgt.bin", "wb").write(struct.pack("<%di" % (B * T), *tgts))
+PY
+
+# Straight, and in two legs: the same file.
+two_legs() { # device, data options...
+    local dev=$1
+    shift
+    "$train" --device "$dev" "${small[@]}" "$@" --steps 12 --save "$dir/straight.st" > /dev/null &&
+        "$train" --device "$dev" "${small[@]}" "$@" --steps 12 --stop-at 5 --save "$dir/legs.st" > /dev/null &&
+        "$train" --device "$dev" --eval 0 "$@" --resume "$dir/legs.st" --save "$dir/legs.st" > /dev/null &&
+        cmp "$dir/straight.st" "$dir/legs.st"
+}
+for dev in cpu vulkan; do
+    check "addition, $dev: 12 steps straight = 5, then a resume for 7, byte for byte" two_legs $dev
+    check "--data, $dev: 12 steps straight = 5, then a resume for 7, byte for byte" two_legs $dev --data "$dir/text.txt"
+    check "fixed batch, $dev: 12 steps straight = 5, then a resume for 7, byte for byte" two_legs $dev \
+        --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
+done
+
+# Killed at random points with SIGKILL, resumed each time from its last save.
+ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+position() { # the run's position in a checkpoint's header, or 0
+    [ -f "$1" ] && head -c 4096 "$1" | grep -ao 'position=[0-9]*' | cut -d= -f2 || echo 0
+}
+killed_run() { # device, steps
+    local dev=$1 steps=$2
+    local run=("$train" --device "$dev" "${small[@]}" --data "$dir/text.txt" --steps "$steps" --save-every 1)
+    rm -f "$dir"/run.st*
+    # How long a start takes, and a step: to aim the kills inside the run.
+    local t0=$(ms)
+    "${run[@]}" --steps 1 --save "$dir/one.st" > /dev/null || return 1
+    local t1=$(ms)
+    "${run[@]}" --save "$dir/ref.st" > /dev/null || return 1
+    local t2=$(ms)
+    local start=$((t1 - t0)) per=$(( (t2 - t1 - (t1 - t0)) / steps + 1 ))
+    local k=0 n=0 inside=0 resumed
+    while :; do
+        n=$((n + 1))
+        [ $n -le 200 ] || { echo "no progress after 200 starts"; return 1; }
+        resumed=()
+        [ -f "$dir/run.st" ] && resumed=(--resume "$dir/run.st")
+        local before=$(position "$dir/run.st")
+        "${run[@]}" --save "$dir/run.st" "${resumed[@]}" > "$dir/leg.out" 2>&1 &
+        local pid=$!
+        if [ $k -lt "$kills" ]; then
+            # Anywhere from the start-up to the leg's expected end.
+            local span=$(( start + (steps - before) * per ))
+            local t=$(( (RANDOM * 32768 + RANDOM) % (span > 1 ? span : 1) ))
+            sleep "$((t / 1000)).$(printf %03d $((t % 1000)))"
+            if kill -9 $pid 2>/dev/null; then
+                wait $pid 2>/dev/null
+                k=$((k + 1))
+                local after=$(position "$dir/run.st")
+                [ "$after" -gt "$before" ] && inside=$((inside + 1))
+                echo "$dev: kill $k after $t ms, at step $after of $steps" >> "$dir/kills"
+                continue
+            fi
+        fi
+        wait $pid || { cat "$dir/leg.out"; return 1; }
+        break
+    done
+    echo "$dev: $k kills ($inside after the run had moved on), $n starts; $(ls "$dir" | grep -c '\.tmp\.')" \
+         "temporaries left by saves killed midway" >> "$dir/kills"
+    rm -f "$dir"/*.tmp.*
+    [ $inside -ge 2 ] || { echo "fewer than 2 kills landed inside the run"; return 1; }
+    cmp "$dir/ref.st" "$dir/run.st"
+}
+check "cpu, --data: $kills random SIGKILLs, resumed until done, ends byte for byte as the straight run" \
+    killed_run cpu 100
+check "vulkan, --data: $kills random SIGKILLs, resumed until done, ends byte for byte as the straight run" \
+    killed_run vulkan 100
+cat "$dir/kills" 2>/dev/null
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,113 @@
+#include "run_state.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_parse.h"
+
+static const char *const data_names[SVK_TRAIN_DATA_COUNT] = {"addition", "text", "fixed"};
+
+const char *svk_train_data_name(svk_train_data d)
+{
+    return (unsigned)d < SVK_TRAIN_DATA_COUNT ? data_names[d] : "?";
+}
+
+void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "version=1 position=%" PRIu64 " steps=%u warmup=%u lr=%.9g schedule=%s clip=%.9g wd=%.9g batch=%u "
+             "seq=%u seed=%" PRIu64 " data=%s digits=%u data_size=%" PRIu64 " data_state=%" PRIu64,
+             r->position, r->steps, r->warmup, (double)r->lr, r->constant_lr ? "constant" : "cosine",
+             (double)r->clip, (double)r->wd, r->batch, r->seq, r->seed, svk_train_data_name(r->data), r->digits,
+             r->data_size, r->data_state);
+}
+
+/* Every key must come exactly once. */
+enum {
+    K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
+    K_DIGITS, K_DATA_SIZE, K_DATA_STATE, K_COUNT
+};
+static const char *const keys[K_COUNT] = {
+    "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
+    "digits", "data_size", "data_state",
+};
+
+static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
+{
+    uint32_t version;
+    switch (k) {
+    case K_VERSION:
+        return svk_cli_u32("version", v, 1, 1, &version, err);
+    case K_POSITION: return svk_cli_u64("position", v, 0, UINT64_MAX, &r->position, err);
+    case K_STEPS: return svk_cli_u32("steps", v, 0, UINT32_MAX, &r->steps, err);
+    case K_WARMUP: return svk_cli_u32("warmup", v, 0, UINT32_MAX, &r->warmup, err);
+    case K_LR: return svk_cli_f32("lr", v, 0, INFINITY, &r->lr, err);
+    case K_CLIP: return svk_cli_f32("clip", v, 0, INFINITY, &r->clip, err);
+    case K_WD: return svk_cli_f32("wd", v, 0, INFINITY, &r->wd, err);
+    case K_BATCH: return svk_cli_u32("batch", v, 1, UINT32_MAX, &r->batch, err);
+    case K_SEQ: return svk_cli_u32("seq", v, 1, UINT32_MAX, &r->seq, err);
+    case K_SEED: return svk_cli_u64("seed", v, 0, UINT64_MAX, &r->seed, err);
+    case K_DIGITS: return svk_cli_u32("digits", v, 0, UINT32_MAX, &r->digits, err);
+    case K_DATA_SIZE: return svk_cli_u64("data_size", v, 0, UINT64_MAX, &r->data_size, err);
+    case K_DATA_STATE: return svk_cli_u64("data_state", v, 0, UINT64_MAX, &r->data_state, err);
+    case K_SCHEDULE:
+        r->constant_lr = !strcmp(v, "constant");
+        if (r->constant_lr || !strcmp(v, "cosine"))
+            return true;
+        snprintf(err->text, sizeof(err->text), "schedule '%.32s': not cosine or constant", v);
+        return false;
+    case K_DATA:
+        for (int d = 0; d < SVK_TRAIN_DATA_COUNT; d++)
+            if (!strcmp(v, data_names[d])) {
+                r->data = (svk_train_data)d;
+                return true;
+            }
+        snprintf(err->text, sizeof(err->text), "data '%.32s': not addition, text or fixed", v);
+        return false;
+    }
+    return false;
+}
+
+bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t why_size)
+{
+    svk_train_run out = {0};
+    bool seen[K_COUNT] = {false};
+    char buf[SVK_TRAIN_RUN_TEXT_MAX];
+    if (strlen(text) >= sizeof(buf)) {
+        snprintf(why, why_size, "%zu bytes, more than a run's state takes", strlen(text));
+        return false;
+    }
+    memcpy(buf, text, strlen(text) + 1);
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        int k = 0;
+        if (eq) {
+            *eq = '\0';
+            while (k < K_COUNT && strcmp(tok, keys[k]))
+                k++;
+        }
+        if (!eq || k == K_COUNT) {
+            snprintf(why, why_size, "'%.40s' is not one of its keys (from a newer svk-train?)", tok);
+            return false;
+        }
+        if (seen[k]) {
+            snprintf(why, why_size, "'%s' appears twice", keys[k]);
+            return false;
+        }
+        seen[k] = true;
+        svk_cli_error err;
+        if (!value(&out, k, eq + 1, &err)) {
+            snprintf(why, why_size, "%s", err.text);
+            return false;
+        }
+    }
+    for (int k = 0; k < K_COUNT; k++)
+        if (!seen[k]) {
+            snprintf(why, why_size, "'%s' is missing", keys[k]);
+            return false;
+        }
+    *r = out;
+    return true;
+}

@@ -1,0 +1,55 @@
+/*
+ * Where an svk-train run stands, kept in its checkpoints (application
+ * metadata "svk-train.run", svk_save_params.metadata) so that --resume
+ * continues the same run: N steps straight and k steps, then a resume for
+ * the rest, give the same bits. It holds the schedule, the optimiser
+ * settings the checkpoint does not (clipping, weight decay), the batch
+ * shape, and the data stream's position (its generator's state).
+ *
+ * Text form: space-separated key=value pairs, "version=1 position=12
+ * steps=300 ...", every number in the form the tools' parsers read back
+ * exactly (floats with 9 significant digits).
+ */
+#ifndef SVK_TRAIN_RUN_STATE_H
+#define SVK_TRAIN_RUN_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SVK_TRAIN_RUN_KEY "svk-train.run"
+#define SVK_TRAIN_RUN_TEXT_MAX 1024
+
+/* The data sources, by the name the text form gives them. */
+typedef enum svk_train_data {
+    SVK_TRAIN_DATA_ADDITION = 0,
+    SVK_TRAIN_DATA_TEXT,
+    SVK_TRAIN_DATA_FIXED,
+    SVK_TRAIN_DATA_COUNT
+} svk_train_data;
+
+typedef struct svk_train_run {
+    uint64_t position;    /* training steps taken (submitted, skipped ones included) */
+    uint32_t steps;       /* the run's length: the schedule's total */
+    uint32_t warmup;
+    float lr;             /* peak learning rate */
+    bool constant_lr;
+    float clip, wd;
+    uint32_t batch, seq;
+    uint64_t seed;
+    svk_train_data data;
+    uint32_t digits;      /* addition: operand digits */
+    uint64_t data_size;   /* text: the file's bytes */
+    uint64_t data_state;  /* the data generator's state after `position` batches */
+} svk_train_run;
+
+const char *svk_train_data_name(svk_train_data d);
+
+/* r as text (SVK_TRAIN_RUN_TEXT_MAX bytes suffice). */
+void svk_train_run_format(const svk_train_run *r, char *buf, size_t size);
+
+/* Parses the text form; false with the reason in why (a line naming the
+ * key) for anything it does not know or cannot read. */
+bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t why_size);
+
+#endif
