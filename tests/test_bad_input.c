@@ -82,6 +82,17 @@ static svk_status ctx_no_such_index(fixture *f)
     svk_ctx_destroy(&c);
     return st;
 }
+/* Any negative index but -1 ("choose") was once taken for -1. */
+static svk_status ctx_negative_index(fixture *f)
+{
+    (void)f;
+    svk_ctx_params p = svk_ctx_params_default();
+    p.device_index = -2;
+    svk_ctx *c = NULL;
+    svk_status st = svk_ctx_create(&p, &c);
+    svk_ctx_destroy(&c);
+    return st;
+}
 static svk_status ctx_no_such_name(fixture *f)
 {
     (void)f;
@@ -498,6 +509,7 @@ static const bad_case global_cases[] = {
     {"svk_ctx_create out NULL", ctx_null_out, SVK_ERROR_INVALID_ARG, {"out", NULL}},
     {"svk_ctx_create reserved set", ctx_reserved, SVK_ERROR_INVALID_ARG, {"reserved[3] is 7", NULL}},
     {"svk_ctx_create device 999", ctx_no_such_index, SVK_ERROR_NO_DEVICE, {"999", NULL}},
+    {"svk_ctx_create device_index -2", ctx_negative_index, SVK_ERROR_INVALID_ARG, {"device_index=-2", NULL}},
     {"svk_ctx_create device name unknown", ctx_no_such_name, SVK_ERROR_NO_DEVICE, {"no-such-gpu-xyzzy", NULL}},
     {"svk_ctx_create SVK_COOPMAT_EXT=amd", ctx_bad_coopmat_ext, SVK_ERROR_INVALID_ARG, {"SVK_COOPMAT_EXT", "'amd'"}},
     {"svk_list_devices count NULL", list_null_count, SVK_ERROR_INVALID_ARG, {"count", NULL}},

@@ -200,6 +200,10 @@ svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
     *out = NULL;
     svk_ctx_params p = params ? *params : svk_ctx_params_default();
     SVK_CHECK_RESERVED(NULL, p.reserved);
+    if (p.device_index < -1)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "%s: device_index=%d: an index into svk_list_devices(), or -1 to choose", __func__,
+                         (int)p.device_index);
 
     svk_ctx *ctx = ctx_alloc(p.log_fn, p.log_user, p.log_level);
     if (!ctx)
