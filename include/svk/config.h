@@ -62,8 +62,10 @@ SVK_API uint32_t svk_model_config_hidden(const svk_model_config *config);
  * SVK_ERROR_INVALID_ARG if it does not fit. */
 SVK_API svk_status svk_model_config_to_json(const svk_model_config *config, char *buf, size_t size);
 
-/* Parses such a JSON object. Every key must be known and well typed; missing
- * keys keep their defaults. */
+/* Parses such a JSON object: at most 4096 bytes, flat (no nested object or
+ * array) and nothing after it, checked on the text before it is parsed.
+ * Every key must be known and well typed, and appear once; missing keys
+ * keep their defaults. */
 SVK_API svk_status svk_model_config_from_json(const char *json, svk_model_config *out);
 
 SVK_END_DECLS
