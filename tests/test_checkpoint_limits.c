@@ -298,6 +298,43 @@ static void many_tensors(tu_tally *t, const char *dir)
     svk_model_destroy(&m);
 }
 
+/* The writer never makes a file the reader refuses: 130,000 tensors of 8
+ * dimensions (17 JSON values each, over SVK_ST_MAX_VALUES in all) are
+ * refused before anything is created, and a file of 13,000 reads back. */
+static void write_limit(tu_tally *t, const char *dir)
+{
+    start_case("write_limit");
+    enum { N = 130000 };
+    char path[512];
+    snprintf(path, sizeof(path), "%s/wide.safetensors", dir);
+    svk_st_entry *e = calloc(N, sizeof(*e));
+    char (*names)[16] = calloc(N, sizeof(*names));
+    static const float one = 1.0f;
+    if (!e || !names) {
+        tu_check(t, false, "write_limit: out of memory");
+        free(e);
+        free(names);
+        return;
+    }
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "t%zu", i);
+        e[i] = (svk_st_entry){names[i], SVK_ST_F32, 8, {1, 1, 1, 1, 1, 1, 1, 1}, &one};
+    }
+    svk_status st = svk_st_write(NULL, path, e, N, NULL, 0);
+    tu_check(t, st == SVK_ERROR_TOO_LARGE && strstr(svk_last_error(), "nothing was written") && access(path, F_OK) != 0,
+             "write_limit: %d tensors refused before anything is written (%s)", N, svk_last_error());
+    st = svk_st_write(NULL, path, e, N / 10, NULL, 0);
+    svk_st_file f = {0};
+    if (st == SVK_OK)
+        st = svk_st_read(NULL, path, &f);
+    tu_check(t, st == SVK_OK && f.n_tensors == N / 10, "write_limit: %d tensors write and read back: %s", N / 10,
+             svk_last_error());
+    svk_st_free(&f);
+    unlink(path);
+    free(e);
+    free(names);
+}
+
 /* A copy of checkpoint src at dst with "svk.step" set to step. */
 static bool with_step(const char *src, const char *dst, const char *step)
 {
@@ -441,7 +478,7 @@ int main(int argc, char **argv)
         void (*fn)(tu_tally *, const char *);
     } cases[] = {
         {"layers65536", layers65536}, {"deep_file", deep_file}, {"many_tensors", many_tensors},
-        {"step_limit", step_limit},
+        {"step_limit", step_limit}, {"write_limit", write_limit},
     };
     if (!args.filter || strstr("plan_layers", args.filter))
         plan_layers(&t);
