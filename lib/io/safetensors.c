@@ -337,6 +337,17 @@ svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size,
     return parse(log, what, blob, size, size, out);
 }
 
+svk_status svk_st_parse_head(svk_log *log, const char *what, void *blob, size_t size, uint64_t file_size,
+                             svk_st_file *out)
+{
+    if (size > file_size) {
+        free(blob);
+        memset(out, 0, sizeof(*out));
+        return svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu bytes read of a file of %" PRIu64, what, size, file_size);
+    }
+    return parse(log, what, blob, size, file_size, out);
+}
+
 svk_status svk_st_read_header(svk_log *log, const char *path, svk_st_file *out)
 {
     memset(out, 0, sizeof(*out));
@@ -356,7 +367,7 @@ svk_status svk_st_read_header(svk_log *log, const char *path, svk_st_file *out)
         if ((st = svk_file_read_head(log, NULL, path, 8 + hlen, &blob, &size, &file_size)) != SVK_OK)
             return st;
     }
-    return parse(log, path, blob, size, file_size, out);
+    return svk_st_parse_head(log, path, blob, size, file_size, out);
 }
 
 svk_status svk_st_read(svk_log *log, const char *path, svk_st_file *out)

@@ -76,6 +76,13 @@ svk_status svk_st_read_header(svk_log *log, const char *path, svk_st_file *out);
 /* The same checks on a file already in memory (for the fuzzer); takes
  * ownership of blob (malloc'd) on success and on failure. */
 svk_status svk_st_parse(svk_log *log, const char *what, void *blob, size_t size, svk_st_file *out);
+/* The same on the first `size` bytes of a file of file_size bytes, at
+ * least its header (what svk_st_read_header reads): every check but the
+ * data's presence, the tensors' data NULL when size < file_size. Takes
+ * ownership of blob like svk_st_parse. The fuzzer holds it to agreeing
+ * with svk_st_parse on the whole file. */
+svk_status svk_st_parse_head(svk_log *log, const char *what, void *blob, size_t size, uint64_t file_size,
+                             svk_st_file *out);
 void svk_st_free(svk_st_file *f);
 
 /* Binary searches, O(log n): a loader looks up every tensor it expects,

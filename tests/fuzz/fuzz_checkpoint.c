@@ -19,7 +19,10 @@
  *     SVK_MAX_STEP;
  *   - what svk_checkpoint_config does with the parsed file
  *     (svk_checkpoint_file_config) accepts every file some load accepts,
- *     with that model's configuration, or refuses it as a load would.
+ *     with that model's configuration, or refuses it as a load would;
+ *   - the file's header alone (svk_st_parse_head, what svk_checkpoint_config
+ *     and svk_checkpoint_metadata read) is accepted exactly when the whole
+ *     file is, with the same tensors, offsets and metadata.
  *
  * The test suite runs it for 60 s from a fresh seed corpus
  * (tests/fuzz/run_fuzz.sh, suite 'fuzz', in scripts/test.sh's clang
@@ -175,6 +178,43 @@ static void check_moments(const ckpt_state *s, int config)
         miss("model %d accepted step %llu, beyond SVK_MAX_STEP", config, (unsigned long long)s->step);
 }
 
+/* The header alone must be judged as the whole file is: the same verdict,
+ * and when accepted the same tensors, layout and metadata. */
+static void check_head(const uint8_t *data, size_t size, svk_status whole_st, const svk_st_file *whole)
+{
+    uint64_t hlen = 0;
+    for (int i = 7; size >= 8 && i >= 0; i--)
+        hlen = (hlen << 8) | data[i];
+    /* svk_st_read_header reads 8 bytes first and the header only when its
+     * length is plausible; otherwise it hands the parser those 8 bytes. */
+    const size_t n = size < 8 ? size : hlen >= 2 && hlen <= SVK_ST_MAX_HEADER && hlen <= size - 8 ? 8 + hlen : 8;
+    uint8_t *blob = malloc(n ? n : 1);
+    if (!blob)
+        return;
+    memcpy(blob, data, n);
+    svk_st_file h;
+    svk_status st = svk_st_parse_head(NULL, WHAT, blob, n, size, &h);
+    if ((st == SVK_OK) != (whole_st == SVK_OK))
+        miss("the header alone is %s, the whole file %s", svk_status_string(st), svk_status_string(whole_st));
+    if (st != SVK_OK) {
+        check_refusal(st, "svk_st_parse_head");
+        return;
+    }
+    if (h.n_tensors != whole->n_tensors || h.n_meta != whole->n_meta)
+        miss("the header alone holds %zu tensors and %zu metadata, the whole file %zu and %zu", h.n_tensors, h.n_meta,
+             whole->n_tensors, whole->n_meta);
+    for (size_t i = 0; i < h.n_tensors; i++) {
+        const svk_st_tensor *a = &h.tensors[i], *b = &whole->tensors[i];
+        if (strcmp(a->name, b->name) || a->begin != b->begin || a->bytes != b->bytes || a->ndim != b->ndim ||
+            memcmp(a->shape, b->shape, sizeof(a->shape)) || a->dtype != b->dtype || (n < size && a->data))
+            miss("tensor %zu ('%s') differs between the header alone and the whole file", i, a->name);
+    }
+    for (size_t i = 0; i < h.n_meta; i++)
+        if (strcmp(h.meta[i].key, whole->meta[i].key) || strcmp(h.meta[i].value, whole->meta[i].value))
+            miss("metadata '%s' differs between the header alone and the whole file", h.meta[i].key);
+    svk_st_free(&h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* svk_st_parse takes a malloc'd blob; a copy of exactly the input's
@@ -186,6 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(blob, data, size);
     svk_st_file f;
     svk_status st = svk_st_parse(NULL, WHAT, blob, size, &f);
+    check_head(data, size, st, &f);
     if (st != SVK_OK) {
         check_refusal(st, "svk_st_parse");
         return 0;
