@@ -1,6 +1,6 @@
 #version 450
 /*
- * Fused AdamW update of one tensor, PyTorch semantics (spec, "Optimiser"),
+ * Fused AdamW update of one tensor, PyTorch semantics (docs/MODEL.md, "Optimiser"),
  * in one pass: p, g, m, v are each read once and p, m, v written once.
  *   g' = scale * g                     scale from device memory (the clip
  *                                      op's output): no host round trip

@@ -1,7 +1,7 @@
 #version 450
 /*
  * SiameseNorm dual residual update, in place: x += z / c, y += z
- * (c = sqrt(2 (l + 1)) for layer l). A division, as the specification and
+ * (c = sqrt(2 (l + 1)) for layer l). A division, as docs/MODEL.md and
  * the reference (lib/ref/residual.c) write it, not a multiplication by 1/c.
  * Conformance: tools/conformance/conform_norm.c.
  */

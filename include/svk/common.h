@@ -44,7 +44,7 @@ typedef enum svk_status {
     SVK_ERROR_BAD_CHECKPOINT,     /* a checkpoint file is malformed or does not match */
     SVK_ERROR_INVALID_STATE,      /* the call is not valid in the object's current state */
     SVK_ERROR_INTERNAL,           /* a libsvk bug: please report it with the message */
-    SVK_ERROR_INVALID_CONFIG,     /* a model configuration breaks the spec (the message names the key) */
+    SVK_ERROR_INVALID_CONFIG,     /* a model configuration breaks docs/MODEL.md (the message names the key) */
     SVK_ERROR_NONFINITE,          /* the model's state holds NaN or infinity (a save refuses to write it) */
     SVK_STATUS_COUNT_             /* number of values; not a status */
 } svk_status;

@@ -1,6 +1,6 @@
 /*
  * Model configuration: the keys of the model specification
- * (shared/spec/model.md, "Configuration"), with the same names, defaults and
+ * (docs/MODEL.md, "Configuration"), with the same names, defaults and
  * ranges. Plain data; safe to copy. Thread-safety: any thread.
  */
 #ifndef SVK_CONFIG_H
@@ -46,7 +46,7 @@ SVK_API svk_model_config svk_model_config_default(void);
  * do not parse give SVK_ERROR_INVALID_CONFIG naming the key and value. */
 SVK_API svk_status svk_model_config_set(svk_model_config *config, const char *key, const char *value);
 
-/* Checks every rule of the specification; the message names the first key
+/* Checks every rule of docs/MODEL.md; the message names the first key
  * that breaks one and its value. */
 SVK_API svk_status svk_model_config_validate(const svk_model_config *config);
 
@@ -58,7 +58,7 @@ SVK_API bool svk_model_config_equal(const svk_model_config *a, const svk_model_c
 SVK_API uint32_t svk_model_config_hidden(const svk_model_config *config);
 
 /* The configuration as the JSON object stored in checkpoints (every key of
- * the specification). Writes at most size bytes including the NUL;
+ * docs/MODEL.md). Writes at most size bytes including the NUL;
  * SVK_ERROR_INVALID_ARG if it does not fit. */
 SVK_API svk_status svk_model_config_to_json(const svk_model_config *config, char *buf, size_t size);
 

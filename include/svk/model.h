@@ -1,5 +1,5 @@
 /*
- * The svk model (shared/spec/model.md): create, train, evaluate, generate,
+ * The svk model (docs/MODEL.md): create, train, evaluate, generate,
  * save and load, on the Vulkan device of a context or on the CPU reference.
  * The same calls give the same model on both backends; a checkpoint written
  * by one loads on the other.
@@ -21,7 +21,7 @@ typedef enum svk_backend {
     SVK_BACKEND_CPU,        /* the plain-C reference: slow, exact, no device needed */
 } svk_backend;
 
-/* AdamW and clipping settings (spec, "Optimiser"); the learning rate is
+/* AdamW and clipping settings (docs/MODEL.md, "Optimiser"); the learning rate is
  * given per step. */
 typedef struct svk_optimizer {
     float beta1;           /* default 0.9 */
@@ -158,7 +158,7 @@ SVK_API svk_sample_params svk_sample_params_default(void);
 SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
                                       const svk_sample_params *sample, int32_t *out, uint32_t *n_out);
 
-/* Saves the weights as safetensors (names and shapes of the spec, float32,
+/* Saves the weights as safetensors (names and shapes of docs/MODEL.md, float32,
  * the configuration as JSON in __metadata__ under "svk.config"). With
  * optimizer set, the AdamW moments and the step count go in the same file
  * (tensors "optimizer.m.<name>", "optimizer.v.<name>", metadata

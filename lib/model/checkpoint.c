@@ -1,5 +1,5 @@
 /*
- * Checkpoints: safetensors with the specification's tensor names, the
+ * Checkpoints: safetensors with the tensor names of docs/MODEL.md, the
  * configuration in __metadata__["svk.config"], and optionally the AdamW
  * moments ("optimizer.m.<name>", "optimizer.v.<name>") and step
  * (__metadata__["svk.step"]) in the same file.

@@ -80,7 +80,7 @@ static list walk(const svk_model_config *c, svk_param_info *out, size_t cap)
     list l = {out, out ? cap : 0, 0, 0};
     const uint32_t C = c->width, F = svk_model_config_hidden(c), V = c->vocab;
     const float std = 0.02f;
-    /* Residual projections are scaled down with depth (spec, "Initialisation"). */
+    /* Residual projections are scaled down with depth (docs/MODEL.md, "Initialisation"). */
     const float proj_std = 0.02f / sqrtf(2.0f * (float)c->layers);
 
     add(&l, 2, V, C, std, 0, true, "wte.weight");

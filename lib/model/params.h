@@ -1,6 +1,6 @@
 /*
  * The model's parameters: the one list of every tensor a configuration has,
- * in a fixed order, with the names and shapes of the specification's
+ * in a fixed order, with the names and shapes of docs/MODEL.md's
  * checkpoint table and how each is initialised and decayed.
  */
 #ifndef SVK_MODEL_PARAMS_H

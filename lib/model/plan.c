@@ -1,6 +1,6 @@
 /*
  * Builds the step plan (plan.h) from the configuration: the model of
- * shared/spec/model.md, forward and backward, written once.
+ * docs/MODEL.md, forward and backward, written once.
  *
  * Streams: the residual stream (x, and y for siamese) is one tensor per
  * sublayer boundary, x_0 .. x_2L, so the backward pass finds every sublayer's
@@ -414,7 +414,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
 /* SiameseNorm's backward passes the streams' gradients down and, with them,
  * dz = dx / c + dy for the residual update that produced x_k and y_k, the
  * k-th sublayer inputs (k of 2 L): that of sublayer k - 1 (layer (k - 1) / 2,
- * c = sqrt(2 (layer + 1)), the spec's c_l), or for k = 0 the embedding's
+ * c = sqrt(2 (layer + 1)), c_l of docs/MODEL.md), or for k = 0 the embedding's
  * gradient (x_0 = y_0 = e: c = 1). */
 static float dz_scale(uint32_t k)
 {

@@ -2,7 +2,7 @@
  * The training step as a plan: the ordered list of kernel invocations over
  * named tensors that one step of the model runs — forward, loss, backward,
  * clipping, AdamW — for one configuration and batch shape. This is the one
- * place the model's structure is written (shared/spec/model.md); both
+ * place the model's structure is written (docs/MODEL.md); both
  * backends execute it (plan_cpu.c with the CPU reference, plan_vk.c by
  * recording device operations), so they cannot disagree on the model.
  *

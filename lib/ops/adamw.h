@@ -1,6 +1,6 @@
 /*
  * The fused AdamW update of one parameter tensor on the device
- * (shaders/adamw.comp), PyTorch semantics (spec, "Optimiser"), as the CPU
+ * (shaders/adamw.comp), PyTorch semantics (docs/MODEL.md, "Optimiser"), as the CPU
  * reference svk_ref_adamw (lib/ref/adamw.c):
  *   g' = scale * g;  p -= lr wd p (decay only);
  *   m = b1 m + (1 - b1) g';  v = b2 v + (1 - b2) g'^2;

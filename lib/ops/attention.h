@@ -1,5 +1,5 @@
 /*
- * Causal multi-head self-attention on the device (spec, "Attention"), with
+ * Causal multi-head self-attention on the device (docs/MODEL.md, "Building blocks"), with
  * the semantics of svk_ref_attention_fwd / _bwd (lib/ref/ref_decls.h):
  *   qkv [B, T, 3C]: q = columns 0..C, k = C..2C, v = 2C..3C; head j uses
  *   columns j*D..(j+1)*D of each part, D = C / H;

@@ -1,5 +1,5 @@
 /*
- * Rotary position embedding on the device (spec, "Attention", pos = rope),
+ * Rotary position embedding on the device (docs/MODEL.md, "Building blocks", pos = rope),
  * with the semantics of svk_ref_rope_fwd / _bwd (lib/ref/ref_decls.h): in
  * place on the q and k parts of qkv [B, T, 3C] (v untouched); in each head
  * (D = C / H, even), at position t, pair (col i, col i + D/2), i < D/2,
@@ -8,7 +8,7 @@
  *
  * The angle and its sine and cosine are computed to about float rounding
  * (two-float arithmetic, exact range reduction: shaders/common/rope.glsl),
- * better than the float32 angle the spec allows.
+ * better than the float32 angle docs/MODEL.md allows.
  */
 #ifndef SVK_OPS_ROPE_H
 #define SVK_OPS_ROPE_H

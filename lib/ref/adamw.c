@@ -1,8 +1,8 @@
-/* Reference AdamW update, PyTorch semantics (spec, "Optimiser"). */
+/* Reference AdamW update, PyTorch semantics (docs/MODEL.md, "Optimiser"). */
 #include "real.h"
 
 /*
- * The update is written exactly as the spec's formulas read. torch arranges
+ * The update is written exactly as docs/MODEL.md's formulas read. torch arranges
  * the same arithmetic differently (p *= 1 - lr wd; m.lerp_(g, 1 - b1);
  * sqrt(v) / sqrt(1 - b2^t) + eps), which differs from this by roundings only.
  * The bias corrections 1 - beta^t are computed in double from the svk_real

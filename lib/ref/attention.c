@@ -1,5 +1,5 @@
 /*
- * Reference causal multi-head self-attention (spec, "Pieces"), the naive
+ * Reference causal multi-head self-attention (docs/MODEL.md, "Building blocks"), the naive
  * form: the whole probability matrix is materialised and saved, one row per
  * query, and the backward pass reads it back.
  */

@@ -1,4 +1,4 @@
-/* Reference global gradient-norm clipping (spec, "Optimiser"). */
+/* Reference global gradient-norm clipping (docs/MODEL.md, "Optimiser"). */
 #include "real.h"
 
 /* The sum of squares runs over every gradient of the model (millions of

@@ -1,4 +1,4 @@
-/* Reference fused softmax + cross-entropy loss + its gradient (spec, "Loss"). */
+/* Reference fused softmax + cross-entropy loss + its gradient (docs/MODEL.md, "Building blocks"). */
 #include "real.h"
 
 static int counted(int32_t target, size_t V)

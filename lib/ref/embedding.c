@@ -1,4 +1,4 @@
-/* Reference token and position embedding (spec, "Pieces"). */
+/* Reference token and position embedding (docs/MODEL.md, "Building blocks"). */
 #include "real.h"
 
 static int valid(int32_t tok, size_t V)

@@ -1,4 +1,4 @@
-/* Reference GELU, the tanh form of the spec (GPT-2's), not the erf form. */
+/* Reference GELU, the tanh form docs/MODEL.md gives (GPT-2's), not the erf form. */
 #include "real.h"
 
 /* sqrt(2/pi), written out: M_PI is not C11. */

@@ -1,4 +1,4 @@
-/* Reference LayerNorm over the last axis (spec, "Pieces"). */
+/* Reference LayerNorm over the last axis (docs/MODEL.md, "Building blocks"). */
 #include "real.h"
 
 void SVK_REF(layernorm_fwd)(size_t rows, size_t width, svk_real eps,

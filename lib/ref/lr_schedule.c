@@ -1,4 +1,4 @@
-/* Reference learning-rate schedule (spec, "Optimiser"). */
+/* Reference learning-rate schedule (docs/MODEL.md, "Optimiser"). */
 #include "real.h"
 
 /* Computed in double and rounded once: a host-side scalar, and the step

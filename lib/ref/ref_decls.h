@@ -58,7 +58,7 @@ void SVK_REF_NAME(rmsnorm_bwd)(size_t rows, size_t width,
                                const SVK_REF_TYPE *rstd, const SVK_REF_TYPE *g,
                                SVK_REF_TYPE *dx, SVK_REF_TYPE *dg);
 
-/* SiameseNorm block input (spec, "siamese"), three norms P, Q, I of one kind:
+/* SiameseNorm block input (docs/MODEL.md, "Where the norms go"), three norms P, Q, I of one kind:
  *   xn = P(x)               the new post-norm stream x
  *   h  = I(xn + Q(y))       the input of the shared sublayer
  * x, y, xn, h: [rows, C]; g: [3, C], the gains of P, Q, I in that order;
@@ -239,7 +239,7 @@ void SVK_REF_NAME(clip_apply)(size_t count, SVK_REF_TYPE *const *arrays,
 void SVK_REF_NAME(finite_check)(size_t rows, size_t cols, size_t ld, const SVK_REF_TYPE *x,
                                 svk_ref_finite *out);
 
-/* One AdamW update of one tensor, PyTorch semantics (spec, "Optimiser"):
+/* One AdamW update of one tensor, PyTorch semantics (docs/MODEL.md, "Optimiser"):
  *   g' = grad_scale * g
  *   p -= lr * weight_decay * p                 only when decay != 0 (2-D weights)
  *   m = beta1 m + (1 - beta1) g';  v = beta2 v + (1 - beta2) g'^2
@@ -252,7 +252,7 @@ void SVK_REF_NAME(adamw)(size_t n, SVK_REF_TYPE *p, const SVK_REF_TYPE *g,
                          SVK_REF_TYPE eps, SVK_REF_TYPE weight_decay, int decay,
                          uint64_t t);
 
-/* Learning rate of update step = 0 .. total-1 (spec, "Optimiser"): linear
+/* Learning rate of update step = 0 .. total-1 (docs/MODEL.md, "Optimiser"): linear
  * warm-up to peak over the first warmup steps, then cosine decay to
  * 0.1 * peak at step total-1. */
 SVK_REF_TYPE SVK_REF_NAME(lr_schedule)(uint64_t step, uint64_t total,

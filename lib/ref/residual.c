@@ -1,7 +1,7 @@
-/* Reference SiameseNorm dual residual update (spec, "Norm placement"). */
+/* Reference SiameseNorm dual residual update (docs/MODEL.md, "Norm placement"). */
 #include "real.h"
 
-/* z / c is a division, as the spec reads; a kernel that multiplies by a
+/* z / c is a division, as docs/MODEL.md reads; a kernel that multiplies by a
  * precomputed 1/c differs from it by a rounding. */
 void SVK_REF(residual_fwd)(size_t n, svk_real c, svk_real *x, svk_real *y,
                            const svk_real *z)

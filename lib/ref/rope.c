@@ -1,11 +1,11 @@
-/* Reference rotary position embedding (spec, "Pieces", pos = rope). */
+/* Reference rotary position embedding (docs/MODEL.md, "Building blocks", pos = rope). */
 #include "real.h"
 
 /*
  * Rotates the q and k parts of each head at each position by sign * angle.
  * The angle is t * inv_freq rounded in svk_real, inv_freq = theta^(-2i/D)
  * computed in double and rounded once: for the float build that is the
- * float32 angle the spec allows, and cos/sin of it are then accurate to a
+ * float32 angle docs/MODEL.md allows, and cos/sin of it are then accurate to a
  * rounding (ref_cos, ref_sin).
  */
 static void rotate(size_t B, size_t T, size_t C, size_t H, svk_real theta,

@@ -1,5 +1,5 @@
 /*
- * Reference SiameseNorm fused norms (spec, "Norm placement", siamese): the
+ * Reference SiameseNorm fused norms (docs/MODEL.md, "Norm placement", siamese): the
  * block input xn = P(x), h = I(xn + Q(y)) and the model output
  * out = N_out(N_x(x) + N_y(y)). Both are compositions of the layernorm or
  * rmsnorm reference, so the fused GPU kernels are checked against the same

@@ -1,4 +1,4 @@
-/* Reference SwiGLU gating (spec, "Pieces", mlp = swiglu). */
+/* Reference SwiGLU gating (docs/MODEL.md, "Building blocks", mlp = swiglu). */
 #include "real.h"
 
 /* sigmoid(u) = 1 / (1 + exp(-u)): for very negative u exp overflows to +inf

@@ -1,4 +1,4 @@
-/* GELU, tanh form (spec, "Pieces"), needs sigmoid.glsl:
+/* GELU, tanh form (docs/MODEL.md, "Building blocks"), needs sigmoid.glsl:
  *   gelu(u) = 0.5 u (1 + tanh(a)),  a = sqrt(2/pi) (u + 0.044715 u^3).
  * Written with 0.5 (1 + tanh(a)) = sigmoid(2a) = s: gelu(u) = u s, and
  *   gelu'(u) = s + 2 u s (1 - s) a'(u),  a'(u) = sqrt(2/pi) (1 + 3 0.044715 u^2)

@@ -8,7 +8,7 @@
 #include "ref_test_util.h"
 
 /* lr 0.1, betas (0.9, 0.95), eps 1e-8, wd 0.1, p = 1, m = v = 0; gradient
- * 0.5 at t = 1, then -0.25 at t = 2. Values from the spec's formulas in
+ * 0.5 at t = 1, then -0.25 at t = 2. Values from docs/MODEL.md's formulas in
  * 40-digit decimal arithmetic:
  *   t = 1: p = 0.99 - 0.1 (0.05 / 0.1) / (sqrt(0.0125 / 0.05) + 1e-8),
  *          m = 0.05, v = 0.0125;

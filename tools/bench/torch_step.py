@@ -2,7 +2,7 @@
 """torch_step.py: the svk training step in PyTorch on the CPU, for comparison.
 
 What it measures: the throughput (tokens/s) of one whole training step of the
-svk model (shared/spec/model.md: the same configuration keys, the same
+svk model (docs/MODEL.md: the same configuration keys, the same
 placements pre, post and siamese, layernorm or rmsnorm, gelu or swiglu,
 learned or rope positions) in PyTorch, float32, on the CPU with a given
 number of threads. A step is what svk_model_train_step does: forward,
@@ -176,7 +176,7 @@ def expected_params(c):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        description="The svk training step (shared/spec/model.md) in PyTorch on the CPU: tokens/s, "
+        description="The svk training step (docs/MODEL.md) in PyTorch on the CPU: tokens/s, "
                     "to compare with svk-bench's step rows of the same names.")
     names = ", ".join(list(CONFIGS) + list(GROUPS))
     p.add_argument("--config", default="all",

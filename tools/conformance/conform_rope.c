@@ -17,7 +17,7 @@
  * (shaders/common/rope.glsl), so sin and cos are within about a float
  * rounding of the exact ones at any position; each output a c - b s then
  * adds two more roundings. Measured: <= 3.7e-8 on every case, so 1e-6 keeps
- * a 25x margin. It is tight on purpose: the float32 angle the spec allows
+ * a 25x margin. It is tight on purpose: the float32 angle docs/MODEL.md allows
  * (t * inv_freq rounded, as svk_ref_rope_fwd_f32 does) measures 2.9e-6 at
  * T = 1024, D = 64 (up to 4.4e-5 absolute per element), and so does a
  * kernel taking that shortcut (2.9e-6), or trusting the driver's sin and
