@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "svk/svk.h"
@@ -36,13 +35,6 @@ static long rss_kib(void)
         fclose(f);
     }
     return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int main(int argc, char **argv)
@@ -98,7 +90,7 @@ int main(int argc, char **argv)
     long rss_start = -1, rss_max = 0;
     float first = NAN, last = NAN;
     uint64_t bad = 0;
-    const double t0 = now_s();
+    const double t0 = tu_now();
     for (uint64_t s = 0; s < steps && st == SVK_OK; s++) {
         for (int i = 0; i < B * T; i++) {
             tokens[i] = (int32_t)((s * 7 + (uint64_t)i) % V);
@@ -130,7 +122,7 @@ int main(int argc, char **argv)
                 rss_start = r;
             rss_max = r > rss_max ? r : rss_max;
             printf("  step %6llu: loss %.4f, eval %.4f, rss %ld KiB, %.1f steps/s\n", (unsigned long long)s,
-                   (double)last, (double)eval, r, (double)s / (now_s() - t0));
+                   (double)last, (double)eval, r, (double)s / (tu_now() - t0));
             fflush(stdout);
         }
     }
@@ -146,7 +138,7 @@ int main(int argc, char **argv)
     tu_check(&t, rss_start > 0 && rss_end - rss_start <= growth_limit,
              "host memory flat: %ld KiB after warm-up (step %llu), %ld KiB at the end (+%ld KiB, peak %ld)",
              rss_start, (unsigned long long)every, rss_end, rss_end - rss_start, rss_max);
-    printf("soak: %.1f s, %.1f steps/s\n", now_s() - t0, (double)steps / (now_s() - t0));
+    printf("soak: %.1f s, %.1f steps/s\n", tu_now() - t0, (double)steps / (tu_now() - t0));
     svk_model_destroy(&m);
     tu_ctx_finish(&ctx, &t);
     unlink(path);

@@ -20,11 +20,9 @@
  * and an alarm ends the test if a case hangs, naming the case.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ckpt_util.h"
@@ -39,30 +37,9 @@
 #define BOUND_S 20.0
 #define ALARM_S 120
 
-static const char *volatile running = "start";
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "test_checkpoint_limits: a case ran past the alarm (quadratic work?): ";
-    ssize_t r = write(2, msg, sizeof(msg) - 1);
-    r = write(2, running, strlen(running));
-    r = write(2, "\n", 1);
-    (void)r;
-    _exit(1);
-}
-
 static void start_case(const char *name)
 {
-    running = name;
-    alarm(ALARM_S);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    tu_watchdog(ALARM_S, "test_checkpoint_limits case %s (quadratic work?)", name);
 }
 
 static bool write_file(const char *path, const void *p, size_t n)
@@ -140,10 +117,10 @@ static void layers65536(tu_tally *t, const char *dir)
     if (f)
         fclose(f);
 
-    double t0 = now_s();
+    double t0 = tu_now();
     svk_model_config got;
     svk_status st = svk_checkpoint_config(path, &got);
-    double dt = now_s() - t0;
+    double dt = tu_now() - t0;
     const char *msg = svk_last_error();
     tu_check(t, st == SVK_ERROR_BAD_CHECKPOINT && strstr(msg, path) && strstr(msg, "layers=65536") &&
                     strstr(msg, "needs") && dt < BOUND_S,
@@ -155,9 +132,9 @@ static void layers65536(tu_tally *t, const char *dir)
     svk_model *m = ckpt_model(&tiny, 3, 1);
     ckpt_state before = {0}, after = {0};
     bool ok = m && ckpt_state_get(m, &before);
-    t0 = now_s();
+    t0 = tu_now();
     st = ok ? svk_model_load_ex(m, path, SVK_LOAD_OPTIMIZER) : SVK_ERROR_INTERNAL;
-    dt = now_s() - t0;
+    dt = tu_now() - t0;
     msg = svk_last_error();
     ok = ok && st == SVK_ERROR_BAD_CHECKPOINT && strstr(msg, path) && dt < BOUND_S && ckpt_state_get(m, &after) &&
          ckpt_state_equal(&before, &after);
@@ -177,9 +154,9 @@ static void plan_layers(tu_tally *t)
     const uint32_t layers = 8192;
     svk_model_config c = narrow_config(layers);
     svk_plan p;
-    double t0 = now_s();
+    double t0 = tu_now();
     svk_status st = svk_plan_build(NULL, &c, 1, 1, NULL, &p);
-    double dt = now_s() - t0;
+    double dt = tu_now() - t0;
     /* Every parameter reference resolved: a failed lookup is SVK_NONE. */
     size_t unresolved = 0;
     for (size_t i = 0; st == SVK_OK && i < p.n_ops; i++)
@@ -210,7 +187,7 @@ static void deep_file(tu_tally *t, const char *dir)
         svk_model_destroy(&a);
         return;
     }
-    double t0 = now_s();
+    double t0 = tu_now();
     svk_model_config c;
     st = svk_checkpoint_config(path, &c);
     mp.config = c;
@@ -218,7 +195,7 @@ static void deep_file(tu_tally *t, const char *dir)
         st = svk_model_create(&mp, &b);
     if (st == SVK_OK)
         st = svk_model_load(b, path, true);
-    double dt = now_s() - t0;
+    double dt = tu_now() - t0;
     ckpt_state want = {0}, got = {0};
     bool ok = st == SVK_OK && ckpt_state_get(a, &want) && ckpt_state_get(b, &got) && ckpt_state_equal(&want, &got);
     tu_check(t, ok && dt < BOUND_S,
@@ -277,15 +254,15 @@ static void many_tensors(tu_tally *t, const char *dir)
             tu_check(t, false, "many_tensors: cannot write %zu tensors", counts[i]);
             continue;
         }
-        double t0 = now_s();
+        double t0 = tu_now();
         svk_model_config c;
         svk_status st = svk_checkpoint_config(path, &c);
-        double dt = now_s() - t0;
+        double dt = tu_now() - t0;
         char msg[512];
         snprintf(msg, sizeof(msg), "%s", svk_last_error());
-        t0 = now_s();
+        t0 = tu_now();
         svk_status st2 = svk_model_load(m, path, true);
-        double dt2 = now_s() - t0;
+        double dt2 = tu_now() - t0;
         bool ok = st == SVK_ERROR_BAD_CHECKPOINT && st2 == SVK_ERROR_BAD_CHECKPOINT && dt < BOUND_S &&
                   dt2 < BOUND_S && ckpt_state_get(m, &after) && ckpt_state_equal(&before, &after);
         ckpt_state_free(&after);
@@ -469,7 +446,6 @@ int main(int argc, char **argv)
     tu_args args;
     tu_parse_args(argc, argv, "test_checkpoint_limits", &args);
     tu_tally t = {0, 0};
-    signal(SIGALRM, on_alarm);
     char dir[] = "/tmp/svk-limits-XXXXXX";
     if (!mkdtemp(dir))
         return 1;
@@ -485,7 +461,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (!args.filter || strstr(cases[i].name, args.filter))
             cases[i].fn(&t, dir);
-    alarm(0);
+    tu_watchdog_off();
     rmdir(dir);
     return tu_finish(&t);
 }

@@ -6,45 +6,22 @@
  * to a FIFO, each given to svk_st_read, to the public svk_checkpoint_config
  * and svk_model_load, and to svk_text_open. Each must fail within a second
  * with a message that names the path and says what it is; a regular file
- * must still load (the control). A SIGALRM handler turns a hang into a
- * failure that names the case, instead of a suite that never ends.
+ * must still load (the control). A watchdog (tu_watchdog) turns a hang
+ * into a failure that names the case, instead of a suite that never ends.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ckpt_util.h"
 #include "data/data.h"
 #include "io/safetensors.h"
 #include "test_util.h"
-
-/* The case in progress, for the alarm handler (async-signal-safe: write). */
-static char current[512];
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char head[] = "FAIL hung (no answer within the alarm): ";
-    ssize_t r = write(1, head, sizeof(head) - 1);
-    r = write(1, current, strlen(current));
-    r = write(1, "\n", 1);
-    (void)r;
-    _exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct input {
     const char *label;
@@ -88,7 +65,6 @@ int main(int argc, char **argv)
     tu_args args;
     tu_parse_args(argc, argv, "test_input_files", &args);
     tu_tally t = {0, 0};
-    signal(SIGALRM, on_alarm);
 
     char dir[] = "/tmp/svk-input-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -123,14 +99,15 @@ int main(int argc, char **argv)
     tu_check(&t, made, "made a FIFO, a directory, a socket and a symlink in %s%s%s", dir, made ? "" : ": ",
              made ? "" : strerror(errno));
 
+    char current[512]; /* the case in progress, for the watchdog and the verdict */
     for (int i = 0; made && i < N_INPUTS; i++)
         for (int l = 0; l < LOADER_COUNT; l++) {
             snprintf(current, sizeof(current), "%s on a %s (%s)", loader_names[l], in[i].label, in[i].path);
-            alarm(5);
-            double t0 = now_s();
+            tu_watchdog(5, "%s", current);
+            double t0 = tu_now();
             svk_status st = run_loader(l, in[i].path, m);
-            double dt = now_s() - t0;
-            alarm(0);
+            double dt = tu_now() - t0;
+            tu_watchdog_off();
             const char *msg = svk_last_error();
             bool ok = st != SVK_OK && dt < 1.0 && strstr(msg, in[i].path) && strstr(msg, in[i].kind);
             tu_check(&t, ok, "%s refused in %.3f s (%s): %s", current, dt, svk_status_string(st), msg);
@@ -149,9 +126,9 @@ int main(int argc, char **argv)
     for (int l = 0; st == SVK_OK && l < LOADER_COUNT; l++) {
         const char *p = l == LOADER_TEXT ? text_path : ckpt;
         snprintf(current, sizeof(current), "%s on a regular file (%s)", loader_names[l], p);
-        alarm(5);
+        tu_watchdog(5, "%s", current);
         svk_status r = run_loader(l, p, m);
-        alarm(0);
+        tu_watchdog_off();
         tu_check(&t, r == SVK_OK, "%s loads: %s", current, r == SVK_OK ? "ok" : svk_last_error());
     }
     tu_check(&t, st == SVK_OK, "control checkpoint saved: %s", st == SVK_OK ? "ok" : svk_last_error());

@@ -37,13 +37,6 @@ enum {
 };
 static const double budget_s = 8.0;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* splitmix64: the test's own generator, so that --seed repeats the delays. */
 static uint64_t next_random(uint64_t *s)
 {
@@ -181,13 +174,13 @@ int main(int argc, char **argv)
 
     /* What a save costs here sets the delays; the last one leaves a. */
     enum { TIMED = 10 };
-    double t0 = now_s();
+    double t0 = tu_now();
     for (int i = 0; i < TIMED; i++)
         if (svk_model_save(i % 2 ? a : b, path, true) != SVK_OK) {
             printf("save: %s\n", svk_last_error());
             return 1;
         }
-    double save_s = (now_s() - t0) / TIMED;
+    double save_s = (tu_now() - t0) / TIMED;
     /* Up to three saves, and at least 2 ms (fork and start-up). */
     uint64_t max_delay_us = (uint64_t)(3e6 * save_s) > 2000 ? (uint64_t)(3e6 * save_s) : 2000;
     printf("one save: %.2f ms; kills after 0 .. %.2f ms\n", 1e3 * save_s, 1e-3 * (double)max_delay_us);
@@ -195,8 +188,8 @@ int main(int argc, char **argv)
 
     static long killed[MAX_CHILDREN];
     int kills = 0, inside = 0, loaded[2] = {0, 0}, completed_max = 0, never_saved = 0, failures = 0;
-    double start = now_s();
-    while (kills < MAX_KILLS && now_s() - start < budget_s && (kills < MIN_KILLS || inside < MIN_INSIDE)) {
+    double start = tu_now();
+    while (kills < MAX_KILLS && tu_now() - start < budget_s && (kills < MIN_KILLS || inside < MIN_INSIDE)) {
         int fds[2];
         if (pipe(fds) != 0) {
             perror("pipe");
@@ -257,7 +250,7 @@ int main(int argc, char **argv)
         if (failures >= 3)
             break;
     }
-    double took = now_s() - start;
+    double took = tu_now() - start;
     tu_check(&t, failures == 0 && kills >= 10,
              "%d kills in %.1f s: the file loaded as one of the two states after each (%d times a, %d times b); "
              "%d kills caught a save in progress (its temporary left), %d came before a child's first save, "

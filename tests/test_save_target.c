@@ -22,7 +22,6 @@
  * Sub-cases that need root say so when run without it. Never a real /dev node.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,42 +30,20 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ckpt_util.h"
 #include "io/safetensors.h"
 #include "test_util.h"
 
-static char current[512];
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char head[] = "FAIL hung (no answer within the alarm): ";
-    ssize_t r = write(1, head, sizeof(head) - 1);
-    r = write(1, current, strlen(current));
-    r = write(1, "\n", 1);
-    (void)r;
-    _exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One tensor "x" of four copies of v. */
 static svk_status save_value(const char *path, float v)
 {
     float d[4] = {v, v, v, v};
     svk_st_entry e = {"x", SVK_ST_F32, 1, {4}, d};
-    snprintf(current, sizeof(current), "svk_st_write to %s", path);
-    alarm(5);
+    tu_watchdog(5, "svk_st_write to %s", path);
     svk_status st = svk_st_write(NULL, path, &e, 1, NULL, 0);
-    alarm(0);
+    tu_watchdog_off();
     return st;
 }
 
@@ -134,9 +111,9 @@ static void expect_refused(tu_tally *t, const char *label, const char *path, con
 {
     created c;
     collect(&c);
-    double t0 = now_s();
+    double t0 = tu_now();
     svk_status st = save_value(path, 9.0f);
-    double dt = now_s() - t0;
+    double dt = tu_now() - t0;
     collect(&c);
     const char *msg = svk_last_error();
     tu_check(t, st != SVK_OK && dt < 1.0 && strstr(msg, path) && strstr(msg, what),
@@ -357,19 +334,17 @@ static void public_save(tu_tally *t)
                 symlink(target, link1) == 0 && mkfifo(fifo, 0600) == 0;
     tu_check(t, made, "svk_model_save: made a 0600 checkpoint, an absolute link to it and a FIFO");
     if (made) {
-        snprintf(current, sizeof(current), "svk_model_save to %s", link1);
-        alarm(5);
+        tu_watchdog(5, "svk_model_save to %s", link1);
         svk_status st = svk_model_save(m, link1, true);
-        alarm(0);
+        tu_watchdog_off();
         svk_model_config back;
         tu_check(t, st == SVK_OK && kind(link1) == S_IFLNK && mode_of(target) == 0600 &&
                         svk_checkpoint_config(link1, &back) == SVK_OK,
                  "svk_model_save through a link: link kept, target 0600 and loadable: %s",
                  st == SVK_OK ? "ok" : svk_last_error());
-        snprintf(current, sizeof(current), "svk_model_save to %s", fifo);
-        alarm(5);
+        tu_watchdog(5, "svk_model_save to %s", fifo);
         st = svk_model_save(m, fifo, true);
-        alarm(0);
+        tu_watchdog_off();
         tu_check(t, st != SVK_OK && strstr(svk_last_error(), fifo) && strstr(svk_last_error(), "FIFO") &&
                         kind(fifo) == S_IFIFO,
                  "svk_model_save onto a FIFO: refused, FIFO kept: %s", svk_last_error());
@@ -382,7 +357,6 @@ int main(int argc, char **argv)
     tu_args args;
     tu_parse_args(argc, argv, "test_save_target", &args);
     tu_tally t = {0, 0};
-    signal(SIGALRM, on_alarm);
     bool root = geteuid() == 0;
 
     char root_dir[] = "/tmp/svk-save-target-XXXXXX";

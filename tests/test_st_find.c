@@ -8,19 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "io/safetensors.h"
 #include "test_util.h"
 
 enum { N = 50000 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -67,7 +59,7 @@ int main(int argc, char **argv)
 
     /* Three lookups per tensor, as the checkpoint loader makes. */
     int wrong = 0;
-    double t0 = now_s();
+    double t0 = tu_now();
     for (int pass = 0; pass < 3; pass++)
         for (uint32_t v = 0; v < N; v++) {
             char name[32];
@@ -81,7 +73,7 @@ int main(int argc, char **argv)
             memcpy(&held, x->data, 4);
             wrong += held != (int32_t)v;
         }
-    double dt = now_s() - t0;
+    double dt = tu_now() - t0;
     tu_check(&t, wrong == 0, "every name found, to its own tensor (%d wrong)", wrong);
     /* 150,000 lookups: a binary search takes milliseconds; the bound is
      * generous for the sanitizer build and still far below a linear search. */

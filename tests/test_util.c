@@ -1,7 +1,10 @@
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -131,4 +134,59 @@ int tu_validation_messages(void)
 void tu_validation_forgive(int n)
 {
     validation_messages -= n;
+}
+
+double tu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The whole line the handler writes, formatted when the watchdog is armed:
+ * the handler may only call async-signal-safe functions (write, _exit),
+ * so it formats nothing itself. */
+static char watchdog_line[640];
+static size_t watchdog_len;
+
+static void watchdog_fired(int sig)
+{
+    (void)sig;
+    ssize_t r = write(1, watchdog_line, watchdog_len);
+    (void)r;
+    _exit(1);
+}
+
+void tu_watchdog_off(void)
+{
+    alarm(0);
+}
+
+void tu_watchdog(unsigned seconds, const char *fmt, ...)
+{
+    static bool installed;
+    /* Disarmed first, so that an earlier case's alarm cannot fire while
+     * the line is being rewritten and print half of each. */
+    alarm(0);
+    if (!seconds)
+        return;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = watchdog_fired;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        installed = true;
+    }
+    int n = snprintf(watchdog_line, sizeof(watchdog_line), "FAIL hung (no answer within %u s): ", seconds);
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(watchdog_line + n, sizeof(watchdog_line) - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    n += w > 0 ? w : 0;
+    if ((size_t)n > sizeof(watchdog_line) - 2)
+        n = (int)sizeof(watchdog_line) - 2;
+    watchdog_line[n++] = '\n';
+    watchdog_len = (size_t)n;
+    alarm(seconds);
 }

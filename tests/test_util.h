@@ -1,6 +1,7 @@
 /*
- * Shared by the device tests: argument parsing, PASS/FAIL tallies, and a
- * context with validation that the test fails on if the layer said anything.
+ * Shared by the device tests: argument parsing, PASS/FAIL tallies, a
+ * context with validation that the test fails on if the layer said anything,
+ * and the clock and watchdog of the tests that time or may hang.
  * The numerics (generator, NaN poison, guards, error metric) are the
  * conformance tool's: tools/conformance/numeric.h.
  */
@@ -53,5 +54,18 @@ void tu_ctx_finish(svk_ctx **ctx, tu_tally *t);
 int tu_validation_messages(void);
 /* Takes back n messages a test provoked on purpose. */
 void tu_validation_forgive(int n);
+
+/* Seconds on CLOCK_MONOTONIC, for timing a case (differences only). */
+double tu_now(void);
+
+/* Turns a hang into a failure that names the case, instead of a suite that
+ * never ends: arms SIGALRM for `seconds`; if it fires first, the process
+ * writes "FAIL hung (no answer within N s): <fmt, ...>" to stdout and exits
+ * with 1 at once. The line is formatted now (and cut at 640 bytes), so its
+ * arguments may be buffers the case reuses. A later call replaces the case
+ * and the time; seconds 0 disarms, like tu_watchdog_off. Not for tests that
+ * use SIGALRM or alarm() themselves. */
+void tu_watchdog(unsigned seconds, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tu_watchdog_off(void);
 
 #endif
