@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ckpt_util.h"
+#include "io/safetensors.h"
 #include "model/model.h"
 
 svk_model_config ckpt_tiny_config(void)
@@ -68,4 +69,25 @@ void ckpt_state_free(ckpt_state *s)
 {
     free(s->bits);
     s->bits = NULL;
+}
+
+bool ckpt_poison(const char *from, const char *to, const char *name, uint64_t begin, uint64_t end, uint32_t bits)
+{
+    svk_st_file f;
+    if (svk_st_read(NULL, from, &f) != SVK_OK)
+        return false;
+    const svk_st_tensor *t = svk_st_find(&f, name);
+    bool ok = t && t->dtype == SVK_ST_F32 && begin < t->elems && (end == UINT64_MAX || end <= t->elems);
+    if (ok) {
+        /* The tensor's data, reached through the blob the file owns (the
+         * tensor's own pointer is const). */
+        unsigned char *at = (unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob);
+        for (uint64_t k = begin; k < end && k < t->elems; k++)
+            memcpy(at + 4 * k, &bits, 4);
+        FILE *out = fopen(to, "wb");
+        ok = out && fwrite(f.blob, 1, f.blob_size, out) == f.blob_size;
+        ok = out ? fclose(out) == 0 && ok : false;
+    }
+    svk_st_free(&f);
+    return ok;
 }

@@ -15,34 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/safetensors.h"
+#include "ckpt_util.h"
 #include "model/model.h"
 #include "svk/model.h"
 #include "test_util.h"
 
-enum { B = 2, T = 8, V = 16 };
+enum { B = 2, T = TU_SMALL_T, V = TU_SMALL_V };
 
 static tu_tally tally;
-
-/* Element `at` of tensor `name` in the checkpoint `from` becomes the float
- * with bits `bits`; the file goes to `to`. */
-static bool poison(const char *from, const char *to, const char *name, uint64_t at, uint32_t bits)
-{
-    svk_st_file f;
-    if (svk_st_read(NULL, from, &f) != SVK_OK)
-        return false;
-    const svk_st_tensor *t = svk_st_find(&f, name);
-    bool ok = t && at < t->elems;
-    if (ok) {
-        unsigned char *p = (unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob);
-        memcpy(p + 4 * at, &bits, 4);
-        FILE *out = fopen(to, "wb");
-        ok = out && fwrite(f.blob, 1, f.blob_size, out) == f.blob_size;
-        ok = out ? fclose(out) == 0 && ok : false;
-    }
-    svk_st_free(&f);
-    return ok;
-}
 
 /* The weights and both moments, as the backend holds them. */
 static float *state(svk_model *m)
@@ -78,8 +58,8 @@ typedef struct poison_case {
 } poison_case;
 
 static const poison_case cases[] = {
-    {"blocks.1.mlp.fc.weight", 37, 0x7fc00000u, "blocks.1.mlp.fc", 1},
-    {"wpe.weight", 3, 0x7f800000u, "embed", -1},
+    {"blocks.1.mlp.fc.weight", 37, CKPT_NAN_BITS, "blocks.1.mlp.fc", 1},
+    {"wpe.weight", 3, CKPT_INF_BITS, "embed", -1},
 };
 
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
@@ -88,20 +68,13 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     char good[256], bad[256];
     snprintf(good, sizeof(good), "%s/good_%s.safetensors", dir, name);
     snprintf(bad, sizeof(bad), "%s/bad_%s.safetensors", dir, name);
-    svk_model_params p = svk_model_params_default();
-    p.config.vocab = V, p.config.ctx = T, p.config.width = 8, p.config.layers = 2, p.config.heads = 2;
-    p.backend = backend;
-    p.ctx = ctx;
-    svk_model *m = NULL;
-    svk_status st = svk_model_create(&p, &m);
-    tu_check(&tally, st == SVK_OK, "%s: create: %s", name, svk_last_error());
-    if (st != SVK_OK)
+    svk_model *m = tu_small_model(&tally, name, ctx, backend, 2, true);
+    if (!m)
         return;
     int32_t tokens[B * T], targets[B * T];
-    for (int i = 0; i < B * T; i++)
-        tokens[i] = (i * 7 + 3) % V, targets[i] = (i * 5 + 1) % V;
+    tu_fixed_batch(tokens, targets, B * T, V);
     float loss = 0;
-    st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+    svk_status st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
     if (st == SVK_OK)
         st = svk_model_save(m, good, true);
     tu_check(&tally, st == SVK_OK && isfinite(loss), "%s: a finite step and a save: %s", name, svk_last_error());
@@ -113,7 +86,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
 
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const poison_case *e = &cases[c];
-        st = poison(good, bad, e->tensor, e->element, e->bits) ? SVK_OK : SVK_ERROR_IO;
+        st = ckpt_poison(good, bad, e->tensor, e->element, e->element + 1, e->bits) ? SVK_OK : SVK_ERROR_IO;
         if (st == SVK_OK)
             st = svk_model_load_ex(m, bad, SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE);
         svk_step_info info = {0};
@@ -139,7 +112,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
             if (!strcmp(r.inputs[i].tensor, e->tensor))
                 in = &r.inputs[i];
         const bool bad_in = in && in->nan + in->inf == 1 && in->first == e->element &&
-                            (e->bits == 0x7fc00000u ? in->nan == 1 : in->inf == 1);
+                            (e->bits == CKPT_NAN_BITS ? in->nan == 1 : in->inf == 1);
         tu_check(&tally, !strncmp(r.op, e->op_prefix, strlen(e->op_prefix)) && !strcmp(r.phase, "forward") &&
                               r.layer == e->layer && r.output.nan + r.output.inf > 0,
                  "%s: %s: the op named is '%s' (%s, layer %d; want '%s...', forward, layer %d)", name, e->tensor,
@@ -173,17 +146,5 @@ int main(int argc, char **argv)
 {
     tu_args args;
     tu_parse_args(argc, argv, "test_find_nonfinite", &args);
-    char dir[] = "/tmp/svk_find_nonfinite_XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    run_backend(NULL, SVK_BACKEND_CPU, dir);
-    svk_ctx *ctx = tu_ctx_create();
-    tu_check(&tally, ctx != NULL, "a Vulkan context");
-    if (ctx)
-        run_backend(ctx, SVK_BACKEND_VULKAN, dir);
-    tu_ctx_finish(&ctx, &tally);
-    rmdir(dir);
-    return tu_finish(&tally);
+    return tu_each_backend(&tally, "svk_find_nonfinite", run_backend);
 }

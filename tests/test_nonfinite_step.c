@@ -17,20 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/safetensors.h"
+#include "ckpt_util.h"
 #include "svk/model.h"
 #include "test_util.h"
 
-enum { B = 2, T = 8 };
+enum { B = 2, T = TU_SMALL_T, V = TU_SMALL_V };
 
 static tu_tally tally;
-
-static bool write_file(const char *path, const unsigned char *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    return f ? (fclose(f) == 0 && ok) : false;
-}
 
 /* A save with the optimiser state that writes NaN too: a plain save
  * refuses a non-finite state (test_save_nonfinite), and these compare
@@ -53,36 +46,12 @@ static bool same_files(const char *a, const char *b)
     return ok;
 }
 
-/* Floats [begin, end) of the token embedding wte.weight become NaN (end
- * UINT64_MAX: to its end; any other range must lie inside it); the file
- * goes to `to`. */
-static bool poison_wte(const char *from, const char *to, uint64_t begin, uint64_t end)
-{
-    svk_st_file f;
-    if (svk_st_read(NULL, from, &f) != SVK_OK)
-        return false;
-    bool found = false;
-    for (size_t i = 0; i < f.n_tensors; i++) {
-        svk_st_tensor *t = &f.tensors[i];
-        if (strcmp(t->name, "wte.weight") || begin >= t->elems || (end != UINT64_MAX && end > t->elems))
-            continue;
-        const uint32_t nan_bits = 0x7fc00000u;
-        unsigned char *at = (unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob);
-        for (uint64_t k = begin; k < end && k < t->elems; k++)
-            memcpy(at + 4 * k, &nan_bits, 4);
-        found = true;
-    }
-    bool ok = found && write_file(to, f.blob, f.blob_size);
-    svk_st_free(&f);
-    return ok;
-}
-
 /* Every float of wte.weight becomes NaN, so the loss is NaN while every
  * other weight and moment stays finite (an update that was not skipped
  * would spread the NaN gradient to them). */
 static bool poison_checkpoint(const char *from, const char *to)
 {
-    return poison_wte(from, to, 0, UINT64_MAX);
+    return ckpt_poison(from, to, "wte.weight", 0, UINT64_MAX, CKPT_NAN_BITS);
 }
 
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
@@ -93,22 +62,15 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     snprintf(bad, sizeof(bad), "%s/nan_%s.safetensors", dir, name);
     snprintf(after, sizeof(after), "%s/after_%s.safetensors", dir, name);
 
-    svk_model_params p = svk_model_params_default();
-    p.config.vocab = 16, p.config.ctx = T, p.config.width = 8, p.config.layers = 1, p.config.heads = 2;
-    p.backend = backend;
-    p.ctx = ctx;
-    svk_model *m = NULL;
-    svk_status st = svk_model_create(&p, &m);
-    tu_check(&tally, st == SVK_OK, "%s: create: %s", name, svk_last_error());
-    if (st != SVK_OK)
+    svk_model *m = tu_small_model(&tally, name, ctx, backend, 1, true);
+    if (!m)
         return;
     int32_t tokens[B * T], targets[B * T];
-    for (int i = 0; i < B * T; i++)
-        tokens[i] = (i * 7 + 3) % 16, targets[i] = (i * 5 + 1) % 16;
+    tu_fixed_batch(tokens, targets, B * T, V);
 
     /* One finite step first, so the moments are not all zero. */
     float loss = 0;
-    st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+    svk_status st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
     tu_check(&tally, st == SVK_OK && isfinite(loss) && svk_model_step(m) == 1, "%s: a finite step counts (loss %g)",
              name, (double)loss);
     st = svk_model_save(m, good, true);
@@ -162,7 +124,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
  * batch holding that token goes non-finite (its gradient is 0 elsewhere). */
 static bool poison_row(const char *from, const char *to, uint32_t row, uint32_t C)
 {
-    return poison_wte(from, to, (uint64_t)row * C, (uint64_t)(row + 1) * C);
+    return ckpt_poison(from, to, "wte.weight", (uint64_t)row * C, (uint64_t)(row + 1) * C, CKPT_NAN_BITS);
 }
 
 /* Steps submitted while the previous one still runs (the Vulkan backend
@@ -179,27 +141,20 @@ static void overlapped(svk_ctx *ctx, svk_backend backend, const char *dir)
     snprintf(start, sizeof(start), "%s/row_nan_%s.safetensors", dir, name);
     snprintf(paths[0], sizeof(paths[0]), "%s/back_to_back_%s.safetensors", dir, name);
     snprintf(paths[1], sizeof(paths[1]), "%s/one_by_one_%s.safetensors", dir, name);
-    svk_model_params p = svk_model_params_default();
-    p.config.vocab = 16, p.config.ctx = T, p.config.width = 8, p.config.layers = 1, p.config.heads = 2;
-    p.config.tie_embeddings = false;
-    p.backend = backend;
-    p.ctx = ctx;
-    svk_model *m = NULL;
-    svk_status st = svk_model_create(&p, &m);
-    tu_check(&tally, st == SVK_OK, "%s: create (untied embeddings): %s", name, svk_last_error());
-    if (st != SVK_OK)
+    svk_model *m = tu_small_model(&tally, name, ctx, backend, 1, false);
+    if (!m)
         return;
-    st = svk_model_save(m, start, true);
-    tu_check(&tally, st == SVK_OK && poison_row(start, start, POISON, p.config.width),
+    svk_status st = svk_model_save(m, start, true);
+    tu_check(&tally, st == SVK_OK && poison_row(start, start, POISON, TU_SMALL_C),
              "%s: row %d of wte poisoned with NaN", name, POISON);
     int32_t tokens[4][B * T], targets[B * T];
     for (int s = 0; s < 4; s++)
         for (int i = 0; i < B * T; i++) {
-            int tok = (i * 7 + 3 * s + 1) % 16;
+            int tok = (i * 7 + 3 * s + 1) % V;
             tokens[s][i] = s == 1 ? POISON : (tok == POISON ? tok + 1 : tok);
         }
     for (int i = 0; i < B * T; i++)
-        targets[i] = (i * 5 + 1) % 16;
+        targets[i] = (i * 5 + 1) % V;
     for (int pass = 0; pass < 2 && st == SVK_OK; pass++) {
         st = svk_model_load_ex(m, start, SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE);
         float losses[4] = {0};
@@ -226,24 +181,16 @@ static void overlapped(svk_ctx *ctx, svk_backend backend, const char *dir)
     unlink(start), unlink(paths[0]), unlink(paths[1]);
 }
 
+/* Each backend's cases, in this order. */
+static void both_cases(svk_ctx *ctx, svk_backend backend, const char *dir)
+{
+    run_backend(ctx, backend, dir);
+    overlapped(ctx, backend, dir);
+}
+
 int main(int argc, char **argv)
 {
     tu_args args;
     tu_parse_args(argc, argv, "test_nonfinite_step", &args);
-    char dir[] = "/tmp/svk_nonfinite_XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    run_backend(NULL, SVK_BACKEND_CPU, dir);
-    overlapped(NULL, SVK_BACKEND_CPU, dir);
-    svk_ctx *ctx = tu_ctx_create();
-    tu_check(&tally, ctx != NULL, "a Vulkan context");
-    if (ctx) {
-        run_backend(ctx, SVK_BACKEND_VULKAN, dir);
-        overlapped(ctx, SVK_BACKEND_VULKAN, dir);
-    }
-    tu_ctx_finish(&ctx, &tally);
-    rmdir(dir);
-    return tu_finish(&tally);
+    return tu_each_backend(&tally, "svk_nonfinite", both_cases);
 }

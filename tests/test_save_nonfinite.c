@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/safetensors.h"
+#include "ckpt_util.h"
 #include "model/model.h"
 #include "svk/model.h"
 #include "test_util.h"
 
-enum { B = 2, T = 8, V = 16 };
+enum { B = 2, T = TU_SMALL_T, V = TU_SMALL_V };
 
 static tu_tally tally;
 
@@ -46,26 +46,6 @@ static int entries(const char *dir)
     return n;
 }
 
-/* The NaN goes into the checkpoint's copy at `to`. */
-static bool poison(const char *from, const char *to, const char *name, uint64_t at)
-{
-    svk_st_file f;
-    if (svk_st_read(NULL, from, &f) != SVK_OK)
-        return false;
-    const svk_st_tensor *t = svk_st_find(&f, name);
-    bool ok = t && at < t->elems;
-    if (ok) {
-        const uint32_t nan = 0x7fc00000u;
-        memcpy((unsigned char *)f.blob + ((const unsigned char *)t->data - (const unsigned char *)f.blob) + 4 * at,
-               &nan, 4);
-        FILE *out = fopen(to, "wb");
-        ok = out && fwrite(f.blob, 1, f.blob_size, out) == f.blob_size;
-        ok = out ? fclose(out) == 0 && ok : false;
-    }
-    svk_st_free(&f);
-    return ok;
-}
-
 static void refused(const char *what, svk_status st, const char *tensor, const char *element, const char *good,
                     const unsigned char *bytes, size_t n, const char *dir, int files)
 {
@@ -84,20 +64,13 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     char good[256], bad[256], what[128];
     snprintf(good, sizeof(good), "%s/good_%s.safetensors", dir, name);
     snprintf(bad, sizeof(bad), "%s/bad_%s.safetensors", dir, name);
-    svk_model_params p = svk_model_params_default();
-    p.config.vocab = V, p.config.ctx = T, p.config.width = 8, p.config.layers = 1, p.config.heads = 2;
-    p.backend = backend;
-    p.ctx = ctx;
-    svk_model *m = NULL;
-    svk_status st = svk_model_create(&p, &m);
-    tu_check(&tally, st == SVK_OK, "%s: create: %s", name, svk_last_error());
-    if (st != SVK_OK)
+    svk_model *m = tu_small_model(&tally, name, ctx, backend, 1, true);
+    if (!m)
         return;
     int32_t tokens[B * T], targets[B * T];
-    for (int i = 0; i < B * T; i++)
-        tokens[i] = (i * 7 + 3) % V, targets[i] = (i * 5 + 1) % V;
+    tu_fixed_batch(tokens, targets, B * T, V);
     float loss;
-    st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+    svk_status st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
     if (st == SVK_OK)
         st = svk_model_save(m, good, true);
     unsigned char *bytes = NULL;
@@ -107,7 +80,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     const int files = entries(dir);
 
     /* NaN in a weight. */
-    st = poison(good, bad, "blocks.0.attn.proj.weight", 13) ? SVK_OK : SVK_ERROR_IO;
+    st = ckpt_poison(good, bad, "blocks.0.attn.proj.weight", 13, 14, CKPT_NAN_BITS) ? SVK_OK : SVK_ERROR_IO;
     if (st == SVK_OK)
         st = svk_model_load_ex(m, bad, SVK_LOAD_ALLOW_NONFINITE);
     unlink(bad);
@@ -161,17 +134,5 @@ int main(int argc, char **argv)
 {
     tu_args args;
     tu_parse_args(argc, argv, "test_save_nonfinite", &args);
-    char dir[] = "/tmp/svk_save_nonfinite_XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    run_backend(NULL, SVK_BACKEND_CPU, dir);
-    svk_ctx *ctx = tu_ctx_create();
-    tu_check(&tally, ctx != NULL, "a Vulkan context");
-    if (ctx)
-        run_backend(ctx, SVK_BACKEND_VULKAN, dir);
-    tu_ctx_finish(&ctx, &tally);
-    rmdir(dir);
-    return tu_finish(&tally);
+    return tu_each_backend(&tally, "svk_save_nonfinite", run_backend);
 }

@@ -136,6 +136,45 @@ void tu_validation_forgive(int n)
     validation_messages -= n;
 }
 
+int tu_each_backend(tu_tally *t, const char *name, tu_backend_fn *fn)
+{
+    char dir[256];
+    snprintf(dir, sizeof(dir), "/tmp/%s_XXXXXX", name);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    fn(NULL, SVK_BACKEND_CPU, dir);
+    svk_ctx *ctx = tu_ctx_create();
+    tu_check(t, ctx != NULL, "a Vulkan context");
+    if (ctx)
+        fn(ctx, SVK_BACKEND_VULKAN, dir);
+    tu_ctx_finish(&ctx, t);
+    rmdir(dir);
+    return tu_finish(t);
+}
+
+svk_model *tu_small_model(tu_tally *t, const char *name, svk_ctx *ctx, svk_backend backend, uint32_t layers,
+                          bool tied)
+{
+    svk_model_params p = svk_model_params_default();
+    p.config.vocab = TU_SMALL_V, p.config.ctx = TU_SMALL_T, p.config.width = TU_SMALL_C, p.config.layers = layers;
+    p.config.heads = 2;
+    p.config.tie_embeddings = tied;
+    p.backend = backend;
+    p.ctx = ctx;
+    svk_model *m = NULL;
+    svk_status st = svk_model_create(&p, &m);
+    tu_check(t, st == SVK_OK, "%s: create%s: %s", name, tied ? "" : " (untied embeddings)", svk_last_error());
+    return st == SVK_OK ? m : NULL;
+}
+
+void tu_fixed_batch(int32_t *tokens, int32_t *targets, int n, int v)
+{
+    for (int i = 0; i < n; i++)
+        tokens[i] = (i * 7 + 3) % v, targets[i] = (i * 5 + 1) % v;
+}
+
 double tu_now(void)
 {
     struct timespec ts;

@@ -55,6 +55,28 @@ int tu_validation_messages(void);
 /* Takes back n messages a test provoked on purpose. */
 void tu_validation_forgive(int n);
 
+/* Runs fn on the CPU backend (ctx NULL), then on the Vulkan backend with a
+ * context from tu_ctx_create (a failure to create one is a FAIL in t), and
+ * ends with tu_ctx_finish's checks. fn gets dir, a new directory
+ * /tmp/<name>_XXXXXX, which it must leave empty: it is removed at the end.
+ * Returns tu_finish(t), or 1 if the directory cannot be made. */
+typedef void tu_backend_fn(svk_ctx *ctx, svk_backend backend, const char *dir);
+int tu_each_backend(tu_tally *t, const char *name, tu_backend_fn *fn);
+
+/* The small model of the tests that poison a checkpoint with NaN or
+ * infinity (test_nonfinite_step, test_save_nonfinite, test_find_nonfinite):
+ * vocab TU_SMALL_V, ctx TU_SMALL_T, width TU_SMALL_C, 2 heads, `layers`
+ * layers, embeddings tied or not, the other settings the defaults, on
+ * `backend` (ctx: the Vulkan context; NULL for the CPU). Its creation is a
+ * check in t, "<name>: create: <last error>" ("create (untied embeddings)"
+ * when untied); NULL if it failed. */
+enum { TU_SMALL_V = 16, TU_SMALL_T = 8, TU_SMALL_C = 8 };
+svk_model *tu_small_model(tu_tally *t, const char *name, svk_ctx *ctx, svk_backend backend, uint32_t layers,
+                          bool tied);
+/* n tokens and their targets for a vocabulary of v, in a fixed pattern
+ * (token i is (7i + 3) mod v, target i (5i + 1) mod v). */
+void tu_fixed_batch(int32_t *tokens, int32_t *targets, int n, int v);
+
 /* Seconds on CLOCK_MONOTONIC, for timing a case (differences only). */
 double tu_now(void);
 
