@@ -9,10 +9,8 @@
 set -u
 train=$1
 gen=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0
-fail=0
+# shellcheck source=tests/cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
 ckpt=$dir/tiny.safetensors
 if ! "$train" --device cpu --config width=16 --config layers=1 --config heads=2 --config ctx=16 --batch 2 --seq 16 \
         --steps 1 --eval 0 --jsonl --save "$ckpt" > "$dir/train.out" 2>&1; then
@@ -21,58 +19,42 @@ if ! "$train" --device cpu --config width=16 --config layers=1 --config heads=2 
     exit 1
 fi
 
-expect() { # description, exit status, expected text, svk-generate arguments...
-    local what=$1 want_rc=$2 want=$3
-    shift 3
-    "$gen" "$@" > "$dir/out" 2>&1
-    local rc=$?
-    if [ "$rc" -ne "$want_rc" ]; then
-        echo "FAIL $what: exit status $rc, expected $want_rc"
-        sed 's/^/     /' "$dir/out" | tail -5
-        fail=$((fail + 1))
-    elif ! grep -qF -- "$want" "$dir/out"; then
-        echo "FAIL $what: output lacks '$want'"
-        sed 's/^/     /' "$dir/out" | tail -5
-        fail=$((fail + 1))
-    else
-        echo "PASS $what: $(head -1 "$dir/out")"
-        pass=$((pass + 1))
-    fi
-}
-
 # The issue's command lines, and their neighbours.
-expect "--tokens -1" 2 "--tokens '-1': not an integer in 1..1048576" "$ckpt" --device cpu --tokens -1
-expect "--tokens 4294967296" 2 "--tokens '4294967296': not an integer in 1..1048576" "$ckpt" --device cpu \
+expect "--tokens -1" 2 "--tokens '-1': not an integer in 1..1048576" "$gen" "$ckpt" --device cpu --tokens -1
+expect "--tokens 4294967296" 2 "--tokens '4294967296': not an integer in 1..1048576" "$gen" "$ckpt" --device cpu \
     --tokens 4294967296
-expect "--tokens ''" 2 "--tokens '': not an integer in 1..1048576" "$ckpt" --device cpu --tokens ""
-expect "--tokens 0" 2 "--tokens '0'" "$ckpt" --device cpu --tokens 0
-expect "--tokens 1048577" 2 "--tokens '1048577'" "$ckpt" --device cpu --tokens 1048577
-expect "--tokens 12x" 2 "--tokens '12x'" "$ckpt" --device cpu --tokens 12x
-expect "--top-k -1" 2 "--top-k '-1': not an integer" "$ckpt" --device cpu --top-k -1
-expect "--top-k past the vocabulary" 2 "--top-k 257: more than the 256 tokens" "$ckpt" --device cpu --top-k 257
-expect "--temperature nan" 2 "--temperature 'nan': not a finite number >= 0" "$ckpt" --device cpu --temperature nan
-expect "--temperature -1" 2 "--temperature '-1'" "$ckpt" --device cpu --temperature -1
-expect "--temperature inf" 2 "--temperature 'inf'" "$ckpt" --device cpu --temperature inf
-expect "--seed 2^64" 2 "--seed '18446744073709551616'" "$ckpt" --device cpu --seed 18446744073709551616
-expect "--seed -1" 2 "--seed '-1'" "$ckpt" --device cpu --seed -1
-expect "--device vulkan:4294967295" 2 "--device 'vulkan:4294967295': not cpu, vulkan or vulkan:N" "$ckpt" \
+expect "--tokens ''" 2 "--tokens '': not an integer in 1..1048576" "$gen" "$ckpt" --device cpu --tokens ""
+expect "--tokens 0" 2 "--tokens '0'" "$gen" "$ckpt" --device cpu --tokens 0
+expect "--tokens 1048577" 2 "--tokens '1048577'" "$gen" "$ckpt" --device cpu --tokens 1048577
+expect "--tokens 12x" 2 "--tokens '12x'" "$gen" "$ckpt" --device cpu --tokens 12x
+expect "--top-k -1" 2 "--top-k '-1': not an integer" "$gen" "$ckpt" --device cpu --top-k -1
+expect "--top-k past the vocabulary" 2 "--top-k 257: more than the 256 tokens" "$gen" "$ckpt" --device cpu \
+    --top-k 257
+expect "--temperature nan" 2 "--temperature 'nan': not a finite number >= 0" "$gen" "$ckpt" --device cpu \
+    --temperature nan
+expect "--temperature -1" 2 "--temperature '-1'" "$gen" "$ckpt" --device cpu --temperature -1
+expect "--temperature inf" 2 "--temperature 'inf'" "$gen" "$ckpt" --device cpu --temperature inf
+expect "--seed 2^64" 2 "--seed '18446744073709551616'" "$gen" "$ckpt" --device cpu --seed 18446744073709551616
+expect "--seed -1" 2 "--seed '-1'" "$gen" "$ckpt" --device cpu --seed -1
+expect "--device vulkan:4294967295" 2 "--device 'vulkan:4294967295': not cpu, vulkan or vulkan:N" "$gen" "$ckpt" \
     --device vulkan:4294967295
-expect "--device vulkan:abc" 2 "--device 'vulkan:abc'" "$ckpt" --device vulkan:abc
-expect "--device gpu" 2 "--device 'gpu'" "$ckpt" --device gpu
-expect "unknown option" 2 "unknown option '--bogus'" "$ckpt" --bogus
-expect "unknown option without a value" 2 "unknown option '--bogus'" "$ckpt" --device cpu --bogus
-expect "missing value" 2 "--tokens needs a value" "$ckpt" --device cpu --tokens
-expect "two checkpoints" 2 "one checkpoint only" "$ckpt" "$ckpt" --device cpu
-expect "no checkpoint" 2 "no CHECKPOINT given" --device cpu
-expect "empty prompt" 2 "--prompt must not be empty" "$ckpt" --device cpu --prompt ""
+expect "--device vulkan:abc" 2 "--device 'vulkan:abc'" "$gen" "$ckpt" --device vulkan:abc
+expect "--device gpu" 2 "--device 'gpu'" "$gen" "$ckpt" --device gpu
+expect "unknown option" 2 "unknown option '--bogus'" "$gen" "$ckpt" --bogus
+expect "unknown option without a value" 2 "unknown option '--bogus'" "$gen" "$ckpt" --device cpu --bogus
+expect "missing value" 2 "--tokens needs a value" "$gen" "$ckpt" --device cpu --tokens
+expect "two checkpoints" 2 "one checkpoint only" "$gen" "$ckpt" "$ckpt" --device cpu
+expect "no checkpoint" 2 "no CHECKPOINT given" "$gen" --device cpu
+expect "empty prompt" 2 "--prompt must not be empty" "$gen" "$ckpt" --device cpu --prompt ""
 # Failures of the run, not of the command line: status 1.
-expect "missing checkpoint" 1 "$dir/nope.safetensors" "$dir/nope.safetensors" --device cpu
-expect "--device vulkan:99 names the index and the device count" 1 "--device vulkan:99: " "$ckpt" --device vulkan:99
+expect "missing checkpoint" 1 "$dir/nope.safetensors" "$gen" "$dir/nope.safetensors" --device cpu
+expect "--device vulkan:99 names the index and the device count" 1 "--device vulkan:99: " "$gen" "$ckpt" \
+    --device vulkan:99
 if ! grep -Eq "Vulkan device 99, but there (is|are) [0-9]+" "$dir/out"; then
     echo "FAIL --device vulkan:99: no device count in: $(cat "$dir/out")"
     fail=$((fail + 1))
 fi
-expect "--help lists the exit statuses" 0 "exit status: 0 ok, 1 the run failed, 2 bad command line" --help
+expect "--help lists the exit statuses" 0 "exit status: 0 ok, 1 the run failed, 2 bad command line" "$gen" --help
 
 # A good run: the prompt, then exactly --tokens bytes (and a newline when the
 # last is none), on both the largest-k and sampled paths.
@@ -96,5 +78,4 @@ for extra in "" "--temperature 0.8 --top-k 256 --seed 18446744073709551615"; do
         fail=$((fail + 1))
     fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -5,22 +5,8 @@
 set -u
 train=$1
 gen=$2
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0
-fail=0
-check() { # description, command...
-    local what=$1
-    shift
-    if "$@" >"$dir/out" 2>&1; then
-        echo "PASS $what"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $what"
-        sed 's/^/     /' "$dir/out" | tail -20
-        fail=$((fail + 1))
-    fi
-}
+# shellcheck source=tests/cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
 small=(--config width=32 --config layers=2 --config heads=2 --config ctx=32 --batch 4 --seq 32 --eval 20)
 
 check "addition, vulkan, jsonl" bash -c "'$train' ${small[*]} --steps 6 --jsonl > '$dir/v.jsonl' && \
@@ -143,21 +129,6 @@ check "--max-bad-steps 0 never stops, and says how many were skipped" bash -c "
     '$train' ${small[*]} --steps 6 --eval 0 --constant-lr --lr 1e30 --max-bad-steps 0 > /dev/null 2> '$dir/div.err' &&
     cat '$dir/div.err' && grep -q '5 of the 6 steps were skipped' '$dir/div.err'"
 
-refused() { # description, expected text, command...
-    local what=$1 want=$2
-    shift 2
-    if "$@" >"$dir/out" 2>&1; then
-        echo "FAIL $what: exited 0"
-        fail=$((fail + 1))
-    elif grep -qF -- "$want" "$dir/out"; then
-        echo "PASS $what: $(head -1 "$dir/out")"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $what: message lacks '$want'"
-        cat "$dir/out"
-        fail=$((fail + 1))
-    fi
-}
 refused "unknown config key" "unknown config key 'colour'" "$train" --config colour=blue
 refused "bad config value" "placement=sideways" "$train" --config placement=sideways
 refused "--seq beyond ctx" "exceeds the model's ctx" "$train" --config ctx=16 --seq 32
@@ -172,24 +143,6 @@ refused "a FIFO as --tokens is refused, not waited on" "is not a regular file (i
 
 # Bad values: exit status 2 (a bad command line) and a message naming the
 # option, the value and what is allowed, before any device is opened.
-usage_error() { # description, expected text, command...
-    local what=$1 want=$2
-    shift 2
-    "$@" >"$dir/out" 2>&1
-    local rc=$?
-    if [ "$rc" -ne 2 ]; then
-        echo "FAIL $what: exit status $rc, expected 2"
-        sed 's/^/     /' "$dir/out" | tail -5
-        fail=$((fail + 1))
-    elif ! grep -qF -- "$want" "$dir/out"; then
-        echo "FAIL $what: message lacks '$want'"
-        sed 's/^/     /' "$dir/out" | tail -5
-        fail=$((fail + 1))
-    else
-        echo "PASS $what: $(head -1 "$dir/out")"
-        pass=$((pass + 1))
-    fi
-}
 tiny=(--device cpu --config width=16 --config layers=1 --config heads=2 --config ctx=16 --batch 2 --seq 16 --eval 0
       --steps 1)
 usage_error "--seed 2^64 overflows" "--seed '18446744073709551616': not an integer in 0..18446744073709551615" \
@@ -257,5 +210,4 @@ fi
 check "--help lists the exit statuses" bash -c "'$train' --help |
     grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 the run diverged (stopped by --max-bad-steps, or its state at the end is'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -12,22 +12,8 @@ kills=${2:-6}
 seed=${3:-$RANDOM}
 RANDOM=$seed
 echo "seed: $seed (repeat with: $0 $train $kills $seed)"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-pass=0
-fail=0
-check() { # description, command...
-    local what=$1
-    shift
-    if "$@" >"$dir/out" 2>&1; then
-        echo "PASS $what"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $what"
-        sed 's/^/     /' "$dir/out" | tail -20
-        fail=$((fail + 1))
-    fi
-}
+# shellcheck source=tests/cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
 small=(--config width=32 --config layers=2 --config heads=2 --config ctx=32 --batch 4 --seq 32 --eval 0)
 head -c 3000 /dev/urandom | base64 > "$dir/text.txt"
 python3 - "$dir" <<'PY'
@@ -108,5 +94,4 @@ check "cpu, --data: $kills random SIGKILLs, resumed until done, ends byte for by
 check "vulkan, --data: $kills random SIGKILLs, resumed until done, ends byte for byte as the straight run" \
     killed_run vulkan 100
 cat "$dir/kills" 2>/dev/null
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary
