@@ -42,41 +42,50 @@ for dev in cpu vulkan; do
 done
 
 # Killed at random points with SIGKILL, resumed each time from its last save.
-ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+# Most kills wait for the run to reach a random step (watching its
+# checkpoint), then a few milliseconds more, so that they land inside the
+# run, anywhere in a step or a save, however fast or loaded the machine;
+# every fourth lands at a random time in the leg's start-up instead.
 position() { # the run's position in a checkpoint's header, or 0
-    [ -f "$1" ] && head -c 4096 "$1" | grep -ao 'position=[0-9]*' | cut -d= -f2 || echo 0
+    local p
+    p=$( { head -c 4096 "$1" | grep -ao 'position=[0-9]*' | cut -d= -f2; } 2>/dev/null)
+    echo "${p:-0}"
 }
 killed_run() { # device, steps
     local dev=$1 steps=$2
     local run=("$train" --device "$dev" "${small[@]}" --data "$dir/text.txt" --steps "$steps" --save-every 1)
     rm -f "$dir"/run.st*
-    # How long a start takes, and a step: to aim the kills inside the run.
-    local t0=$(ms)
-    "${run[@]}" --steps 1 --save "$dir/one.st" > /dev/null || return 1
-    local t1=$(ms)
     "${run[@]}" --save "$dir/ref.st" > /dev/null || return 1
-    local t2=$(ms)
-    local start=$((t1 - t0)) per=$(( (t2 - t1 - (t1 - t0)) / steps + 1 ))
     local k=0 n=0 inside=0 resumed
     while :; do
         n=$((n + 1))
         [ $n -le 200 ] || { echo "no progress after 200 starts"; return 1; }
         resumed=()
         [ -f "$dir/run.st" ] && resumed=(--resume "$dir/run.st")
-        local before=$(position "$dir/run.st")
+        local before
+        before=$(position "$dir/run.st")
         "${run[@]}" --save "$dir/run.st" "${resumed[@]}" > "$dir/leg.out" 2>&1 &
         local pid=$!
-        if [ $k -lt "$kills" ]; then
-            # Anywhere from the start-up to the leg's expected end.
-            local span=$(( start + (steps - before) * per ))
-            local t=$(( (RANDOM * 32768 + RANDOM) % (span > 1 ? span : 1) ))
-            sleep "$((t / 1000)).$(printf %03d $((t % 1000)))"
+        if [ $k -lt "$kills" ] && [ $((steps - before)) -gt 1 ]; then
+            local how
+            if [ $((k % 4)) -eq 3 ]; then
+                how="$((RANDOM % 300)) ms after its start"
+                sleep "0.$(printf %03d $((RANDOM % 300)))"
+            else
+                local target=$((before + 1 + RANDOM % (steps - before - 1)))
+                while kill -0 $pid 2>/dev/null && [ "$(position "$dir/run.st")" -lt $target ]; do
+                    sleep 0.005
+                done
+                sleep "0.0$((RANDOM % 10))"
+                how="once past step $target"
+            fi
             if kill -9 $pid 2>/dev/null; then
                 wait $pid 2>/dev/null
                 k=$((k + 1))
-                local after=$(position "$dir/run.st")
+                local after
+                after=$(position "$dir/run.st")
                 [ "$after" -gt "$before" ] && inside=$((inside + 1))
-                echo "$dev: kill $k after $t ms, at step $after of $steps" >> "$dir/kills"
+                echo "$dev: kill $k $how, the checkpoint at step $after of $steps" >> "$dir/kills"
                 continue
             fi
         fi
