@@ -1,6 +1,6 @@
 /*
  * Definitions every public libsvk header shares: the export macro, the C++
- * guards and the status type.
+ * guards, the status type and the version (svk/version.h).
  */
 #ifndef SVK_COMMON_H
 #define SVK_COMMON_H
@@ -8,8 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#  define SVK_API __declspec(dllexport)
+/* Generated in the build directory (include/svk/meson.build), hence the
+ * angle brackets: "version.h" would be looked for beside this file only. */
+#include <svk/version.h>
+
+/* SVK_API marks what libsvk exports; everything else is compiled hidden.
+ * A Windows DLL exports it when built (SVK_BUILDING, set by lib/meson.build)
+ * and imports it when consumed; a program linking the static library
+ * defines SVK_STATIC, since there is nothing to import. ELF and Mach-O need
+ * no such split: default visibility serves both sides. */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#  if defined(SVK_STATIC)
+#    define SVK_API
+#  elif defined(SVK_BUILDING)
+#    define SVK_API __declspec(dllexport)
+#  else
+#    define SVK_API __declspec(dllimport)
+#  endif
 #elif defined(__GNUC__)
 #  define SVK_API __attribute__((visibility("default")))
 #else
@@ -59,7 +74,9 @@ SVK_API const char *svk_status_string(svk_status status);
  * Thread-safety: per thread. */
 SVK_API const char *svk_last_error(void);
 
-/* Library version as "major.minor.patch". */
+/* The loaded library's version as "major.minor.patch"; SVK_VERSION_STRING
+ * (svk/version.h) is that of the headers the caller was compiled with.
+ * Thread-safety: any thread. */
 SVK_API const char *svk_version(void);
 
 SVK_END_DECLS
