@@ -10,8 +10,10 @@ packages=(
     # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
     libvulkan1 mesa-vulkan-drivers
     # tests: the Khronos validation layer; clang's runtime libraries
-    # (libFuzzer for tests/fuzz, ASan and UBSan for the clang build)
-    vulkan-validationlayers libclang-rt-dev
+    # (libFuzzer for tests/fuzz, ASan and UBSan for the clang build);
+    # nm and readelf for the install tests (tests/exports.py,
+    # tests/install_test.sh), which gcc pulls in anyway
+    vulkan-validationlayers libclang-rt-dev binutils
     # svk-bench: OpenBLAS's sgemm, the reference beside each GEMM row
     libopenblas-dev
 )
