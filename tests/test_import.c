@@ -220,8 +220,9 @@ out:
  * buffer and submits it; the losses equal those of svk_model_train_step. */
 static void external_step(app *a, tu_tally *t)
 {
-    svk_import_params ip = {.instance = a->instance, .physical_device = a->phys, .device = a->device,
-                            .queue_family = a->family, .queue = a->queue, .flags = SVK_CTX_NO_PIPELINE_CACHE};
+    svk_import_params ip = svk_import_params_default();
+    ip.instance = a->instance, ip.physical_device = a->phys, ip.device = a->device;
+    ip.queue_family = a->family, ip.queue = a->queue, ip.flags = SVK_CTX_NO_PIPELINE_CACHE;
     const char *exts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
     if (a->push_descriptor) {
         ip.enabled_extensions = exts;
@@ -322,13 +323,24 @@ int main(int argc, char **argv)
         tu_check(&t, ctx == NULL, "svk_ctx_destroy sets the handle to NULL");
         tu_check(&t, app_still_works(&a), "the application's device works after libsvk is gone (%s)", path);
     }
+    /* The defaults: nothing borrowed, and the log level svk_ctx_params has. */
+    const svk_import_params dp = svk_import_params_default();
+    bool zero = !dp.get_instance_proc_addr && !dp.instance && !dp.physical_device && !dp.device && !dp.queue &&
+                dp.queue_family == 0 && !dp.enabled_extensions && !dp.num_enabled_extensions && !dp.flags &&
+                !dp.log_fn && !dp.log_user && !dp.cache_dir;
+    for (size_t i = 0; i < sizeof(dp.reserved) / sizeof(dp.reserved[0]); i++)
+        zero = zero && !dp.reserved[i];
+    tu_check(&t, zero && dp.log_level == svk_ctx_params_default().log_level,
+             "svk_import_params_default: no handles, no flags, log level %d as svk_ctx_params_default", dp.log_level);
     /* Bad imports are refused, not crashed on. */
-    svk_import_params bad = {.instance = a.instance};
+    svk_import_params bad = svk_import_params_default();
+    bad.instance = a.instance;
     svk_ctx *ctx = NULL;
     svk_status st = svk_ctx_import(&bad, &ctx);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import without a device refused: %s", svk_last_error());
-    svk_import_params badq = {.instance = a.instance, .physical_device = a.phys, .device = a.device,
-                              .queue_family = 999, .queue = a.queue};
+    svk_import_params badq = svk_import_params_default();
+    badq.instance = a.instance, badq.physical_device = a.phys, badq.device = a.device;
+    badq.queue_family = 999, badq.queue = a.queue;
     st = svk_ctx_import(&badq, &ctx);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import with a bad queue family refused: %s", svk_last_error());
 

@@ -15,7 +15,8 @@ SVK_BEGIN_DECLS
 
 /* What an application hands to svk_ctx_import. libsvk never destroys these
  * objects; they must outlive the context. The device must support Vulkan 1.2
- * and the queue family must support compute. */
+ * and the queue family must support compute. Start from
+ * svk_import_params_default() and fill in the handles. */
 typedef struct svk_import_params {
     /* The application's loader entry point. NULL: libsvk opens the system
      * loader (libvulkan.so.1) and uses its vkGetInstanceProcAddr. */
@@ -26,18 +27,28 @@ typedef struct svk_import_params {
     uint32_t queue_family;       /* a family with VK_QUEUE_COMPUTE_BIT */
     VkQueue queue;               /* from that family */
     /* Device extensions the application enabled; libsvk uses the ones it
-     * knows (VK_KHR_push_descriptor) only if listed here. */
+     * knows (VK_KHR_push_descriptor) only if listed here. Default none. */
     const char *const *enabled_extensions;
     uint32_t num_enabled_extensions;
     /* SVK_CTX_NO_PIPELINE_CACHE is honoured; SVK_CTX_VALIDATION is not (the
-     * application owns the instance, and so its layers). */
+     * application owns the instance, and so its layers). Default 0. */
     uint32_t flags;
+    /* As in svk_ctx_params: log callback and its user pointer (default
+     * NULL), the most verbose level passed to it (default SVK_LOG_WARN),
+     * and the pipeline cache's directory (default NULL: the user's cache
+     * directory). */
     svk_log_fn log_fn;
     void *log_user;
     svk_log_level log_level;
     const char *cache_dir;
     uint64_t reserved[8];        /* must be zero */
 } svk_import_params;
+
+/* Every field zero or NULL (the handles included, which the application
+ * must set), except log_level, which is SVK_LOG_WARN as in
+ * svk_ctx_params_default(): a zeroed struct would pass errors only.
+ * Thread-safety: any thread. */
+SVK_API svk_import_params svk_import_params_default(void);
 
 /* Creates a context on the application's device. Thread-safety: libsvk
  * submits to the queue from whatever thread uses the context; the

@@ -16,6 +16,11 @@ svk_ctx_params svk_ctx_params_default(void)
     };
 }
 
+svk_import_params svk_import_params_default(void)
+{
+    return (svk_import_params){.log_level = SVK_LOG_WARN};
+}
+
 static bool env_flag(const char *name)
 {
     const char *v = getenv(name);
