@@ -162,7 +162,10 @@ SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, u
  * the configuration as JSON in __metadata__ under "svk.config"). With
  * optimizer set, the AdamW moments and the step count go in the same file
  * (tensors "optimizer.m.<name>", "optimizer.v.<name>", metadata
- * "svk.step"), so that a run can resume exactly.
+ * "svk.step"), so that a run can resume exactly. Without it the file holds
+ * the weights and the configuration only, a third of the size: the form
+ * to export a model in (svk_model_open and svk_model_load read it; a load
+ * with SVK_LOAD_OPTIMIZER refuses it), and svk_save_params_default()'s.
  * What a save promises (docs/RELIABILITY.md):
  *  - it is atomic: a crash at any point leaves the old file or the new one;
  *  - it checks the state on the device first and writes nothing when a
@@ -236,6 +239,25 @@ enum {
 
 /* svk_model_load with flags; any other bit set is SVK_ERROR_INVALID_ARG. */
 SVK_API svk_status svk_model_load_ex(svk_model *model, const char *path, uint32_t flags);
+
+/* Creates a model from the checkpoint at path, with the configuration the
+ * file holds: the one call that svk_checkpoint_config, svk_model_create
+ * and svk_model_load_ex make together, reading the file once (so it cannot
+ * change between them). ctx non-NULL: the model runs on its Vulkan device
+ * (ctx must outlive it); NULL: on the CPU reference. flags as
+ * svk_model_load_ex's: SVK_LOAD_OPTIMIZER also takes the AdamW moments and
+ * the step, which the file must then hold (without it the model starts
+ * with zero moments at step 0, as a new one). The settings a checkpoint
+ * does not hold are svk_model_params_default()'s: the optimiser's (beta1,
+ * beta2, eps, weight_decay, max_norm) and the seed, which only
+ * initialisation uses; an application that trains with other settings
+ * makes the model with svk_model_create from svk_checkpoint_config and
+ * loads it. The file is checked as svk_model_load checks it, and refused
+ * with the same statuses and messages (SVK_ERROR_IO when it cannot be read
+ * or is not a regular file, SVK_ERROR_BAD_CHECKPOINT when it is not a
+ * checkpoint, its configuration is invalid or its tensors do not match
+ * it). On failure *model is NULL. */
+SVK_API svk_status svk_model_open(svk_ctx *ctx, const char *path, uint32_t flags, svk_model **model);
 
 /* Reads the configuration stored in a checkpoint, for building a model to
  * load it into; the file is refused (SVK_ERROR_BAD_CHECKPOINT) unless it

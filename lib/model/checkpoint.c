@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "io/safetensors.h"
 #include "model.h"
+#include "vk/context.h"
 
 #define CONFIG_KEY "svk.config"
 #define STEP_KEY "svk.step"
@@ -465,6 +466,43 @@ svk_status svk_model_load_ex(svk_model *m, const char *path, uint32_t flags)
 svk_status svk_model_load(svk_model *m, const char *path, bool optimizer)
 {
     return svk_model_load_ex(m, path, optimizer ? SVK_LOAD_OPTIMIZER : 0);
+}
+
+svk_status svk_model_open(svk_ctx *ctx, const char *path, uint32_t flags, svk_model **model)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, model);
+    *model = NULL;
+    svk_log *log = ctx ? &ctx->log : NULL;
+    SVK_CHECK_PATH(log, path);
+    if (flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE))
+        return svk_error(log, SVK_ERROR_INVALID_ARG,
+                         "%s: flags 0x%x has bits that are not SVK_LOAD_* flags (0x%x)", __func__, flags,
+                         flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE));
+    /* Read once: the configuration and the tensors come from the same
+     * bytes, where a second open could find another file. */
+    svk_st_file f;
+    svk_status st = svk_st_read(log, path, &f);
+    if (st != SVK_OK)
+        return st;
+    svk_model_params mp = svk_model_params_default();
+    mp.backend = ctx ? SVK_BACKEND_VULKAN : SVK_BACKEND_CPU;
+    mp.ctx = ctx;
+    svk_model *m = NULL;
+    /* The configuration, weighed against the file before a model of it is
+     * built (svk_checkpoint_config's promise: linear in the file's size). */
+    st = svk_checkpoint_file_config(log, &f, path, &mp.config);
+    if (st == SVK_OK)
+        st = svk_model_create(&mp, &m);
+    if (st == SVK_OK)
+        st = svk_checkpoint_apply(m, &f, path, flags);
+    svk_st_free(&f);
+    if (st != SVK_OK) {
+        svk_model_destroy(&m);
+        return st;
+    }
+    *model = m;
+    return SVK_OK;
 }
 
 svk_status svk_model_dump_grads(svk_model *m, const char *path)

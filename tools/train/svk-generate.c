@@ -96,25 +96,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-generate: --prompt must not be empty (generation continues a text)\n");
         return SVK_EXIT_USAGE;
     }
-    svk_model_params mp = svk_model_params_default();
-    if (svk_checkpoint_config(ckpt, &mp.config) != SVK_OK) {
+    /* The checkpoint's header first (cheap: no tensors), so that a model
+     * this tool cannot use, or a --top-k beyond it, is refused before a
+     * device is opened. */
+    svk_model_config config;
+    if (svk_checkpoint_config(ckpt, &config) != SVK_OK) {
         fprintf(stderr, "svk-generate: %s\n", svk_last_error());
         return SVK_EXIT_FAILURE;
     }
-    if (mp.config.vocab < 256) {
-        fprintf(stderr, "svk-generate: %s has vocab %u; byte-level text needs 256\n", ckpt, mp.config.vocab);
+    if (config.vocab < 256) {
+        fprintf(stderr, "svk-generate: %s has vocab %u; byte-level text needs 256\n", ckpt, config.vocab);
         return SVK_EXIT_FAILURE;
     }
     /* A k past the vocabulary would be taken as all of it: say so instead. */
-    if (sp.top_k > mp.config.vocab) {
+    if (sp.top_k > config.vocab) {
         fprintf(stderr, "svk-generate: --top-k %u: more than the %u tokens of %s's vocabulary (0 = all of them)\n",
-                sp.top_k, mp.config.vocab, ckpt);
+                sp.top_k, config.vocab, ckpt);
         return SVK_EXIT_USAGE;
     }
     svk_ctx *ctx = NULL;
-    if (device.cpu) {
-        mp.backend = SVK_BACKEND_CPU;
-    } else {
+    if (!device.cpu) {
         svk_ctx_params cp = svk_ctx_params_default();
         cp.device_index = device.index;
         /* svk_ctx_create names an index past the devices, and their count. */
@@ -122,7 +123,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "svk-generate: --device %s: %s (try --device cpu)\n", device_text, svk_last_error());
             return SVK_EXIT_FAILURE;
         }
-        mp.ctx = ctx;
     }
     svk_model *m = NULL;
     int rc = SVK_EXIT_FAILURE;
@@ -135,7 +135,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < plen; i++)
         tok[i] = (unsigned char)prompt[i];
-    if (svk_model_create(&mp, &m) != SVK_OK || svk_model_load(m, ckpt, false) != SVK_OK ||
+    /* The model the file holds, on the device (ctx) or the CPU (NULL). */
+    if (svk_model_open(ctx, ckpt, 0, &m) != SVK_OK ||
         svk_model_generate(m, tok, (uint32_t)plen, n, &sp, out, &got) != SVK_OK) {
         fprintf(stderr, "svk-generate: %s\n", svk_last_error());
         goto done;
