@@ -484,6 +484,97 @@ static svk_status checkpoint_config_null(fixture *f)
     svk_model_config c;
     return svk_checkpoint_config(NULL, &c);
 }
+static svk_status open_null_model(fixture *f)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/absent.safetensors", f->dir);
+    return svk_model_open(NULL, path, 0, NULL);
+}
+static svk_status open_bad_flags(fixture *f)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "%s/absent.safetensors", f->dir);
+    svk_model *m = NULL;
+    return svk_model_open(f->ctx, path, 1u << 6, &m);
+}
+static svk_status lr_schedule_peak_nan(fixture *f)
+{
+    (void)f;
+    float lr;
+    return svk_lr_schedule(0, 10, 2, NAN, &lr);
+}
+static svk_status lr_schedule_past_total(fixture *f)
+{
+    (void)f;
+    float lr;
+    return svk_lr_schedule(10, 10, 2, 1e-3f, &lr);
+}
+static svk_status lr_schedule_null_lr(fixture *f)
+{
+    (void)f;
+    return svk_lr_schedule(0, 10, 2, 1e-3f, NULL);
+}
+static svk_status text_open_null_path(fixture *f)
+{
+    (void)f;
+    svk_text_data *d = NULL;
+    return svk_text_data_open(NULL, NULL, &d);
+}
+static svk_status text_open_bad_order(fixture *f)
+{
+    (void)f;
+    svk_text_data_params p = svk_text_data_params_default();
+    p.order = (svk_text_order)9;
+    svk_text_data *d = NULL;
+    return svk_text_data_open("/dev/null", &p, &d);
+}
+static svk_status text_batch_null(fixture *f)
+{
+    return svk_text_data_batch(NULL, B, T, f->tokens, f->targets);
+}
+static svk_status addition_zero_digits(fixture *f)
+{
+    (void)f;
+    svk_addition_params p = svk_addition_params_default();
+    p.digits = 0;
+    svk_addition *a = NULL;
+    return svk_addition_create(&p, &a);
+}
+static svk_status addition_reserved(fixture *f)
+{
+    (void)f;
+    svk_addition_params p = svk_addition_params_default();
+    p.reserved[2] = 5;
+    uint32_t len;
+    return svk_addition_max_len(&p, &len);
+}
+static svk_status addition_short_seq(fixture *f)
+{
+    svk_addition *a = NULL;
+    svk_status st = svk_addition_create(NULL, &a);
+    if (st == SVK_OK)
+        st = svk_addition_batch(a, B, T, f->tokens, f->targets);
+    svk_addition_destroy(&a);
+    return st;
+}
+static svk_status token_file_null_values(fixture *f)
+{
+    (void)f;
+    return svk_token_file_read("/dev/null", NULL, 4);
+}
+static svk_status save_grads_null_path(fixture *f)
+{
+    return svk_model_save_grads(f->m, NULL);
+}
+static svk_status save_logits_empty_path(fixture *f)
+{
+    return svk_model_save_logits(f->m, "");
+}
+static svk_status save_grads_null_model(fixture *f)
+{
+    (void)f;
+    return svk_model_save_grads(NULL, "/tmp/never-written.safetensors");
+}
 static svk_status prepare_bad_token(fixture *f)
 {
     f->tokens[2] = 64;
@@ -542,6 +633,19 @@ static const bad_case global_cases[] = {
     {"create: beta1 1", create_beta1_one, SVK_ERROR_INVALID_ARG, {"beta1", "1"}},
     {"create: max_norm -1", create_max_norm_negative, SVK_ERROR_INVALID_ARG, {"max_norm", "-1"}},
     {"svk_checkpoint_config path NULL", checkpoint_config_null, SVK_ERROR_INVALID_ARG, {"path", NULL}},
+    {"svk_model_open model NULL", open_null_model, SVK_ERROR_INVALID_ARG, {"model is NULL", NULL}},
+    {"svk_model_open flags 0x40", open_bad_flags, SVK_ERROR_INVALID_ARG, {"flags 0x40", NULL}},
+    {"svk_lr_schedule peak NaN", lr_schedule_peak_nan, SVK_ERROR_INVALID_ARG, {"peak", "nan"}},
+    {"svk_lr_schedule step 10 of 10", lr_schedule_past_total, SVK_ERROR_INVALID_ARG, {"step 10", "10 updates"}},
+    {"svk_lr_schedule lr NULL", lr_schedule_null_lr, SVK_ERROR_INVALID_ARG, {"lr is NULL", NULL}},
+    {"svk_text_data_open path NULL", text_open_null_path, SVK_ERROR_INVALID_ARG, {"path is NULL", NULL}},
+    {"svk_text_data_open order 9", text_open_bad_order, SVK_ERROR_INVALID_ARG, {"order=9", NULL}},
+    {"svk_text_data_batch data NULL", text_batch_null, SVK_ERROR_INVALID_ARG, {"data is NULL", NULL}},
+    {"svk_addition_create digits 0", addition_zero_digits, SVK_ERROR_INVALID_ARG, {"digits=0", NULL}},
+    {"svk_addition_max_len reserved set", addition_reserved, SVK_ERROR_INVALID_ARG, {"reserved[2] is 5", NULL}},
+    {"svk_addition_batch T 8 < 11", addition_short_seq, SVK_ERROR_INVALID_ARG, {"length 8", "needs >= 11"}},
+    {"svk_token_file_read values NULL", token_file_null_values, SVK_ERROR_INVALID_ARG, {"values is NULL", NULL}},
+    {"svk_model_save_grads model NULL", save_grads_null_model, SVK_ERROR_INVALID_ARG, {"model is NULL", NULL}},
 };
 
 /* Calls on a model: run once per backend. */
@@ -575,6 +679,8 @@ static const bad_case model_cases[] = {
     {"save into a missing directory", save_missing_dir, SVK_ERROR_IO, {"no/such/dir", NULL}},
     {"load a missing file", load_missing_file, SVK_ERROR_IO, {"absent.safetensors", NULL}},
     {"load_ex flags 0x80", load_bad_flags, SVK_ERROR_INVALID_ARG, {"flags 0x80", NULL}},
+    {"save_grads path NULL", save_grads_null_path, SVK_ERROR_INVALID_ARG, {"svk_model_save_grads", "path is NULL"}},
+    {"save_logits path empty", save_logits_empty_path, SVK_ERROR_INVALID_ARG, {"svk_model_save_logits", "path is empty"}},
     {"prepare_train_step token 64", prepare_bad_token, SVK_ERROR_INVALID_ARG, {"token 64 at [0, 2]", NULL}},
     {"record_train_step cmd NULL", record_null_cmd, SVK_ERROR_INVALID_ARG, {"cmd", NULL}},
 };

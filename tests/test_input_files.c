@@ -3,8 +3,9 @@
  * a FIFO (opening one for reading blocks until a writer comes, so a loader
  * that opens before it checks hangs for ever), a directory, a Unix socket,
  * a character device (/dev/null, which reading cannot harm) and a symlink
- * to a FIFO, each given to svk_st_read, to the public svk_checkpoint_config
- * and svk_model_load, and to svk_text_open. Each must fail within a second
+ * to a FIFO, each given to svk_st_read, to the public svk_checkpoint_config,
+ * svk_model_load and svk_model_open, and to the data readers
+ * svk_text_data_open and svk_token_file_read. Each must fail within a second
  * with a message that names the path and says what it is; a regular file
  * must still load (the control). A watchdog (tu_watchdog) turns a hang
  * into a failure that names the case, instead of a suite that never ends.
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #include "ckpt_util.h"
-#include "data/data.h"
 #include "io/safetensors.h"
 #include "test_util.h"
 
@@ -29,9 +29,16 @@ typedef struct input {
     const char *kind; /* what the message must call it */
 } input;
 
-enum { LOADER_ST_READ, LOADER_CONFIG, LOADER_MODEL_LOAD, LOADER_TEXT, LOADER_COUNT };
-static const char *const loader_names[LOADER_COUNT] = {"svk_st_read", "svk_checkpoint_config", "svk_model_load",
-                                                       "svk_text_open"};
+enum {
+    LOADER_ST_READ, LOADER_CONFIG, LOADER_MODEL_LOAD, LOADER_MODEL_OPEN, LOADER_TEXT, LOADER_TOKENS, LOADER_COUNT
+};
+static const char *const loader_names[LOADER_COUNT] = {
+    "svk_st_read", "svk_checkpoint_config", "svk_model_load", "svk_model_open", "svk_text_data_open",
+    "svk_token_file_read",
+};
+/* The control text file's bytes, read as int32 values by the token reader. */
+static const char control_text[] = "the quick brown fox jumps over the lazy dog\n";
+enum { CONTROL_TOKENS = (sizeof(control_text) - 1) / 4 };
 
 /* Runs one loader on path; returns its status, the message in svk_last_error(). */
 static svk_status run_loader(int loader, const char *path, svk_model *m)
@@ -50,12 +57,21 @@ static svk_status run_loader(int loader, const char *path, svk_model *m)
     }
     case LOADER_MODEL_LOAD:
         return svk_model_load(m, path, false);
-    default: {
-        svk_text text;
-        svk_status st = svk_text_open(NULL, &text, path, 1);
-        if (st == SVK_OK)
-            svk_text_free(&text);
+    case LOADER_MODEL_OPEN: {
+        svk_model *opened = NULL;
+        svk_status st = svk_model_open(NULL, path, 0, &opened);
+        svk_model_destroy(&opened);
         return st;
+    }
+    case LOADER_TEXT: {
+        svk_text_data *text = NULL;
+        svk_status st = svk_text_data_open(path, NULL, &text);
+        svk_text_data_destroy(&text);
+        return st;
+    }
+    default: {
+        int32_t v[CONTROL_TOKENS];
+        return svk_token_file_read(path, v, CONTROL_TOKENS);
     }
     }
 }
@@ -120,11 +136,11 @@ int main(int argc, char **argv)
     svk_status st = svk_model_save(m, ckpt, false);
     FILE *f = fopen(text_path, "wb");
     if (f) {
-        fputs("the quick brown fox jumps over the lazy dog\n", f);
+        fputs(control_text, f);
         fclose(f);
     }
     for (int l = 0; st == SVK_OK && l < LOADER_COUNT; l++) {
-        const char *p = l == LOADER_TEXT ? text_path : ckpt;
+        const char *p = l == LOADER_TEXT || l == LOADER_TOKENS ? text_path : ckpt;
         snprintf(current, sizeof(current), "%s on a regular file (%s)", loader_names[l], p);
         tu_watchdog(5, "%s", current);
         svk_status r = run_loader(l, p, m);

@@ -31,6 +31,15 @@ typedef struct svk_optimizer {
     float max_norm;        /* gradient clipping threshold; default 1.0, 0 = off */
 } svk_optimizer;
 
+/* The learning rate of update `step` (0-based) of a run of `total` updates
+ * with `warmup` warm-up updates and peak learning rate `peak`
+ * (docs/MODEL.md, "Optimiser"): a linear warm-up to the peak, then a cosine
+ * down to a tenth of it at the last update. Computed in double and rounded
+ * once, so every caller gets the same float. step < total, and peak finite
+ * and >= 0 (as svk_model_train_step's lr), else SVK_ERROR_INVALID_ARG
+ * naming the value. Thread-safety: any thread. */
+SVK_API svk_status svk_lr_schedule(uint64_t step, uint64_t total, uint64_t warmup, float peak, float *lr);
+
 typedef struct svk_model_params {
     svk_model_config config;   /* default: svk_model_config_default() */
     uint64_t seed;             /* initialisation seed; default 1 */
@@ -134,6 +143,16 @@ typedef struct svk_nonfinite_report {
  * finite (a step skipped for another batch, or weights changed since). */
 SVK_API svk_status svk_model_find_nonfinite(svk_model *model, const int32_t *tokens, const int32_t *targets,
                                             uint32_t B, uint32_t T, svk_nonfinite_report *report);
+
+/* Diagnostics, as safetensors files written like a save (atomically,
+ * refusing what is not a regular file) but without a configuration, for
+ * comparison with another implementation: the gradients of the last
+ * training step before clipping, tensors "grad.<parameter name>" in the
+ * parameters' shapes; and the logits of the last batch run (a training
+ * step, svk_model_eval_loss or svk_model_forward_logits), tensor "logits"
+ * [B, T, V]. Each waits for the step in flight. */
+SVK_API svk_status svk_model_save_grads(svk_model *model, const char *path);
+SVK_API svk_status svk_model_save_logits(svk_model *model, const char *path);
 
 /* Mean loss of the batch without changing the model. */
 SVK_API svk_status svk_model_eval_loss(svk_model *model, const int32_t *tokens, const int32_t *targets, uint32_t B,

@@ -11,5 +11,6 @@
 #include "buffer.h"
 #include "config.h"
 #include "model.h"
+#include "data.h"
 
 #endif

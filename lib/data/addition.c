@@ -1,10 +1,26 @@
+/* The addition task (svk/data.h): problems "a+b=c\n", a held-out set that
+ * training never sees, and batches with the loss on the answers only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/error.h"
 #include "core/rng.h"
-#include "data.h"
+#include "svk/data.h"
+
+struct svk_addition {
+    svk_addition_params params;
+    uint64_t state;      /* generator of training problems */
+    uint64_t *heldout;   /* sorted keys a * 10^digits + b */
+    size_t n_heldout;
+};
+
+/* Longest problem text in bytes: 2 digits + '+' + '=' + (digits + 1) + '\n'. */
+static uint32_t max_len(uint32_t digits)
+{
+    return 3 * digits + 4;
+}
 
 static uint64_t pow10u(uint32_t d)
 {
@@ -25,82 +41,190 @@ static bool is_heldout(const svk_addition *t, uint64_t key)
     return t->n_heldout && bsearch(&key, t->heldout, t->n_heldout, sizeof(key), cmp_u64) != NULL;
 }
 
-svk_status svk_addition_init(svk_log *log, svk_addition *t, uint32_t digits, size_t n_heldout, uint64_t seed)
+svk_addition_params svk_addition_params_default(void)
 {
-    memset(t, 0, sizeof(*t));
-    if (digits < 1 || digits > 9)
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "addition task: digits=%u must be in 1..9", digits);
-    uint64_t space = pow10u(digits) * pow10u(digits);
-    if (n_heldout > space / 2)
-        return svk_error(log, SVK_ERROR_INVALID_ARG,
-                         "addition task: %zu held-out problems is more than half of the %llu there are with %u digits",
-                         n_heldout, (unsigned long long)space, digits);
-    t->digits = digits;
-    t->state = seed;
-    t->heldout = svk_calloc(n_heldout ? n_heldout : 1, sizeof(*t->heldout));
-    if (!t->heldout)
-        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "addition task: out of host memory");
-    /* Distinct held-out problems from their own stream, so that changing the
-     * training seed does not change the test set. */
-    uint64_t hs = 0x5eed0fad0u + digits;
-    while (t->n_heldout < n_heldout) {
-        uint64_t key = svk_splitmix64(&hs) % space;
-        if (!is_heldout(t, key)) {
-            t->heldout[t->n_heldout++] = key;
-            qsort(t->heldout, t->n_heldout, sizeof(*t->heldout), cmp_u64);
-        }
-    }
+    return (svk_addition_params){.digits = 2, .heldout = 500, .seed = 1};
+}
+
+/* The values of params (the callers check its reserved fields, so that the
+ * message names them as the caller's). */
+static svk_status check_params(const svk_addition_params *p)
+{
+    if (p->digits < 1 || p->digits > 9)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "addition task: digits=%u must be in 1..9", p->digits);
+    const uint64_t space = pow10u(p->digits) * pow10u(p->digits);
+    if (p->heldout > space / 2)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "addition task: %u held-out problems is more than half of the %llu there are with %u digits",
+                         p->heldout, (unsigned long long)space, p->digits);
     return SVK_OK;
 }
 
-void svk_addition_free(svk_addition *t)
+svk_status svk_addition_max_len(const svk_addition_params *params, uint32_t *len)
 {
-    free(t->heldout);
-    memset(t, 0, sizeof(*t));
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, params);
+    SVK_CHECK_PTR(NULL, len);
+    SVK_CHECK_RESERVED(NULL, params->reserved);
+    svk_status st = check_params(params);
+    if (st == SVK_OK)
+        *len = max_len(params->digits);
+    return st;
 }
 
-/* Writes "a+b=" and "c\n"; digits <= 9 keeps both within
- * svk_addition_max_len + 1 bytes. */
-static void problem_text(uint64_t key, uint32_t digits, char *prompt, char *answer)
+/* The held-out keys: the first n distinct ones of their own stream, so that
+ * the training seed does not change the test set (and a smaller set is a
+ * subset of a larger one), sorted for bsearch. Distinctness is tracked in
+ * an open-addressing set of 2n..4n slots (keys stored + 1, 0 = empty), so
+ * drawing n keys costs O(n), not a sort per key. */
+static svk_status draw_heldout(svk_addition *t, uint64_t space)
+{
+    const size_t n = t->params.heldout;
+    size_t cap = 1;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint64_t *set = svk_calloc(cap, sizeof(*set));
+    t->heldout = svk_calloc(n ? n : 1, sizeof(*t->heldout));
+    if (!set || !t->heldout) {
+        free(set);
+        return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "addition task: out of host memory");
+    }
+    uint64_t hs = 0x5eed0fad0u + t->params.digits;
+    while (t->n_heldout < n) {
+        const uint64_t key = svk_splitmix64(&hs) % space;
+        uint64_t h = key * 0x9e3779b97f4a7c15ull;
+        size_t i = (size_t)(h >> 17) & (cap - 1);
+        while (set[i] && set[i] != key + 1)
+            i = (i + 1) & (cap - 1);
+        if (!set[i]) {
+            set[i] = key + 1;
+            t->heldout[t->n_heldout++] = key;
+        }
+    }
+    free(set);
+    qsort(t->heldout, t->n_heldout, sizeof(*t->heldout), cmp_u64);
+    return SVK_OK;
+}
+
+svk_status svk_addition_create(const svk_addition_params *params, svk_addition **out)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, out);
+    *out = NULL;
+    if (params)
+        SVK_CHECK_RESERVED(NULL, params->reserved);
+    const svk_addition_params p = params ? *params : svk_addition_params_default();
+    svk_status st = check_params(&p);
+    if (st != SVK_OK)
+        return st;
+    svk_addition *t = svk_calloc(1, sizeof(*t));
+    if (!t)
+        return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "addition task: out of host memory");
+    t->params = p;
+    t->state = p.seed;
+    if ((st = draw_heldout(t, pow10u(p.digits) * pow10u(p.digits))) != SVK_OK) {
+        svk_addition_destroy(&t);
+        return st;
+    }
+    *out = t;
+    return SVK_OK;
+}
+
+void svk_addition_destroy(svk_addition **task)
+{
+    if (!task || !*task)
+        return;
+    free((*task)->heldout);
+    free(*task);
+    *task = NULL;
+}
+
+/* Room for any text problem_text writes as far as the compiler can tell
+ * (two 20-digit numbers); digits <= 9 keeps it within
+ * SVK_ADDITION_TEXT_MAX. */
+#define TEXT_BUF 48
+
+/* Writes "a+b=" and "c\n". */
+static void problem_text(uint64_t key, uint32_t digits, char prompt[TEXT_BUF], char answer[TEXT_BUF])
 {
     uint64_t p = pow10u(digits), a = key / p, b = key % p;
-    size_t n = svk_addition_max_len(digits) + 1;
-    snprintf(prompt, n, "%llu+%llu=", (unsigned long long)a, (unsigned long long)b);
-    snprintf(answer, n, "%llu\n", (unsigned long long)(a + b));
+    snprintf(prompt, TEXT_BUF, "%llu+%llu=", (unsigned long long)a, (unsigned long long)b);
+    snprintf(answer, TEXT_BUF, "%llu\n", (unsigned long long)(a + b));
 }
 
-void svk_addition_heldout(const svk_addition *t, size_t i, char *prompt, char *answer)
+svk_status svk_addition_heldout(const svk_addition *task, uint32_t i, char *prompt, size_t prompt_size, char *answer,
+                                size_t answer_size)
 {
-    problem_text(t->heldout[i % (t->n_heldout ? t->n_heldout : 1)], t->digits, prompt, answer);
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, task);
+    const svk_addition *t = task;
+    SVK_CHECK_PTR(NULL, prompt);
+    SVK_CHECK_PTR(NULL, answer);
+    if (i >= t->n_heldout)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: problem %u of a held-out set of %zu", __func__, i,
+                         t->n_heldout);
+    char p[TEXT_BUF], a[TEXT_BUF];
+    problem_text(t->heldout[i], t->params.digits, p, a);
+    if (strlen(p) >= prompt_size || strlen(a) >= answer_size)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "%s: problem %u needs %zu bytes for its prompt and %zu for its answer; prompt_size is %zu "
+                         "and answer_size %zu", __func__, i, strlen(p) + 1, strlen(a) + 1, prompt_size, answer_size);
+    memcpy(prompt, p, strlen(p) + 1);
+    memcpy(answer, a, strlen(a) + 1);
+    return SVK_OK;
 }
 
-svk_status svk_addition_batch(svk_log *log, svk_addition *t, uint32_t B, uint32_t T, int32_t *tokens,
-                              int32_t *targets)
+svk_status svk_addition_position(const svk_addition *task, uint64_t *position)
 {
-    uint32_t need = svk_addition_max_len(t->digits) + 1;
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, task);
+    const svk_addition *t = task;
+    SVK_CHECK_PTR(NULL, position);
+    *position = t->state;
+    return SVK_OK;
+}
+
+svk_status svk_addition_seek(svk_addition *task, uint64_t position)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, task);
+    svk_addition *t = task;
+    t->state = position;
+    return SVK_OK;
+}
+
+svk_status svk_addition_batch(svk_addition *task, uint32_t B, uint32_t T, int32_t *tokens, int32_t *targets)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, task);
+    svk_addition *t = task;
+    SVK_CHECK_PTR(NULL, tokens);
+    SVK_CHECK_PTR(NULL, targets);
+    const uint32_t digits = t->params.digits, need = max_len(digits) + 1;
     if (T < need)
-        return svk_error(log, SVK_ERROR_INVALID_ARG,
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
                          "addition task: sequence length %u is too short for %u-digit problems (needs >= %u)", T,
-                         t->digits, need);
-    uint64_t space = pow10u(t->digits) * pow10u(t->digits);
+                         digits, need);
+    uint64_t space = pow10u(digits) * pow10u(digits);
     for (uint32_t r = 0; r < B; r++) {
         int32_t *tok = tokens + (size_t)r * T, *tgt = targets + (size_t)r * T;
         /* The row is a stream of T + 1 bytes s[0..T]: tokens are s[0..T),
-         * targets s[1..T]; byte i is written by put(). Whole problems only,
-         * then '\n' padding without loss. */
-        uint32_t len = 0;
-        char prompt[40], answer[40];
+         * targets s[1..T]; byte `at` of it goes to tok[at] and tgt[at - 1].
+         * Whole problems only, then '\n' padding without loss. Counted in
+         * 64 bits: T + 1 is 2^32 at T's largest. */
+        uint64_t len = 0;
+        char prompt[TEXT_BUF], answer[TEXT_BUF];
         for (;;) {
             uint64_t key;
             do
                 key = svk_splitmix64(&t->state) % space;
             while (is_heldout(t, key));
-            problem_text(key, t->digits, prompt, answer);
+            problem_text(key, digits, prompt, answer);
             uint32_t lp = (uint32_t)strlen(prompt), la = (uint32_t)strlen(answer);
-            if (len + lp + la > T + 1)
+            if (len + lp + la > (uint64_t)T + 1)
                 break;
             for (uint32_t i = 0; i < lp + la; i++) {
-                uint32_t at = len + i;
+                uint64_t at = len + i;
                 int32_t ch = (unsigned char)(i < lp ? prompt[i] : answer[i - lp]);
                 if (at < T)
                     tok[at] = ch;
@@ -109,7 +233,7 @@ svk_status svk_addition_batch(svk_log *log, svk_addition *t, uint32_t B, uint32_
             }
             len += lp + la;
         }
-        for (uint32_t at = len; at <= T; at++) {
+        for (uint64_t at = len; at <= T; at++) {
             if (at < T)
                 tok[at] = '\n';
             if (at > 0)

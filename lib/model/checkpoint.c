@@ -505,13 +505,29 @@ svk_status svk_model_open(svk_ctx *ctx, const char *path, uint32_t flags, svk_mo
     return SVK_OK;
 }
 
-svk_status svk_model_dump_grads(svk_model *m, const char *path)
+/* The entry of the diagnostic writers: a usable model whose step in
+ * flight has finished, so the tensors read are that step's. */
+static svk_status begin_dump(svk_model *m, const char *path, const char *func)
 {
+    svk_log *log = svk_model_log(m);
+    if (!path || !*path)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: path is %s", func, path ? "empty" : "NULL");
+    svk_status st = svk_model_check_usable(m, func);
+    return st == SVK_OK ? svk_model_settle(m) : st;
+}
+
+svk_status svk_model_save_grads(svk_model *model, const char *path)
+{
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, model);
+    svk_model *m = model;
+    svk_status st = begin_dump(m, path, __func__);
+    if (st != SVK_OK)
+        return st;
     svk_log *log = svk_model_log(m);
     svk_st_entry *e = svk_calloc(m->n_params, sizeof(*e));
     char (*names)[SVK_PARAM_NAME_MAX + 8] = svk_calloc(m->n_params, sizeof(*names));
     float *host = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float));
-    svk_status st = SVK_OK;
     if (!e || !names || !host)
         st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
     float *at = host;
@@ -531,15 +547,21 @@ svk_status svk_model_dump_grads(svk_model *m, const char *path)
     return st;
 }
 
-svk_status svk_model_dump_logits(svk_model *m, const char *path)
+svk_status svk_model_save_logits(svk_model *model, const char *path)
 {
+    svk_error_clear_thread();
+    SVK_CHECK_PTR(NULL, model);
+    svk_model *m = model;
+    svk_status st = begin_dump(m, path, __func__);
+    if (st != SVK_OK)
+        return st;
     svk_log *log = svk_model_log(m);
     const svk_plan *p = &m->plan;
     const svk_plan_tensor *t = &p->tensors[p->logits];
     float *host = svk_malloc(t->elems * sizeof(float));
     if (!host)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
-    svk_status st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);
+    st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);
     svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B, p->T, p->config.vocab}, host};
     if (st == SVK_OK)
         st = svk_st_write(log, path, &e, 1, NULL, 0);

@@ -99,13 +99,4 @@ void svk_model_forget_recordings(svk_model *m);
 extern const svk_backend_impl svk_backend_cpu;
 extern const svk_backend_impl svk_backend_vulkan;
 
-
-
-/* Writes the gradients of the last step (before clipping) as safetensors,
- * named "grad.<parameter name>" (svk-train --dump-grads). */
-svk_status svk_model_dump_grads(svk_model *m, const char *path);
-/* Writes the logits of the last forward pass, tensor "logits" [B, T, V]
- * (svk-train --dump-logits). */
-svk_status svk_model_dump_logits(svk_model *m, const char *path);
-
 #endif

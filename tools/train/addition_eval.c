@@ -4,35 +4,47 @@
 
 #include "addition_eval.h"
 
-svk_status svk_addition_accuracy(svk_model *m, const svk_addition *task, size_t n, size_t show, size_t *correct)
+svk_status svk_addition_accuracy(svk_model *m, const svk_addition *task, uint32_t digits, size_t n, size_t show,
+                                 size_t *correct)
 {
     const svk_model_config *c = svk_model_get_config(m);
-    const uint32_t L = svk_addition_max_len(task->digits), T = L + 1 <= c->ctx ? L + 1 : c->ctx;
+    svk_addition_params ap = svk_addition_params_default();
+    ap.digits = digits;
+    ap.heldout = 0;
+    uint32_t L;
+    svk_status st = svk_addition_max_len(&ap, &L);
+    if (st != SVK_OK)
+        return st;
+    const uint32_t T = L + 1 <= c->ctx ? L + 1 : c->ctx;
     *correct = 0;
     if (n == 0)
         return SVK_OK;
-    char (*prompt)[32] = calloc(n, sizeof(*prompt)), (*answer)[32] = calloc(n, sizeof(*answer));
+    char (*prompt)[SVK_ADDITION_TEXT_MAX] = calloc(n, sizeof(*prompt));
+    char (*answer)[SVK_ADDITION_TEXT_MAX] = calloc(n, sizeof(*answer));
     char (*got)[32] = calloc(n, sizeof(*got));
     uint32_t *len = calloc(n, sizeof(*len));
     bool *done = calloc(n, sizeof(*done));
     int32_t *tok = calloc(n * T, sizeof(*tok));
     float *logits = malloc(n * T * c->vocab * sizeof(float));
-    svk_status st = SVK_OK;
     if (!prompt || !answer || !got || !len || !done || !tok || !logits) {
+        fprintf(stderr, "svk-train: out of memory for the evaluation of %zu problems\n", n);
         st = SVK_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        svk_addition_heldout(task, i, prompt[i], answer[i]);
+        st = svk_addition_heldout(task, (uint32_t)i, prompt[i], sizeof(prompt[i]), answer[i], sizeof(answer[i]));
+        if (st != SVK_OK)
+            break;
         len[i] = (uint32_t)strlen(prompt[i]);
         for (uint32_t k = 0; k < len[i]; k++)
             tok[i * T + k] = (unsigned char)prompt[i][k];
         for (uint32_t k = len[i]; k < T; k++)
             tok[i * T + k] = '\n'; /* after the text: causal attention never looks there */
     }
-    /* One forward pass per answer character, all problems in one batch;
-     * each row reads the logits at its own last position. */
-    for (uint32_t step = 0; step <= task->digits + 1 && st == SVK_OK; step++) {
+    /* One forward pass per answer character (at most digits + 1 digits and
+     * the newline), all problems in one batch; each row reads the logits at
+     * its own last position. */
+    for (uint32_t step = 0; step <= digits + 1 && st == SVK_OK; step++) {
         if ((st = svk_model_forward_logits(m, tok, (uint32_t)n, T, logits)) != SVK_OK)
             break;
         for (size_t i = 0; i < n; i++) {
@@ -55,7 +67,7 @@ svk_status svk_addition_accuracy(svk_model *m, const svk_addition *task, size_t 
         *correct += ok;
         if (i < show) {
             size_t gl = strlen(got[i]);
-            printf("  %s%-*.*s %s (want %.*s)\n", prompt[i], (int)task->digits + 1,
+            printf("  %s%-*.*s %s (want %.*s)\n", prompt[i], (int)digits + 1,
                    (int)(gl && got[i][gl - 1] == '\n' ? gl - 1 : gl), got[i], ok ? "ok" : "wrong",
                    (int)strlen(answer[i]) - 1, answer[i]);
         }

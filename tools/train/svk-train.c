@@ -16,10 +16,6 @@
 #include "addition_eval.h"
 #include "cli_exit.h"
 #include "cli_parse.h"
-#include "data/data.h"
-#include "io/file.h"
-#include "model/model.h"
-#include "ref.h"
 #include "run_state.h"
 #include "svk/svk.h"
 
@@ -104,6 +100,24 @@ static bool is_valued(const char *a)
     return false;
 }
 
+/* --config's KEY=VALUE into c; false with a message on stderr. */
+static bool config_arg(svk_model_config *c, const char *kv)
+{
+    char key[64];
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(key)) {
+        fprintf(stderr, "svk-train: --config takes KEY=VALUE, not '%s'\n", kv);
+        return false;
+    }
+    memcpy(key, kv, (size_t)(eq - kv));
+    key[eq - kv] = '\0';
+    if (svk_model_config_set(c, key, eq + 1) != SVK_OK) {
+        fprintf(stderr, "svk-train: --config %s: %s\n", kv, svk_last_error());
+        return false;
+    }
+    return true;
+}
+
 static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
@@ -134,18 +148,8 @@ static int parse(int argc, char **argv, options *o)
             ok = svk_cli_device(a, v, &o->device, &err);
             o->device_text = v;
         } else if (!strcmp(a, "--config")) {
-            char key[64];
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key)) {
-                fprintf(stderr, "svk-train: --config takes KEY=VALUE, not '%s'\n", v);
+            if (!config_arg(&o->config, v))
                 return SVK_EXIT_USAGE;
-            }
-            memcpy(key, v, (size_t)(eq - v));
-            key[eq - v] = '\0';
-            if (svk_model_config_set(&o->config, key, eq + 1) != SVK_OK) {
-                fprintf(stderr, "svk-train: --config %s: %s\n", v, svk_last_error());
-                return SVK_EXIT_USAGE;
-            }
             o->config_set = true;
         } else if (!strcmp(a, "--task")) {
             if (strcmp(v, "addition")) {
@@ -202,21 +206,22 @@ static int parse(int argc, char **argv, options *o)
     return SVK_EXIT_OK;
 }
 
-/* A raw int32 [B, T] file of exactly B * T values: read as libsvk reads
- * any file (lib/io/file.h: a FIFO or device is refused, not waited on),
- * and no more than one byte past the size it must have. */
+/* A raw int32 [B, T] file of exactly B * T values (svk_token_file_read:
+ * a FIFO or device is refused, not waited on). */
 static int32_t *read_batch(const char *opt, const char *path, uint32_t B, uint32_t T)
 {
-    const uint64_t want = (uint64_t)B * T * sizeof(int32_t);
-    void *data = NULL;
-    size_t size = 0;
-    if (svk_file_read(NULL, NULL, path, want, &data, &size) != SVK_OK) {
-        fprintf(stderr, "svk-train: %s: %s\n", opt, svk_last_error());
+    int32_t *data = malloc((size_t)B * T * sizeof(*data));
+    if (!data) {
+        fprintf(stderr, "svk-train: %s: out of memory for a %u x %u batch\n", opt, B, T);
         return NULL;
     }
-    if (size != want) {
-        fprintf(stderr, "svk-train: %s %s holds %zu bytes; it must hold exactly B*T = %u*%u int32 values (%llu bytes; "
-                        "--batch, --seq)\n", opt, path, size, B, T, (unsigned long long)want);
+    svk_status st = svk_token_file_read(path, data, (uint64_t)B * T);
+    if (st == SVK_ERROR_INVALID_ARG)
+        fprintf(stderr, "svk-train: %s must hold exactly B*T = %u*%u int32 values (--batch, --seq): %s\n", opt, B, T,
+                svk_last_error());
+    else if (st != SVK_OK)
+        fprintf(stderr, "svk-train: %s: %s\n", opt, svk_last_error());
+    if (st != SVK_OK) {
         free(data);
         return NULL;
     }
@@ -364,18 +369,26 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
                         "saved there\n", path);
 }
 
-/* The run's state for a save after `position` steps. */
+/* The run's state for a save after `position` steps. The data stream's
+ * position (run_state.h's data_state) is that of the text's windows or the
+ * addition problems; 0 for a fixed batch. */
 static svk_status save_run(svk_model *m, const char *path, const options *o, uint64_t position,
-                           svk_train_data data, uint64_t data_size, uint64_t data_state)
+                           svk_train_data data, uint64_t data_size, const svk_text_data *text,
+                           const svk_addition *task)
 {
+    uint64_t data_state = 0;
+    svk_status st = text ? svk_text_data_position(text, &data_state)
+                  : task ? svk_addition_position(task, &data_state) : SVK_OK;
+    if (st != SVK_OK)
+        return st;
     svk_train_run r = {
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .constant_lr = o->constant_lr,
         .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0, .data_size = data_size, .data_state = data_state,
     };
-    char text[SVK_TRAIN_RUN_TEXT_MAX];
-    svk_train_run_format(&r, text, sizeof(text));
-    const svk_metadata meta = {SVK_TRAIN_RUN_KEY, text};
+    char run_text[SVK_TRAIN_RUN_TEXT_MAX];
+    svk_train_run_format(&r, run_text, sizeof(run_text));
+    const svk_metadata meta = {SVK_TRAIN_RUN_KEY, run_text};
     svk_save_params sp = svk_save_params_default();
     sp.optimizer = true;
     sp.metadata = &meta;
@@ -391,10 +404,9 @@ int main(int argc, char **argv)
         return rc;
     svk_ctx *ctx = NULL;
     svk_model *m = NULL;
-    svk_addition task = {0};
-    svk_text text = {0};
+    svk_addition *task = NULL;
+    svk_text_data *text = NULL;
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
-    rc = SVK_EXIT_FAILURE;
     const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
 
     /* A resumed run takes its checkpoint's configuration, and its run's
@@ -438,14 +450,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
         return SVK_EXIT_USAGE;
     }
-    /* svk_addition_batch would refuse it at the first step; here it is
-     * refused before the device and the model are made. */
-    if (addition && T < svk_addition_max_len(o.digits) + 1) {
-        fprintf(stderr, "svk-train: --seq %u is too short for the addition task with --digits %u: a problem takes "
-                        "up to %u tokens, so --seq must be at least %u\n",
-                T, o.digits, svk_addition_max_len(o.digits), svk_addition_max_len(o.digits) + 1);
-        return SVK_EXIT_USAGE;
+    svk_addition_params ap = svk_addition_params_default();
+    ap.digits = o.digits;
+    ap.heldout = o.eval_n;
+    ap.seed = o.seed;
+    if (addition) {
+        /* svk_addition_batch would refuse a short --seq at the first step;
+         * here it is refused before the device and the model are made. */
+        uint32_t len;
+        if (svk_addition_max_len(&ap, &len) != SVK_OK) {
+            /* Its one refusal of a valid --digits is too many --eval problems. */
+            fail("--eval");
+            return SVK_EXIT_USAGE;
+        }
+        if (T < len + 1) {
+            fprintf(stderr, "svk-train: --seq %u is too short for the addition task with --digits %u: a problem "
+                            "takes up to %u tokens, so --seq must be at least %u\n", T, o.digits, len, len + 1);
+            return SVK_EXIT_USAGE;
+        }
     }
+    rc = SVK_EXIT_FAILURE;
 
     /* The data first, so that a missing or short file is refused before a
      * device is opened. */
@@ -455,45 +479,43 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
         goto out;
     }
-    uint64_t *data_state = NULL, data_size = 0;
+    uint64_t data_size = 0;
     if (o.tokens) {
         if (!(fixed_tok = read_batch("--tokens", o.tokens, B, T)) ||
             !(fixed_tgt = read_batch("--targets", o.targets, B, T)))
             goto out;
     } else if (o.data) {
-        if (svk_text_open(NULL, &text, o.data, o.seed) != SVK_OK) {
+        svk_text_data_params tp = svk_text_data_params_default();
+        tp.seed = o.seed;
+        if (svk_text_data_open(o.data, &tp, &text) != SVK_OK || svk_text_data_size(text, &data_size) != SVK_OK) {
             fail("--data");
             goto out;
         }
         /* A window of T tokens and its T targets read T + 1 bytes: a shorter
-         * file has no window (svk_text_batch refuses it). */
-        if (text.size < (size_t)T + 1) {
-            fprintf(stderr, "svk-train: --data %s holds %zu bytes; --seq %u needs at least %llu (one sequence + 1)\n",
-                    o.data, text.size, T, (unsigned long long)T + 1);
+         * file has no window (svk_text_data_batch refuses it). */
+        if (data_size < (uint64_t)T + 1) {
+            fprintf(stderr, "svk-train: --data %s holds %llu bytes; --seq %u needs at least %llu (one sequence + 1)\n",
+                    o.data, (unsigned long long)data_size, T, (unsigned long long)T + 1);
             goto out;
         }
-        data_state = &text.state;
-        data_size = text.size;
-    } else {
-        svk_status st = svk_addition_init(NULL, &task, o.digits, o.eval_n, o.seed);
-        if (st != SVK_OK) {
-            /* Its one refusal of a valid --digits is too many --eval problems. */
-            fail(st == SVK_ERROR_INVALID_ARG ? "--eval" : "addition task");
-            if (st == SVK_ERROR_INVALID_ARG)
-                rc = SVK_EXIT_USAGE;
-            goto out;
-        }
-        data_state = &task.state;
+    } else if (svk_addition_create(&ap, &task) != SVK_OK) {
+        fail("addition task");
+        goto out;
     }
     /* The data stream goes on where the run left it, if it is the same
      * stream: the same kind of data (and for text a file of the same size,
      * the one check of its identity that costs nothing) and the same seed. */
-    if (have_run && data_state) {
+    if (have_run && (text || task)) {
         const bool same = run.data == data && run.seed == o.seed && (data != SVK_TRAIN_DATA_TEXT || run.data_size == data_size) &&
                           (data != SVK_TRAIN_DATA_ADDITION || run.digits == o.digits);
+        svk_status st = SVK_OK;
         if (same)
-            *data_state = run.data_state;
-        else
+            st = text ? svk_text_data_seek(text, run.data_state) : svk_addition_seek(task, run.data_state);
+        if (st != SVK_OK) {
+            fail("--resume");
+            goto out;
+        }
+        if (!same)
             fprintf(stderr, "svk-train: note: the data (%s%s, seed %llu) is not the resumed run's (%s, seed %llu): "
                             "it starts again from --seed\n", svk_train_data_name(data),
                     data == SVK_TRAIN_DATA_TEXT ? " file" : "", (unsigned long long)o.seed,
@@ -572,16 +594,20 @@ int main(int argc, char **argv)
         if (fixed_tok) {
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
             memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
-        } else if (o.data) {
-            if (svk_text_batch(NULL, &text, B, T, tok, tgt) != SVK_OK) {
+        } else if (text) {
+            if (svk_text_data_batch(text, B, T, tok, tgt) != SVK_OK) {
                 fail("--data");
                 goto out;
             }
-        } else if (svk_addition_batch(NULL, &task, B, T, tok, tgt) != SVK_OK) {
+        } else if (svk_addition_batch(task, B, T, tok, tgt) != SVK_OK) {
             fail("addition task");
             goto out;
         }
-        float lr = o.constant_lr ? o.lr : (float)svk_ref_lr_schedule_f64(s, total, o.warmup, o.lr);
+        float lr = o.lr;
+        if (!o.constant_lr && svk_lr_schedule(s, total, o.warmup, o.lr, &lr) != SVK_OK) {
+            fail("the learning-rate schedule");
+            goto out;
+        }
         bool log_now = o.jsonl || (s + 1) % o.log_every == 0 || s + 1 == end || s == first;
         bool first_step = s == first;
         const bool save_now = o.save && o.save_every && (s + 1) % o.save_every == 0 && s + 1 != end;
@@ -608,11 +634,11 @@ int main(int argc, char **argv)
                 diagnosed = true;
             }
         }
-        if (first_step && o.dump_grads && svk_model_dump_grads(m, o.dump_grads) != SVK_OK) {
+        if (first_step && o.dump_grads && svk_model_save_grads(m, o.dump_grads) != SVK_OK) {
             fail("--dump-grads");
             goto out;
         }
-        if (first_step && o.dump_logits && svk_model_dump_logits(m, o.dump_logits) != SVK_OK) {
+        if (first_step && o.dump_logits && svk_model_save_logits(m, o.dump_logits) != SVK_OK) {
             fail("--dump-logits");
             goto out;
         }
@@ -666,8 +692,8 @@ int main(int argc, char **argv)
             goto out;
         }
         if (save_now) {
-            svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, data, data_size,
-                                                             data_state ? *data_state : 0);
+            svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, data, data_size, text,
+                                                             task);
             if (info.skipped)
                 fprintf(stderr, "svk-train: warning: not saving at step %llu: the step was skipped (non-finite); "
                                 "%s keeps what it held\n", (unsigned long long)(s + 1), o.save);
@@ -704,7 +730,7 @@ int main(int argc, char **argv)
             goto out;
         }
         if (st == SVK_OK)
-            st = save_run(m, o.save, &o, end, data, data_size, data_state ? *data_state : 0);
+            st = save_run(m, o.save, &o, end, data, data_size, text, task);
         if (st == SVK_ERROR_NONFINITE) {
             fprintf(stderr, "svk-train: the run has diverged: %s\n", svk_last_error());
             rc = SVK_EXIT_DIVERGED;
@@ -721,7 +747,7 @@ int main(int argc, char **argv)
         size_t correct = 0;
         if (!o.jsonl)
             printf("held-out problems (%u digits):\n", o.digits);
-        if (svk_addition_accuracy(m, &task, o.eval_n, o.jsonl ? 0 : 8, &correct) != SVK_OK) {
+        if (svk_addition_accuracy(m, task, o.digits, o.eval_n, o.jsonl ? 0 : 8, &correct) != SVK_OK) {
             fail("evaluating");
             goto out;
         }
@@ -736,8 +762,8 @@ out:
     free(tgt);
     free(fixed_tok);
     free(fixed_tgt);
-    svk_addition_free(&task);
-    svk_text_free(&text);
+    svk_addition_destroy(&task);
+    svk_text_data_destroy(&text);
     svk_model_destroy(&m);
     svk_ctx_destroy(&ctx);
     return rc;

@@ -1,0 +1,150 @@
+/*
+ * Training data for byte-level models (a vocabulary of at least 256: a
+ * token is a byte): the bytes of a text file, the built-in addition task,
+ * and raw token files. The first two give batches of tokens and
+ * next-token targets, int32 [B, T] (a target of -1 carries no loss), to
+ * hand to svk_model_train_step, from a generator whose position can be
+ * read and set again: a run that saves the position beside its weights
+ * (svk_save_params.metadata) goes on later with the very batches it would
+ * have had. No device or context is involved; errors are reported through
+ * svk_last_error().
+ */
+#ifndef SVK_DATA_H
+#define SVK_DATA_H
+
+#include <stdbool.h>
+#include "common.h"
+
+SVK_BEGIN_DECLS
+
+/* ---- byte-level text ------------------------------------------------------ */
+
+/* The bytes of a file, read whole at open, and where its batches stand.
+ * Opaque. Thread-safety: one thread at a time; distinct objects are
+ * independent. */
+typedef struct svk_text_data svk_text_data;
+
+typedef enum svk_text_order {
+    /* Each row of a batch is the window at an offset drawn uniformly from
+     * the file's [0, size - T) by a generator seeded with
+     * svk_text_data_params.seed; windows may overlap and repeat. */
+    SVK_TEXT_RANDOM = 0,
+    /* Rows are consecutive windows T bytes apart (each row's last target
+     * is the next row's first token), from offset 0: a pass over the file
+     * in order, for evaluation. A window that would run past the end
+     * starts the file again at offset 0, so the last size mod T bytes or
+     * so of a pass may be left out. */
+    SVK_TEXT_SEQUENTIAL,
+} svk_text_order;
+
+typedef struct svk_text_data_params {
+    svk_text_order order; /* default SVK_TEXT_RANDOM */
+    uint64_t seed;        /* SVK_TEXT_RANDOM's generator; any value, default 1 */
+    uint64_t reserved[4]; /* must be zero */
+} svk_text_data_params;
+
+SVK_API svk_text_data_params svk_text_data_params_default(void);
+
+/* Reads the regular file at path whole (any size that fits in memory,
+ * empty included; its length decides which batches it can give). A FIFO,
+ * directory, socket or device is refused at once (SVK_ERROR_IO, naming
+ * what it is), never waited on. params NULL: the defaults. On failure
+ * *out is NULL. */
+SVK_API svk_status svk_text_data_open(const char *path, const svk_text_data_params *params, svk_text_data **out);
+
+/* Frees the data and sets *data to NULL. Accepts NULL and &NULL. */
+SVK_API void svk_text_data_destroy(svk_text_data **data);
+
+/* The file's length in bytes. */
+SVK_API svk_status svk_text_data_size(const svk_text_data *data, uint64_t *bytes);
+
+/* The next batch: for each row b, a window of T + 1 bytes at offset o,
+ * tokens[b, t] = bytes[o + t] and targets[b, t] = bytes[o + t + 1], so
+ * every position carries a loss. T >= 1 and the file must hold at least
+ * T + 1 bytes (else SVK_ERROR_INVALID_ARG with both sizes); the position
+ * advances only when the batch is given. */
+SVK_API svk_status svk_text_data_batch(svk_text_data *data, uint32_t B, uint32_t T, int32_t *tokens,
+                                       int32_t *targets);
+
+/* Where the data stands, as one number to store and give back to
+ * svk_text_data_seek: the generator's state (SVK_TEXT_RANDOM) or the next
+ * window's offset (SVK_TEXT_SEQUENTIAL). The same file, params and
+ * position give the same batches. */
+SVK_API svk_status svk_text_data_position(const svk_text_data *data, uint64_t *position);
+
+/* Goes to a position read by svk_text_data_position. Any value is a
+ * generator state; an offset must lie within the file (below its size, or
+ * 0), else SVK_ERROR_INVALID_ARG and the position is unchanged. */
+SVK_API svk_status svk_text_data_seek(svk_text_data *data, uint64_t position);
+
+/* ---- the addition task ---------------------------------------------------- */
+
+/* Problems "a+b=c\n" in decimal, with a and b drawn below 10^digits,
+ * packed whole into each row of T tokens and padded with '\n'. The loss is
+ * on the answer only: the digits of c and the newline that ends it (what
+ * tells generation to stop). A fixed set of held-out problems, which
+ * depends on digits alone, never appears in a training batch; a model's
+ * exact-match accuracy is measured on them (svk_addition_heldout gives
+ * their text). Opaque. Thread-safety: one thread at a time; distinct
+ * objects are independent. */
+typedef struct svk_addition svk_addition;
+
+typedef struct svk_addition_params {
+    uint32_t digits;      /* operand digits, 1..9; default 2 */
+    uint32_t heldout;     /* held-out problems, at most half of the 10^(2 digits) there are; default 500 */
+    uint64_t seed;        /* the training problems' generator; any value, default 1 */
+    /* Must be zero. Later versions give them meaning with zero as today's
+     * behaviour (e.g. the order of the answer's digits), so a struct from
+     * svk_addition_params_default() keeps this format. */
+    uint64_t reserved[4];
+} svk_addition_params;
+
+SVK_API svk_addition_params svk_addition_params_default(void);
+
+/* The most bytes any prompt or answer text takes, NUL included, whatever
+ * the params: a size for svk_addition_heldout's buffers. */
+#define SVK_ADDITION_TEXT_MAX 32u
+
+/* The longest problem's length in tokens for params (3 digits + 4 today:
+ * two operands, '+', '=', a sum one digit longer, '\n'): a batch's T must
+ * be greater. Checks params as svk_addition_create does. */
+SVK_API svk_status svk_addition_max_len(const svk_addition_params *params, uint32_t *len);
+
+/* Makes the task and draws its held-out set. params NULL: the defaults.
+ * On failure *out is NULL. */
+SVK_API svk_status svk_addition_create(const svk_addition_params *params, svk_addition **out);
+
+/* Frees the task and sets *task to NULL. Accepts NULL and &NULL. */
+SVK_API void svk_addition_destroy(svk_addition **task);
+
+/* The next training batch, tokens and targets [B, T]: whole problems in
+ * each row, then '\n' padding without loss. T must exceed the longest
+ * problem (svk_addition_max_len), else SVK_ERROR_INVALID_ARG. */
+SVK_API svk_status svk_addition_batch(svk_addition *task, uint32_t B, uint32_t T, int32_t *tokens,
+                                      int32_t *targets);
+
+/* The training problems' generator state, and going back to one: as
+ * svk_text_data_position and _seek (any value is a state). */
+SVK_API svk_status svk_addition_position(const svk_addition *task, uint64_t *position);
+SVK_API svk_status svk_addition_seek(svk_addition *task, uint64_t position);
+
+/* Held-out problem i, 0 <= i < params.heldout, in increasing order of (a,
+ * b): its prompt "a+b=" and the answer a model should continue it with,
+ * "c\n", as NUL-terminated text into buffers of prompt_size and
+ * answer_size bytes (SVK_ADDITION_TEXT_MAX always suffices). */
+SVK_API svk_status svk_addition_heldout(const svk_addition *task, uint32_t i, char *prompt, size_t prompt_size,
+                                        char *answer, size_t answer_size);
+
+/* ---- raw token files ------------------------------------------------------ */
+
+/* Reads a file of exactly count little-endian int32 values (a batch's
+ * tokens or targets, B * T of them) into values. A file of another length
+ * is refused with SVK_ERROR_INVALID_ARG naming both lengths, after reading
+ * at most count * 4 bytes of it; a FIFO, directory, socket or device with
+ * SVK_ERROR_IO, at once. The values are not checked against a vocabulary
+ * (svk_model_train_step does that). */
+SVK_API svk_status svk_token_file_read(const char *path, int32_t *values, uint64_t count);
+
+SVK_END_DECLS
+
+#endif
