@@ -38,6 +38,21 @@ check "a resume of a finished run trains nothing, and --steps lengthens it" bash
     '$train' ${small[*]} --resume '$dir/a2.safetensors' --steps 10 --jsonl > '$dir/r3.jsonl' 2> '$dir/r3.err' &&
     [ \$(grep -c '\"step\"' '$dir/r3.jsonl') -eq 2 ] && grep -q 'differs from the resumed run' '$dir/r3.err'"
 check "--init-from loads weights only" "$train" "${small[@]}" --steps 2 --init-from "$dir/a.safetensors"
+# A run from a checkpoint has the checkpoint's model: --init-from and
+# --resume take its configuration with no --config; a --config may repeat
+# its values (some of them, in any order) but not change one.
+check "--init-from takes the checkpoint's configuration" bash -c "
+    '$train' --batch 4 --seq 32 --eval 0 --steps 2 --init-from '$dir/a.safetensors' > '$dir/init.out' &&
+    grep -q '2 layers x 32 wide' '$dir/init.out'"
+check "--init-from with some of the checkpoint's --config values" "$train" --config layers=2 --config heads=2 \
+    --batch 4 --seq 32 --eval 0 --steps 1 --init-from "$dir/a.safetensors"
+usage_error "--init-from with a --config that changes the model" \
+    "--config width=64 conflicts with the model of --init-from $dir/a.safetensors" \
+    "$train" --config layers=2 --config width=64 --batch 4 --seq 32 --eval 0 --steps 1 --init-from "$dir/a.safetensors"
+usage_error "--resume with a --config that changes the model" "--config placement=pre conflicts with the model of --resume" \
+    "$train" --config placement=pre --resume "$dir/a.safetensors"
+check "--resume with one of the checkpoint's --config values" "$train" --config width=32 --eval 0 \
+    --resume "$dir/a.safetensors"
 check "--save-every" bash -c "'$train' ${small[*]} --steps 4 --save-every 2 --save '$dir/e.safetensors' >/dev/null && [ -s '$dir/e.safetensors' ]"
 python3 - "$dir" <<'PY'
 import struct, sys

@@ -23,7 +23,8 @@ typedef struct options {
     const char *device_text;     /* as given: "cpu", "vulkan", "vulkan:N" */
     svk_cli_device_choice device;
     svk_model_config config;
-    bool config_set;
+    int argc;                    /* the command line, where a run from a checkpoint finds the --config */
+    char **argv;                 /* options to check against the checkpoint's (checkpoint_config) */
     const char *data;            /* text file, or NULL: addition */
     uint32_t digits, eval_n;
     uint32_t steps, batch, seq, warmup, save_every, log_every;
@@ -66,10 +67,14 @@ static void usage(FILE *f)
 "  --save PATH             save the model, its optimiser state and the run's state there at the end\n"
 "  --save-every N          ... and every N steps (a save is skipped while the latest step was skipped)\n"
 "  --resume PATH           continue the run saved there: its model, optimiser, schedule, batch shape and\n"
-"                          data position; options given here override the run's (it is then a new run)\n"
+"                          data position; other options given here override the run's (it is then a new\n"
+"                          run)\n"
 "  --stop-at N             end this invocation after step N of the run (saving as at the end), to go on\n"
 "                          later with --resume\n"
-"  --init-from PATH        start from the weights there (a new run)\n"
+"  --init-from PATH        start a new run from the model saved there: its configuration and weights (not\n"
+"                          its optimiser state or run's settings)\n"
+"                          (a run from a checkpoint has its model: with --resume or --init-from, --config\n"
+"                          may repeat the checkpoint's values but not change them)\n"
 "  --find-nonfinite        on the first step skipped as non-finite, replay it operation by operation and\n"
 "                          report the first whose output holds NaN or infinity, and its inputs\n"
 "  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
@@ -122,6 +127,7 @@ static int parse(int argc, char **argv, options *o)
 {
     *o = (options){
         .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
+        .argc = argc, .argv = argv,
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
     };
@@ -150,7 +156,6 @@ static int parse(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--config")) {
             if (!config_arg(&o->config, v))
                 return SVK_EXIT_USAGE;
-            o->config_set = true;
         } else if (!strcmp(a, "--task")) {
             if (strcmp(v, "addition")) {
                 fprintf(stderr, "svk-train: unknown task '%s' (the built-in task is 'addition')\n", v);
@@ -369,6 +374,49 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
                         "saved there\n", path);
 }
 
+/* A run from a checkpoint (--resume, --init-from: opt) has the checkpoint's
+ * model, whose configuration the file holds: o->config becomes it. The
+ * command line's --config may repeat its values but not change them, for
+ * a checkpoint's weights fit its own model only; a key that would change
+ * one is refused (exit 2), naming the key and the checkpoint's values.
+ * Returns an exit status. */
+static int checkpoint_config(options *o, const char *opt, const char *path)
+{
+    svk_model_config fc;
+    if (svk_checkpoint_config(path, &fc) != SVK_OK) {
+        fprintf(stderr, "svk-train: %s: %s\n", opt, svk_last_error());
+        return SVK_EXIT_FAILURE;
+    }
+    /* The --config options in the order given (parse() checked them, and
+     * every option but the three flags takes a value), applied on top of
+     * the file's: the last value of a key is the one that counts. The
+     * culprit named is the last that alone would change the file's. */
+    svk_model_config given = fc;
+    const char *culprit = NULL;
+    for (int i = 1; i + 1 < o->argc; i++) {
+        if (!is_valued(o->argv[i]))
+            continue;
+        const char *kv = o->argv[++i];
+        if (strcmp(o->argv[i - 1], "--config"))
+            continue;
+        svk_model_config one = fc;
+        if (!config_arg(&given, kv) || !config_arg(&one, kv))
+            return SVK_EXIT_USAGE;
+        if (!svk_model_config_equal(&one, &fc))
+            culprit = kv;
+    }
+    if (!svk_model_config_equal(&given, &fc)) {
+        char json[1024] = "?";
+        svk_model_config_to_json(&fc, json, sizeof(json));
+        fprintf(stderr, "svk-train: --config %s conflicts with the model of %s %s, whose configuration is %s; a run "
+                        "from a checkpoint keeps its model (leave --config out, or give it the checkpoint's "
+                        "values)\n", culprit ? culprit : "...", opt, path, json);
+        return SVK_EXIT_USAGE;
+    }
+    o->config = fc;
+    return SVK_EXIT_OK;
+}
+
 /* The run's state for a save after `position` steps. The data stream's
  * position (run_state.h's data_state) is that of the text's windows or the
  * addition problems; 0 for a fixed batch. */
@@ -413,15 +461,11 @@ int main(int argc, char **argv)
      * settings and position (run_state.h) where the file has them. */
     svk_train_run run = {0};
     bool have_run = false;
+    if (o.init_from && (rc = checkpoint_config(&o, "--init-from", o.init_from)) != SVK_EXIT_OK)
+        return rc;
     if (o.resume) {
-        svk_model_config fc;
-        if (svk_checkpoint_config(o.resume, &fc) != SVK_OK)
-            return fail("--resume");
-        if (o.config_set && !svk_model_config_equal(&fc, &o.config)) {
-            fprintf(stderr, "svk-train: --config cannot change the configuration of a resumed run (%s)\n", o.resume);
-            return SVK_EXIT_USAGE;
-        }
-        o.config = fc;
+        if ((rc = checkpoint_config(&o, "--resume", o.resume)) != SVK_EXIT_OK)
+            return rc;
         char text_run[SVK_TRAIN_RUN_TEXT_MAX], why[256];
         if (svk_checkpoint_metadata(o.resume, SVK_TRAIN_RUN_KEY, text_run, sizeof(text_run), &have_run) != SVK_OK)
             return fail("--resume");
@@ -548,6 +592,7 @@ int main(int argc, char **argv)
         fail("--resume");
         goto out;
     }
+    /* The same file checkpoint_config read: the weights of that model. */
     if (o.init_from && svk_model_load(m, o.init_from, false) != SVK_OK) {
         fail("--init-from");
         goto out;
