@@ -95,12 +95,24 @@ killed_run() { # device, steps
     echo "$dev: $k kills ($inside after the run had moved on), $n starts; $(ls "$dir" | grep -c '\.tmp\.')" \
          "temporaries left by saves killed midway" >> "$dir/kills"
     rm -f "$dir"/*.tmp.*
-    [ $inside -ge 2 ] || { echo "fewer than 2 kills landed inside the run"; return 1; }
-    cmp "$dir/ref.st" "$dir/run.st"
+    cmp "$dir/ref.st" "$dir/run.st" || return 1
+    [ $inside -ge 2 ] || { echo "fewer than 2 kills landed inside the run (it outran the watcher)"; return 2; }
+}
+# A run that outran its watcher (a loaded machine: the poll is slower than a
+# step) proves too little, not something wrong: it runs again, up to 3 times.
+killed_runs() { # device, steps
+    local r
+    for try in 1 2 3; do
+        killed_run "$@"
+        r=$?
+        [ $r -eq 2 ] || return $r
+        echo "$1: attempt $try: too few kills inside the run; again" >> "$dir/kills"
+    done
+    return 1
 }
 check "cpu, --data: $kills random SIGKILLs, resumed until done, ends byte for byte as the straight run" \
-    killed_run cpu 100
+    killed_runs cpu 100
 check "vulkan, --data: $kills random SIGKILLs, resumed until done, ends byte for byte as the straight run" \
-    killed_run vulkan 100
+    killed_runs vulkan 100
 cat "$dir/kills" 2>/dev/null
 summary
