@@ -1,7 +1,7 @@
 /*
- * Training data (svk/data.h): the addition task's batches are correct sums,
- * carry loss on the answers only, never contain a held-out problem and
- * repeat per seed and position; text batches are windows of the file, in
+ * Training data (svk/data.h): the addition task's batches are correct sums
+ * (plain or reversed), carry loss on the answers only, never contain a
+ * held-out problem and repeat per seed and position; text batches are windows of the file, in
  * random or sequential order, and resume from a saved position; raw token
  * files are read exactly. Both streams give the very batches of the code
  * they replaced (svk-train's runs and checkpoints depend on it): a hash of
@@ -51,17 +51,30 @@ static bool heldout_keys(const svk_addition *task, uint32_t n, uint64_t *keys)
     return true;
 }
 
-static void addition_batches(tu_tally *t, uint64_t seed)
+/* c's digits as written in the answer format given, into a number. */
+static unsigned answer_value(const char *digits, svk_addition_answer order)
+{
+    unsigned v = 0;
+    const size_t n = strlen(digits);
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (unsigned)(digits[order == SVK_ADDITION_ANSWER_REVERSED ? n - 1 - i : i] - '0');
+    return v;
+}
+
+static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer order)
 {
     static int32_t tok[B * T], tgt[B * T];
     enum { HELD = 200 };
+    const char *format = order == SVK_ADDITION_ANSWER_REVERSED ? "reversed" : "plain";
     svk_addition_params p = svk_addition_params_default();
     p.digits = 3;
     p.heldout = HELD;
     p.seed = seed;
+    p.answer = order;
     svk_addition *task = NULL;
     svk_status st = svk_addition_create(&p, &task);
-    tu_check(t, st == SVK_OK, "addition task with 200 held-out problems: %s", st ? svk_last_error() : "");
+    tu_check(t, st == SVK_OK, "addition task with 200 held-out problems, %s answers: %s", format,
+             st ? svk_last_error() : "");
     if (st != SVK_OK)
         return;
     uint64_t held[HELD];
@@ -87,13 +100,18 @@ static void addition_batches(tu_tally *t, uint64_t seed)
                 row[i] = (char)x[i];
             row[T] = '\0';
             const char *q = row;
-            unsigned a, b, c;
+            unsigned a, b;
+            char c[16];
             int used;
             /* (%n after the number: a '\n' in the format would also eat the padding) */
-            while (sscanf(q, "%u+%u=%u%n", &a, &b, &c, &used) == 3 && q[used] == '\n') {
+            while (sscanf(q, "%u+%u=%15[0-9]%n", &a, &b, c, &used) == 3 && q[used] == '\n') {
                 used++;
                 problems++;
-                if (a + b != c)
+                /* A reversed answer's last digit is c's first, never 0
+                 * unless c is 0; a plain one's first likewise. */
+                const size_t lc = strlen(c);
+                if (a + b != answer_value(c, order) ||
+                    (lc > 1 && c[order == SVK_ADDITION_ANSWER_REVERSED ? lc - 1 : 0] == '0'))
                     bad_sum++;
                 for (int h = 0; h < HELD; h++)
                     leaked += held[h] == (uint64_t)a * 1000 + b;
@@ -109,16 +127,24 @@ static void addition_batches(tu_tally *t, uint64_t seed)
             }
         }
     }
-    tu_check(t, problems > 1000 && bad_sum == 0, "%d problems parsed, %d wrong sums", problems, bad_sum);
+    tu_check(t, problems > 1000 && bad_sum == 0, "%s answers: %d problems parsed, %d wrong sums", format, problems,
+             bad_sum);
     tu_check(t, bad_target == 0, "targets are next tokens, on answer digits and newline only (%d loss positions, %d bad)",
              loss_positions, bad_target);
     tu_check(t, leaked == 0, "no held-out problem in 50 training batches (%d leaked)", leaked);
     char prompt[SVK_ADDITION_TEXT_MAX], answer[SVK_ADDITION_TEXT_MAX];
-    svk_addition_heldout(task, 0, prompt, sizeof(prompt), answer, sizeof(answer));
-    unsigned a, b, c;
-    tu_check(t, sscanf(prompt, "%u+%u=", &a, &b) == 2 && sscanf(answer, "%u", &c) == 1 && a + b == c &&
-                     answer[strlen(answer) - 1] == '\n',
-             "held-out problem 0: %s%.*s", prompt, (int)strlen(answer) - 1, answer);
+    int wrong = 0;
+    for (uint32_t i = 0; i < HELD; i++) {
+        svk_addition_heldout(task, i, prompt, sizeof(prompt), answer, sizeof(answer));
+        unsigned a, b;
+        char c[16];
+        wrong += !(sscanf(prompt, "%u+%u=", &a, &b) == 2 && sscanf(answer, "%15[0-9]", c) == 1 &&
+                   a + b == answer_value(c, order) && strlen(c) + 1 == strlen(answer) &&
+                   answer[strlen(answer) - 1] == '\n');
+    }
+    svk_addition_heldout(task, HELD - 1, prompt, sizeof(prompt), answer, sizeof(answer));
+    tu_check(t, wrong == 0, "%s answers: %d of %d held-out answers wrong; the last: %s%.*s", format, wrong, HELD,
+             prompt, (int)strlen(answer) - 1, answer);
 
     /* The held-out set depends on the digits alone, and a smaller one is
      * the start of the same draw. */
@@ -184,11 +210,75 @@ static void addition_positions(tu_tally *t)
     svk_addition_destroy(&t2);
 }
 
+/* The answer format changes the answers' text alone: the same seed gives
+ * the same problems in the same places, the same loss positions and the
+ * same generator positions, each answer's digits reversed. */
+static void addition_same_problems(tu_tally *t, uint64_t seed)
+{
+    static int32_t tok[B * T], tgt[B * T], rtok[B * T], rtgt[B * T];
+    svk_addition_params p = svk_addition_params_default();
+    p.seed = seed;
+    svk_addition *plain = NULL, *rev = NULL;
+    p.answer = SVK_ADDITION_ANSWER_REVERSED;
+    svk_status st = svk_addition_create(&p, &rev);
+    p.answer = SVK_ADDITION_ANSWER_PLAIN;
+    if (st != SVK_OK || svk_addition_create(&p, &plain) != SVK_OK) {
+        tu_check(t, false, "plain and reversed tasks: %s", svk_last_error());
+        svk_addition_destroy(&rev);
+        return;
+    }
+    int differ = 0, reversed_digits = 0;
+    for (int batch = 0; batch < 20; batch++) {
+        svk_addition_batch(plain, B, T, tok, tgt);
+        svk_addition_batch(rev, B, T, rtok, rtgt);
+        for (int r = 0; r < B; r++) {
+            /* Each row starts a problem and holds whole ones (an answer
+             * may end at the row's end, its '\n' the last target); reverse
+             * the digits after each '=' of the plain row and it must be the
+             * reversed row. */
+            int32_t *x = tok + r * T;
+            for (int i = 0; i < T; i++) {
+                if (x[i] != '=')
+                    continue;
+                int j = i + 1;
+                while (j < T && x[j] >= '0' && x[j] <= '9')
+                    j++;
+                for (int a = i + 1, b = j - 1; a < b; a++, b--) {
+                    int32_t c = x[a];
+                    x[a] = x[b];
+                    x[b] = c;
+                    reversed_digits++;
+                }
+                i = j;
+            }
+        }
+        for (int k = 0; k < B * T; k++) {
+            /* Targets are next tokens, -1 where the plain ones are; a
+             * row's last is '\n' or -1 in both. */
+            bool next_ok = (k + 1) % T == 0 ? tgt[k] == rtgt[k]
+                                            : tgt[k] == -1 ? rtgt[k] == -1 : rtgt[k] == tok[k + 1];
+            differ += tok[k] != rtok[k] || !next_ok;
+        }
+    }
+    uint64_t pp = 0, rp = 1;
+    svk_addition_position(plain, &pp);
+    svk_addition_position(rev, &rp);
+    tu_check(t, differ == 0 && reversed_digits > 1000 && pp == rp,
+             "reversed answers: the plain batches with each answer's digits reversed (%d tokens or targets differ, "
+             "%d digit swaps), the same position", differ, reversed_digits);
+    svk_addition_destroy(&plain);
+    svk_addition_destroy(&rev);
+}
+
 static void addition_params(tu_tally *t)
 {
     svk_addition_params p = svk_addition_params_default();
-    tu_check(t, p.digits == 2 && p.heldout == 500 && p.seed == 1 && !p.reserved[0] && !p.reserved[3],
-             "svk_addition_params_default: 2 digits, 500 held out, seed 1");
+    tu_check(t, p.digits == 2 && p.heldout == 500 && p.seed == 1 && p.answer == SVK_ADDITION_ANSWER_PLAIN &&
+                     !p.reserved_u32 && !p.reserved[0] && !p.reserved[2],
+             "svk_addition_params_default: 2 digits, 500 held out, seed 1, plain answers");
+    /* answer and reserved_u32 took the first of four reserved uint64_t:
+     * the struct keeps its size. */
+    tu_check(t, sizeof(p) == 48, "svk_addition_params is 48 bytes, as before answer (%zu)", sizeof(p));
     uint32_t len = 0;
     svk_status st = svk_addition_max_len(&p, &len);
     tu_check(t, st == SVK_OK && len == 10, "the longest 2-digit problem, \"99+99=198\\n\", is 10 tokens (%u)", len);
@@ -216,6 +306,16 @@ static void addition_params(tu_tally *t)
     st = svk_addition_create(&p, &task);
     tu_check(t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "reserved[1] is 3"),
              "a reserved field set refused: %s", svk_last_error());
+    p = svk_addition_params_default();
+    p.reserved_u32 = 5;
+    st = svk_addition_max_len(&p, &len);
+    tu_check(t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "reserved_u32 is 5"),
+             "reserved_u32 set refused: %s", svk_last_error());
+    p = svk_addition_params_default();
+    p.answer = (svk_addition_answer)2;
+    st = svk_addition_create(&p, &task);
+    tu_check(t, st == SVK_ERROR_INVALID_ARG && !task && strstr(svk_last_error(), "answer=2"),
+             "an unknown answer format refused: %s", svk_last_error());
     st = svk_addition_create(NULL, &task);
     tu_check(t, st == SVK_OK, "params NULL: the defaults");
     svk_addition_destroy(&task);
@@ -387,7 +487,9 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    addition_batches(&t, args.seed);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_PLAIN);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_REVERSED);
+    addition_same_problems(&t, args.seed);
     addition_positions(&t);
     addition_params(&t);
     text_windows(&t, dir);

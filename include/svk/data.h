@@ -89,14 +89,30 @@ SVK_API svk_status svk_text_data_seek(svk_text_data *data, uint64_t position);
  * objects are independent. */
 typedef struct svk_addition svk_addition;
 
+/* How the answer c is written. The operands are always written as usual,
+ * most significant digit first, without leading zeros. */
+typedef enum svk_addition_answer {
+    /* c as usual: "57+68=125\n". */
+    SVK_ADDITION_ANSWER_PLAIN = 0,
+    /* c's digits least significant first, the same digits in the opposite
+     * order: "57+68=521\n". Each digit then follows the ones it carries
+     * from, so a causal model can write it from what it has seen. */
+    SVK_ADDITION_ANSWER_REVERSED = 1,
+} svk_addition_answer;
+
 typedef struct svk_addition_params {
     uint32_t digits;      /* operand digits, 1..9; default 2 */
     uint32_t heldout;     /* held-out problems, at most half of the 10^(2 digits) there are; default 500 */
     uint64_t seed;        /* the training problems' generator; any value, default 1 */
+    /* The answer's digit order, in training batches and held-out answers
+     * alike; default SVK_ADDITION_ANSWER_PLAIN. The problems drawn, the
+     * held-out set and the generator's positions do not depend on it. */
+    svk_addition_answer answer;
     /* Must be zero. Later versions give them meaning with zero as today's
-     * behaviour (e.g. the order of the answer's digits), so a struct from
-     * svk_addition_params_default() keeps this format. */
-    uint64_t reserved[4];
+     * behaviour, so a struct from svk_addition_params_default() keeps this
+     * format. */
+    uint32_t reserved_u32;
+    uint64_t reserved[3];
 } svk_addition_params;
 
 SVK_API svk_addition_params svk_addition_params_default(void);
@@ -130,8 +146,9 @@ SVK_API svk_status svk_addition_seek(svk_addition *task, uint64_t position);
 
 /* Held-out problem i, 0 <= i < params.heldout, in increasing order of (a,
  * b): its prompt "a+b=" and the answer a model should continue it with,
- * "c\n", as NUL-terminated text into buffers of prompt_size and
- * answer_size bytes (SVK_ADDITION_TEXT_MAX always suffices). */
+ * "c\n" in params.answer's digit order, as NUL-terminated text into
+ * buffers of prompt_size and answer_size bytes (SVK_ADDITION_TEXT_MAX
+ * always suffices). */
 SVK_API svk_status svk_addition_heldout(const svk_addition *task, uint32_t i, char *prompt, size_t prompt_size,
                                         char *answer, size_t answer_size);
 
