@@ -33,7 +33,7 @@ void main()
      * (AdamW wrote them a step ago): read along the rows, its transposes
      * took 0.6-0.75 of the time of the same kernel with neighbours down
      * the columns (neighbouring stores), measured in the default and the
-     * w256-l6-t256 steps (docs/perf/HISTORY.md, 2026-12-05 23:49 UTC). */
+     * w256-l6-t256 steps (lavapipe, alternated runs). */
     const uint rb = pc.rows / 4u;
     uint o;
     if (!svk_elem_index(rb * (pc.cols / 4u), o))

@@ -116,7 +116,7 @@ static int parse_args(int argc, char **argv, bench_opts *o, svk_ctx_params *cp)
         o->max_run_s = 0.5;
     /* 10, not fewer: a median of 3 steps let one slow minute of a noisy
      * host double a row (161 ms against its own alternated pairs' 128 in
-     * docs/perf/2026-12-05-2055-lavapipe-zen5.json); 7 more steps cost
+     * a full run on a Zen 5 host, 2026-12-05); 7 more steps cost
      * about 10 s of a 4-7 minute run on lavapipe. */
     if (!steps_set)
         o->steps = o->quick ? 2 : 10;
