@@ -7,6 +7,9 @@ packages=(
     # build
     meson ninja-build pkg-config gcc g++ clang python3
     glslang-tools spirv-tools libvulkan-dev libcjson-dev
+    # volk, which loads Vulkan (lib/vk/loader.c): volk.h and volk.c,
+    # compiled into the library
+    libvulkan-volk-dev
     # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
     libvulkan1 mesa-vulkan-drivers
     # tests: the Khronos validation layer; clang's runtime libraries

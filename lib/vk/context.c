@@ -175,11 +175,7 @@ static svk_status create_device(svk_ctx *ctx)
     ctx->own_device = true;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
         return st;
-    /* vkGetDeviceQueue is not in the table: it is called once, here. */
-    PFN_vkGetDeviceQueue get_queue = (PFN_vkGetDeviceQueue)ctx->vki.vkGetDeviceProcAddr(ctx->device, "vkGetDeviceQueue");
-    if (!get_queue)
-        return svk_error(&ctx->log, SVK_ERROR_NO_VULKAN, "Vulkan loader lacks vkGetDeviceQueue");
-    get_queue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    ctx->vkd.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
     return SVK_OK;
 fail:
     return st;

@@ -1,20 +1,25 @@
 /*
- * The one list of Vulkan entry points libsvk calls, as X-macros, and the
- * tables they expand into. Functions are loaded at run time (loader.c):
- * global ones from vkGetInstanceProcAddr(NULL, ...), instance ones per
- * instance, device ones per device through vkGetDeviceProcAddr, the way volk
- * does it but into tables owned by the context, never into globals. Every
- * Vulkan call in libsvk goes through these tables, so a test can replace any
- * entry (fault injection).
+ * The context's Vulkan function tables, one set per context, never global,
+ * so that two contexts and an imported device coexist and a test can
+ * replace any entry (fault injection, loader.h). Every Vulkan call in
+ * libsvk goes through them.
  *
- * X(name) must exist; O(name) is optional (an extension) and may be NULL.
+ * Device functions: volk's VolkDeviceTable, filled by volkLoadDeviceTable
+ * through vkGetDeviceProcAddr (loader.c). Global and instance functions:
+ * the short table below, filled through the context's own
+ * vkGetInstanceProcAddr, because the volk Debian 12 packages (1.3.239) keeps
+ * those in process-wide globals only (its VolkInstanceTable came later),
+ * and an imported context may use the application's loader while another
+ * context uses the system's. Functions newer than volk's headers
+ * (VK_KHR_cooperative_matrix, coopmat_khr.h) are fetched the same way.
+ *
+ * In the lists, X(name) must exist; O(name) is optional (an extension) and
+ * may be NULL.
  */
 #ifndef SVK_VK_FNS_H
 #define SVK_VK_FNS_H
 
-#include <vulkan/vulkan.h>
-
-#include "coopmat_khr.h"
+#include "vk.h"
 
 #define SVK_VK_GLOBAL_FNS(X, O)                         \
     X(vkCreateInstance)                                 \
@@ -39,8 +44,11 @@
     O(vkCreateDebugUtilsMessengerEXT)                    \
     O(vkDestroyDebugUtilsMessengerEXT)
 
+/* The device functions libsvk calls: loader.c refuses a device whose
+ * table lacks one (SVK_ERROR_NO_VULKAN, naming it) rather than call NULL. */
 #define SVK_VK_DEVICE_FNS(X, O)                         \
     X(vkDestroyDevice)                                  \
+    X(vkGetDeviceQueue)                                 \
     X(vkDeviceWaitIdle)                                 \
     X(vkQueueSubmit)                                    \
     X(vkQueueWaitIdle)                                  \
@@ -103,9 +111,7 @@ typedef struct svk_vk_instance_fns {
     SVK_VK_INSTANCE_FNS(SVK_VK_DECLARE_, SVK_VK_DECLARE_)
 } svk_vk_instance_fns;
 
-/* Device-level entry points of one device. */
-typedef struct svk_vk_device_fns {
-    SVK_VK_DEVICE_FNS(SVK_VK_DECLARE_, SVK_VK_DECLARE_)
-} svk_vk_device_fns;
+/* Device-level entry points of one device: volk's table. */
+typedef struct VolkDeviceTable svk_vk_device_fns;
 
 #endif
