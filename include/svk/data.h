@@ -24,23 +24,33 @@ SVK_BEGIN_DECLS
  * independent. */
 typedef struct svk_text_data svk_text_data;
 
+/* Windows come from a range of the file's bytes, [begin, end)
+ * (svk_text_data_params; the whole file by default); below, "the range". */
 typedef enum svk_text_order {
     /* Each row of a batch is the window at an offset drawn uniformly from
-     * the file's [0, size - T) by a generator seeded with
+     * the range's [begin, end - T) by a generator seeded with
      * svk_text_data_params.seed; windows may overlap and repeat. */
     SVK_TEXT_RANDOM = 0,
     /* Rows are consecutive windows T bytes apart (each row's last target
-     * is the next row's first token), from offset 0: a pass over the file
-     * in order, for evaluation. A window that would run past the end
-     * starts the file again at offset 0, so the last size mod T bytes or
-     * so of a pass may be left out. */
+     * is the next row's first token), from offset begin: a pass over the
+     * range in order, for evaluation. A window that would run past its end
+     * starts the range again at begin, so the last (end - begin) mod T
+     * bytes or so of a pass may be left out. */
     SVK_TEXT_SEQUENTIAL,
 } svk_text_order;
 
 typedef struct svk_text_data_params {
     svk_text_order order; /* default SVK_TEXT_RANDOM */
     uint64_t seed;        /* SVK_TEXT_RANDOM's generator; any value, default 1 */
-    uint64_t reserved[4]; /* must be zero */
+    /* The range windows are taken from: bytes [begin, end) of the file, end
+     * 0 meaning the file's end; default 0 and 0, the whole file (and then
+     * the batches are those of a version without a range). Every window
+     * (T + 1 bytes) lies wholly inside, so two ranges that do not overlap
+     * never share a byte: a training range and a held-out one beside it
+     * (svk_text_data_view reads the file once for both). begin <= end <=
+     * the file's size, else svk_text_data_open refuses them. */
+    uint64_t begin, end;
+    uint64_t reserved[2]; /* must be zero */
 } svk_text_data_params;
 
 SVK_API svk_text_data_params svk_text_data_params_default(void);
@@ -52,6 +62,16 @@ SVK_API svk_text_data_params svk_text_data_params_default(void);
  * *out is NULL. */
 SVK_API svk_status svk_text_data_open(const char *path, const svk_text_data_params *params, svk_text_data **out);
 
+/* A second stream over the bytes data holds, with params of its own
+ * (order, seed, range) and its own position, without reading the file
+ * again: e.g. a held-out range beside the training one, from the same read
+ * of the file. The view shares data's bytes, so data must outlive it (as a
+ * context its models); each is destroyed with svk_text_data_destroy, and
+ * the two may be used from two threads. params NULL: the defaults;
+ * checked as svk_text_data_open checks them. On failure *out is NULL. */
+SVK_API svk_status svk_text_data_view(const svk_text_data *data, const svk_text_data_params *params,
+                                      svk_text_data **out);
+
 /* Frees the data and sets *data to NULL. Accepts NULL and &NULL. */
 SVK_API void svk_text_data_destroy(svk_text_data **data);
 
@@ -60,7 +80,7 @@ SVK_API svk_status svk_text_data_size(const svk_text_data *data, uint64_t *bytes
 
 /* The next batch: for each row b, a window of T + 1 bytes at offset o,
  * tokens[b, t] = bytes[o + t] and targets[b, t] = bytes[o + t + 1], so
- * every position carries a loss. T >= 1 and the file must hold at least
+ * every position carries a loss. T >= 1 and the range must hold at least
  * T + 1 bytes (else SVK_ERROR_INVALID_ARG with both sizes); the position
  * advances only when the batch is given. */
 SVK_API svk_status svk_text_data_batch(svk_text_data *data, uint32_t B, uint32_t T, int32_t *tokens,
@@ -73,8 +93,9 @@ SVK_API svk_status svk_text_data_batch(svk_text_data *data, uint32_t B, uint32_t
 SVK_API svk_status svk_text_data_position(const svk_text_data *data, uint64_t *position);
 
 /* Goes to a position read by svk_text_data_position. Any value is a
- * generator state; an offset must lie within the file (below its size, or
- * 0), else SVK_ERROR_INVALID_ARG and the position is unchanged. */
+ * generator state; an offset must lie within the range (below its end, or
+ * begin itself), else SVK_ERROR_INVALID_ARG and the position is
+ * unchanged. */
 SVK_API svk_status svk_text_data_seek(svk_text_data *data, uint64_t position);
 
 /* ---- the addition task ---------------------------------------------------- */
