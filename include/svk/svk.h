@@ -12,5 +12,6 @@
 #include "config.h"
 #include "model.h"
 #include "data.h"
+#include "file.h"
 
 #endif
