@@ -6,6 +6,13 @@
  * vkDestroyDevice). The import is done twice: once with
  * VK_KHR_push_descriptor listed as enabled, once without, which exercises
  * libsvk's descriptor-set fallback.
+ *
+ * The application enables what libsvk's kernel paths can use where the
+ * device has it (shaderInt64; a cooperative-matrix extension with its
+ * feature, shaderFloat16 and vulkanMemoryModel): imported with that
+ * feature chain, the context takes the paths a context libsvk creates on
+ * the same device takes, and without it none that needs a feature. The two
+ * contexts then run side by side.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +22,7 @@
 #include "ref.h"
 #include "svk/vulkan.h"
 #include "test_util.h"
+#include "vk/coopmat_khr.h"
 
 static int app_messages;
 
@@ -36,6 +44,15 @@ typedef struct app {
     uint32_t family;
     VkQueue queue;
     bool push_descriptor;
+    /* What the application enabled on its device, as it hands them to
+     * svk_ctx_import (enabled_extensions, enabled_features). */
+    const char *exts[3];
+    uint32_t n_exts;
+    VkPhysicalDeviceFeatures2 f2;
+    VkPhysicalDeviceVulkan11Features f11; /* a structure libsvk does not read: skipped */
+    VkPhysicalDeviceVulkan12Features f12;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV nvf;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR khrf;
 } app;
 
 static bool app_create(app *a, bool validation)
@@ -88,16 +105,52 @@ static bool app_create(app *a, bool validation)
     vkEnumerateDeviceExtensionProperties(a->phys, NULL, &ne, NULL);
     VkExtensionProperties *ep = calloc(ne ? ne : 1, sizeof(*ep));
     vkEnumerateDeviceExtensionProperties(a->phys, NULL, &ne, ep);
-    for (uint32_t i = 0; i < ne; i++)
+    bool nv = false, khr = false;
+    for (uint32_t i = 0; i < ne; i++) {
         a->push_descriptor |= !strcmp(ep[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+        nv |= !strcmp(ep[i].extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+        khr |= !strcmp(ep[i].extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    }
     free(ep);
+    /* Everything libsvk's paths can use, where the device has it: the
+     * features as the device reports them, cut down to those. */
+    a->khrf = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+    a->nvf = (VkPhysicalDeviceCooperativeMatrixFeaturesNV){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV, .pNext = khr ? &a->khrf : NULL};
+    a->f12 = (VkPhysicalDeviceVulkan12Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                                .pNext = nv ? (void *)&a->nvf : khr ? (void *)&a->khrf : NULL};
+    a->f11 = (VkPhysicalDeviceVulkan11Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                                .pNext = &a->f12};
+    a->f2 = (VkPhysicalDeviceFeatures2){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &a->f11};
+    vkGetPhysicalDeviceFeatures2(a->phys, &a->f2);
+    const VkBool32 int64 = a->f2.features.shaderInt64, f16 = a->f12.shaderFloat16, vmm = a->f12.vulkanMemoryModel;
+    const bool cm_base = f16 && vmm;
+    const VkBool32 nv_on = nv && cm_base && a->nvf.cooperativeMatrix, khr_on = khr && cm_base && a->khrf.cooperativeMatrix;
+    a->f2.features = (VkPhysicalDeviceFeatures){.shaderInt64 = int64};
+    a->f11 = (VkPhysicalDeviceVulkan11Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+                                                .pNext = &a->f12};
+    a->f12 = (VkPhysicalDeviceVulkan12Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                                .pNext = a->f12.pNext, .shaderFloat16 = f16 && (nv_on || khr_on),
+                                                .vulkanMemoryModel = vmm && (nv_on || khr_on)};
+    a->nvf.cooperativeMatrix = nv_on;
+    a->nvf.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+    a->khrf.cooperativeMatrix = khr_on;
+    a->khrf.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+    if (a->push_descriptor)
+        a->exts[a->n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    if (nv_on)
+        a->exts[a->n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (khr_on)
+        a->exts[a->n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (!nv_on && !khr_on)
+        a->f12.pNext = NULL;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = a->family,
                                    .queueCount = 1, .pQueuePriorities = &prio};
-    const char *dexts[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &qci, .enabledExtensionCount = a->push_descriptor ? 1 : 0,
-                              .ppEnabledExtensionNames = dexts};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &a->f2, .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci, .enabledExtensionCount = a->n_exts,
+                              .ppEnabledExtensionNames = a->exts};
     if (a->family == UINT32_MAX || vkCreateDevice(a->phys, &dci, NULL, &a->device) != VK_SUCCESS)
         return false;
     vkGetDeviceQueue(a->device, a->family, 0, &a->queue);
@@ -214,6 +267,67 @@ out:
     svk_buffer_destroy(&b);
     svk_buffer_destroy(&c);
     return err;
+}
+
+/* The kernel paths of an imported device follow what the application
+ * enabled: with its feature chain, those of a context libsvk creates on the
+ * same device (which enables all it uses); without, none that needs a
+ * feature. The created context and the imports coexist, each computing
+ * through its own tables. */
+static void import_paths(app *a, cf_rng *rng, tu_tally *t)
+{
+    svk_ctx_params cp = svk_ctx_params_default();
+    cp.device_index = 0; /* the application's device: the first it enumerated */
+    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
+    svk_ctx *own = NULL;
+    svk_status st = svk_ctx_create(&cp, &own);
+    tu_check(t, st == SVK_OK, "a context libsvk creates on the same device: %s", st ? svk_last_error() : "ok");
+    if (st != SVK_OK)
+        return;
+    const svk_device_info *o = svk_ctx_device_info(own);
+    printf("     created: int64 %d, cooperative matrices %ux%ux%u (%s)\n", o->int64, o->coopmat_m, o->coopmat_k,
+           o->coopmat_n, o->coopmat_m ? (o->coopmat_khr ? "KHR" : "NV") : "none");
+    for (int with = 1; with >= 0; with--) {
+        svk_import_params ip = svk_import_params_default();
+        ip.instance = a->instance, ip.physical_device = a->phys, ip.device = a->device;
+        ip.queue_family = a->family, ip.queue = a->queue, ip.flags = SVK_CTX_NO_PIPELINE_CACHE;
+        ip.enabled_extensions = a->exts, ip.num_enabled_extensions = a->n_exts;
+        ip.enabled_features = with ? &a->f2 : NULL;
+        svk_ctx *ctx = NULL;
+        st = svk_ctx_import(&ip, &ctx);
+        tu_check(t, st == SVK_OK, "import %s the feature chain: %s", with ? "with" : "without",
+                 st ? svk_last_error() : "ok");
+        if (st != SVK_OK)
+            continue;
+        const svk_device_info *d = svk_ctx_device_info(ctx);
+        if (with)
+            tu_check(t, d->int64 == o->int64 && d->coopmat_m == o->coopmat_m && d->coopmat_n == o->coopmat_n &&
+                            d->coopmat_k == o->coopmat_k && d->coopmat_khr == o->coopmat_khr,
+                     "with the chain, the created context's paths: int64 %d (created %d), cooperative matrices "
+                     "%ux%ux%u %s (created %ux%ux%u %s)",
+                     d->int64, o->int64, d->coopmat_m, d->coopmat_k, d->coopmat_n, d->coopmat_khr ? "KHR" : "NV",
+                     o->coopmat_m, o->coopmat_k, o->coopmat_n, o->coopmat_khr ? "KHR" : "NV");
+        else
+            tu_check(t, !d->int64 && !d->coopmat_m, "without it, no path that needs a feature (int64 %d, coopmat %u)",
+                     d->int64, d->coopmat_m);
+        /* Both contexts work, one after the other and alive together. */
+        double e1 = imported_gemm(ctx, rng), e2 = imported_gemm(own, rng);
+        tu_check(t, e1 < 1e-5 && e2 < 1e-5, "GEMM on the import (%s the chain) and on the created context beside it: "
+                 "rel err %.3e, %.3e", with ? "with" : "without", e1, e2);
+        svk_ctx_destroy(&ctx);
+    }
+    svk_ctx_destroy(&own);
+    tu_check(t, app_still_works(a), "the application's device works after both are gone");
+
+    /* A chain that is not a VkPhysicalDeviceFeatures2 is refused. */
+    VkPhysicalDeviceFeatures2 wrong = a->f2;
+    wrong.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    svk_import_params ip = svk_import_params_default();
+    ip.instance = a->instance, ip.physical_device = a->phys, ip.device = a->device;
+    ip.queue_family = a->family, ip.queue = a->queue, ip.enabled_features = &wrong;
+    svk_ctx *ctx = NULL;
+    st = svk_ctx_import(&ip, &ctx);
+    tu_check(t, st == SVK_ERROR_INVALID_ARG && !ctx, "enabled_features of another sType refused: %s", svk_last_error());
 }
 
 /* The application records a model's training step into its own command
@@ -344,6 +458,7 @@ int main(int argc, char **argv)
     st = svk_ctx_import(&badq, &ctx);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && !ctx, "import with a bad queue family refused: %s", svk_last_error());
 
+    import_paths(&a, &rng, &t);
     external_step(&a, &t);
     app_destroy(&a);
     if (validation)

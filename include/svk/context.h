@@ -50,18 +50,20 @@ typedef struct svk_device_info {
     uint32_t min_storage_offset_alignment;
     bool float16;                 /* shaderFloat16 */
     bool int8;                    /* shaderInt8 */
-    bool int64;                   /* shaderInt64; libsvk enables it on the devices it creates, and takes it
-                                     as absent on an imported one (whose features it does not know) */
+    bool int64;                   /* shaderInt64, which libsvk then uses: enabled on the devices it
+                                     creates; on an imported one, only where the application enabled it
+                                     (svk_import_params.enabled_features) */
     bool timestamps;              /* compute queue supports timestamps */
     float timestamp_period_ns;    /* nanoseconds per timestamp tick */
     bool push_descriptor;         /* VK_KHR_push_descriptor */
     /* Cooperative matrices as the coopmat GEMM uses them: the fragment
      * shape (M x K times K x N) of float16 x float16 + float32 products on
      * a subgroup; all 0 where libsvk cannot use them (no extension, no such
-     * shape, several subgroup sizes, or an imported device). coopmat_khr:
-     * the shape is VK_KHR_cooperative_matrix's, which libsvk then enables;
-     * false: VK_NV_cooperative_matrix's. Where a device offers both, NV
-     * unless $SVK_COOPMAT_EXT is "khr". */
+     * shape, several subgroup sizes, or an imported device on which the
+     * application did not enable them: svk_import_params.enabled_features).
+     * coopmat_khr: the shape is VK_KHR_cooperative_matrix's, which libsvk
+     * then enables; false: VK_NV_cooperative_matrix's. Where a device offers
+     * both, NV unless $SVK_COOPMAT_EXT is "khr". */
     uint32_t coopmat_m, coopmat_n, coopmat_k;
     bool coopmat_khr;
     bool supported;               /* meets libsvk's requirements (Vulkan 1.2, compute queue) */

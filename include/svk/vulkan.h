@@ -27,7 +27,8 @@ typedef struct svk_import_params {
     uint32_t queue_family;       /* a family with VK_QUEUE_COMPUTE_BIT */
     VkQueue queue;               /* from that family */
     /* Device extensions the application enabled; libsvk uses the ones it
-     * knows (VK_KHR_push_descriptor) only if listed here. Default none. */
+     * knows (VK_KHR_push_descriptor, VK_NV_cooperative_matrix,
+     * VK_KHR_cooperative_matrix) only if listed here. Default none. */
     const char *const *enabled_extensions;
     uint32_t num_enabled_extensions;
     /* SVK_CTX_NO_PIPELINE_CACHE is honoured; SVK_CTX_VALIDATION is not (the
@@ -41,7 +42,24 @@ typedef struct svk_import_params {
     void *log_user;
     svk_log_level log_level;
     const char *cache_dir;
-    uint64_t reserved[8];        /* must be zero */
+    /* The features the application enabled on device: the
+     * VkPhysicalDeviceFeatures2 it gave vkCreateDevice (in pNext, or the
+     * same features as pEnabledFeatures), with its pNext chain, as
+     * libplacebo's import takes them. Read during svk_ctx_import only. With
+     * it, the imported device gets the kernel paths a device libsvk creates
+     * gets, where the application enabled what they need:
+     *  - int64 GEMM stores: features.shaderInt64;
+     *  - cooperative-matrix GEMM: cooperativeMatrix in
+     *    VkPhysicalDeviceCooperativeMatrixFeaturesNV or ...KHR, that
+     *    extension in enabled_extensions, and shaderFloat16 and
+     *    vulkanMemoryModel (VkPhysicalDeviceVulkan12Features, or
+     *    VkPhysicalDeviceShaderFloat16Int8Features and
+     *    VkPhysicalDeviceVulkanMemoryModelFeatures).
+     * svk_ctx_device_info() reports which are active (int64, coopmat_m).
+     * Structures libsvk does not know are skipped. Default NULL: none of
+     * these paths (the kernels need nothing beyond Vulkan 1.2's core). */
+    const VkPhysicalDeviceFeatures2 *enabled_features;
+    uint64_t reserved[7];        /* must be zero */
 } svk_import_params;
 
 /* Every field zero or NULL (the handles included, which the application

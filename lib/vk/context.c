@@ -64,7 +64,7 @@ static svk_status enumerate(svk_log *log, svk_vk_instance_fns *vki, VkInstance i
         return svk_vk_fail(NULL, log, r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__, "listing devices");
     }
     for (uint32_t i = 0; i < count; i++)
-        svk_vk_device_info(vki, (*phys)[i], i, &(*infos)[i], &(*ts_bits)[i], &(*families)[i]);
+        svk_vk_device_info(vki, (*phys)[i], i, NULL, &(*infos)[i], &(*ts_bits)[i], &(*families)[i]);
     *n = count;
     return SVK_OK;
 oom:
@@ -267,6 +267,63 @@ static bool listed(const char *const *names, uint32_t n, const char *name)
     return false;
 }
 
+/* Longest pNext chain read: far beyond any real one, and a bound should a
+ * chain loop back on itself. */
+#define MAX_CHAIN 256
+
+/* What the application enabled, of what the kernel paths need: the
+ * features in its chain (svk_import_params.enabled_features), a
+ * cooperative-matrix extension only with its name listed too. */
+static svk_status import_enabled(const svk_import_params *p, svk_vk_enabled *en)
+{
+    *en = (svk_vk_enabled){0};
+    const VkPhysicalDeviceFeatures2 *f2 = p->enabled_features;
+    if (!f2)
+        return SVK_OK;
+    if (f2->sType != VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "svk_ctx_import: enabled_features has sType %d, not "
+                         "VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2 (a VkPhysicalDeviceFeatures2 is expected)",
+                         (int)f2->sType);
+    en->int64 = f2->features.shaderInt64;
+    bool nv = false, khr = false;
+    int n = 0;
+    for (const VkBaseInStructure *s = f2->pNext; s; s = s->pNext) {
+        if (++n > MAX_CHAIN)
+            return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                             "svk_ctx_import: enabled_features' pNext chain is over %d structures long (a loop?)",
+                             MAX_CHAIN);
+        switch ((int)s->sType) { /* int: the KHR values may be past the headers' enum */
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+            const VkPhysicalDeviceVulkan12Features *f = (const void *)s;
+            en->float16 |= f->shaderFloat16 != 0;
+            en->memory_model |= f->vulkanMemoryModel != 0;
+            break;
+        }
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
+            en->float16 |= ((const VkPhysicalDeviceShaderFloat16Int8Features *)(const void *)s)->shaderFloat16 != 0;
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES:
+            en->memory_model |=
+                ((const VkPhysicalDeviceVulkanMemoryModelFeatures *)(const void *)s)->vulkanMemoryModel != 0;
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV:
+            nv |= ((const VkPhysicalDeviceCooperativeMatrixFeaturesNV *)(const void *)s)->cooperativeMatrix != 0;
+            break;
+        case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR:
+            khr |= ((const VkPhysicalDeviceCooperativeMatrixFeaturesKHR *)(const void *)s)->cooperativeMatrix != 0;
+            break;
+        default:
+            break;
+        }
+    }
+    en->coopmat_nv = nv && listed(p->enabled_extensions, p->num_enabled_extensions,
+                                  VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    en->coopmat_khr = khr && listed(p->enabled_extensions, p->num_enabled_extensions,
+                                    VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    return SVK_OK;
+}
+
 svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
 {
     svk_error_clear_thread();
@@ -281,11 +338,14 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: num_enabled_extensions is %u but enabled_extensions is NULL",
                          __func__, params->num_enabled_extensions);
     SVK_CHECK_RESERVED(NULL, params->reserved);
+    svk_vk_enabled enabled;
+    svk_status st = import_enabled(params, &enabled);
+    if (st != SVK_OK)
+        return st;
 
     svk_ctx *ctx = ctx_alloc(params->log_fn, params->log_user, params->log_level);
     if (!ctx)
         return SVK_ERROR_OUT_OF_HOST_MEMORY;
-    svk_status st;
     if (params->get_instance_proc_addr) {
         ctx->vki.vkGetInstanceProcAddr = params->get_instance_proc_addr;
         st = svk_vk_load_global(&ctx->log, &ctx->vki);
@@ -299,7 +359,8 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
         goto fail;
     ctx->physical_device = params->physical_device;
     uint32_t family;
-    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &ctx->info, &ctx->timestamp_valid_bits, &family);
+    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &enabled, &ctx->info, &ctx->timestamp_valid_bits,
+                       &family);
     if (!ctx->info.supported) {
         st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "imported device '%s': %s", ctx->info.name,
                        ctx->info.unsupported_reason);
@@ -322,10 +383,6 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
     ctx->info.timestamps = ctx->timestamp_valid_bits > 0 && ctx->info.timestamp_period_ns > 0;
     ctx->info.push_descriptor = ctx->info.push_descriptor &&
         listed(params->enabled_extensions, params->num_enabled_extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    /* Which features the application enabled is not known here. */
-    ctx->info.coopmat_m = ctx->info.coopmat_n = ctx->info.coopmat_k = 0;
-    ctx->info.coopmat_khr = false;
-    ctx->info.int64 = false;
     ctx->device = params->device;
     ctx->queue = params->queue;
     if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)

@@ -91,11 +91,25 @@ struct svk_ctx {
 /* Returns SVK_ERROR_DEVICE_LOST (with a message) once the device was lost. */
 svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func);
 
+/* What the application enabled on an imported device, of what libsvk's
+ * kernel paths need (svk_import_params.enabled_features and
+ * enabled_extensions): a cooperative-matrix extension counts with its
+ * feature and its name listed. */
+typedef struct svk_vk_enabled {
+    bool int64;                 /* shaderInt64 */
+    bool float16;               /* shaderFloat16 */
+    bool memory_model;          /* vulkanMemoryModel */
+    bool coopmat_nv, coopmat_khr;
+} svk_vk_enabled;
+
 /* Device queries (device.c). Fills info for phys, index being its position in
- * the enumeration, and sets info->supported / unsupported_reason. */
+ * the enumeration, and sets info->supported / unsupported_reason. enabled:
+ * NULL for a device libsvk will create (which enables what the chosen
+ * paths need); for an imported device, what the application enabled, which
+ * bounds the paths (int64, coopmat_*) as the device's support does. */
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
-                        uint32_t index, svk_device_info *info, uint32_t *timestamp_bits,
-                        uint32_t *queue_family);
+                        uint32_t index, const svk_vk_enabled *enabled, svk_device_info *info,
+                        uint32_t *timestamp_bits, uint32_t *queue_family);
 
 /* $SVK_COOPMAT_EXT: which cooperative-matrix extension libsvk prefers where
  * a device offers both ("nv", the default, or "khr"); -1 for any other

@@ -113,7 +113,8 @@ static bool coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
 }
 
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
-                        svk_device_info *info, uint32_t *timestamp_bits, uint32_t *queue_family)
+                        const svk_vk_enabled *enabled, svk_device_info *info, uint32_t *timestamp_bits,
+                        uint32_t *queue_family)
 {
     memset(info, 0, sizeof(*info));
     info->index = index;
@@ -261,7 +262,7 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     vki->vkGetPhysicalDeviceFeatures2(phys, &f2);
     info->float16 = f12.shaderFloat16;
     info->int8 = f12.shaderInt8;
-    info->int64 = f2.features.shaderInt64;
+    info->int64 = f2.features.shaderInt64 && (!enabled || enabled->int64);
     info->subgroup_size_control = sgc && sgf.subgroupSizeControl && sgf.computeFullSubgroups &&
                                   (sgp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     /* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and
@@ -270,14 +271,18 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
      * require a size per pipeline. Where both extensions qualify, NV's
      * (the module glslang wrote, run on an H200) unless $SVK_COOPMAT_EXT
      * says "khr"; the KHR module is rewritten from it
-     * (shaders/coopmat_khr.py). */
+     * (shaders/coopmat_khr.py). On an imported device, what the
+     * application enabled, too: the same choice among what it allows. */
     const bool base = f12.shaderFloat16 && f12.vulkanMemoryModel &&
                       info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
-                      !svk_quirk_coopmat_crashes(p12.driverID, info->subgroup_size);
+                      !svk_quirk_coopmat_crashes(p12.driverID, info->subgroup_size) &&
+                      (!enabled || (enabled->float16 && enabled->memory_model));
     const bool nv_ok = base && nv_coopmat && cmf.cooperativeMatrix &&
-                       (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+                       (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                       (!enabled || enabled->coopmat_nv);
     const bool khr_ok = base && khr_coopmat && kmf.cooperativeMatrix &&
-                        (kmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+                        (kmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                        (!enabled || enabled->coopmat_khr);
     const bool ok[2] = {nv_ok, khr_ok}; /* indexed by "is KHR" */
     const bool first = svk_vk_coopmat_ext_env() == SVK_COOPMAT_EXT_KHR;
     if (!(ok[first] && coopmat_shape(vki, phys, first, info)) && ok[!first])
