@@ -132,10 +132,13 @@ static svk_status create_device(svk_ctx *ctx)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *exts[2];
+    const char *exts[3];
     uint32_t n_exts = 0;
     if (ctx->info.push_descriptor)
         exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    /* The Vulkan spec requires it enabled wherever it is listed. */
+    if (svk_vk_device_has_extension(&ctx->vki, ctx->physical_device, SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME))
+        exts[n_exts++] = SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME;
     /* What shaders/gemm_coopmat.comp declares, where the device offers it
      * all (device.c), under the extension device.c chose; and shaderInt64
      * for gemm_texel_s64.comp where the device has it. Nothing else needs

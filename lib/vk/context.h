@@ -111,6 +111,17 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
                         uint32_t index, const svk_vk_enabled *enabled, svk_device_info *info,
                         uint32_t *timestamp_bits, uint32_t *queue_family);
 
+/* Whether phys lists the device extension name (false also where the
+ * list cannot be read). */
+bool svk_vk_device_has_extension(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, const char *name);
+
+/* VK_KHR_portability_subset, which Vulkan's headers keep among the beta
+ * extensions (vulkan_beta.h): a device that lists it implements Vulkan
+ * only in part (MoltenVK), and must have it enabled. What it leaves out
+ * (triangle fans, events, some image and sampler forms) is graphics, none
+ * of which libsvk uses. */
+#define SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME "VK_KHR_portability_subset"
+
 /* $SVK_COOPMAT_EXT: which cooperative-matrix extension libsvk prefers where
  * a device offers both ("nv", the default, or "khr"); -1 for any other
  * value (svk_ctx_create refuses it by name). */

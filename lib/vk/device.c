@@ -29,6 +29,19 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t n, const c
     return false;
 }
 
+bool svk_vk_device_has_extension(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, const char *name)
+{
+    uint32_t n = 0;
+    if (vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) < 0 || n == 0)
+        return false;
+    VkExtensionProperties *exts = svk_calloc(n, sizeof(*exts));
+    if (!exts)
+        return false;
+    bool found = vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &n, exts) >= 0 && has_extension(exts, n, name);
+    free(exts);
+    return found;
+}
+
 int svk_vk_coopmat_ext_env(void)
 {
     const char *env = getenv("SVK_COOPMAT_EXT");

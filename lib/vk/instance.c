@@ -58,8 +58,19 @@ svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool v
                          VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
 
     const char *layers[1];
-    const char *exts[2];
+    const char *exts[3];
     uint32_t n_layers = 0, n_exts = 0;
+    /* Devices that are not fully conformant (MoltenVK on macOS: Vulkan over
+     * Metal) are listed only to an instance that asks for them; libsvk
+     * does, and enables VK_KHR_portability_subset on such a device
+     * (context.c). Wherever the loader offers the extension, not only on
+     * macOS: the rules are the same everywhere. */
+    bool portability = false;
+    svk_status pst = extension_present(log, vki, NULL, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME, &portability);
+    if (pst != SVK_OK)
+        return pst;
+    if (portability)
+        exts[n_exts++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
     VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
     VkValidationFeaturesEXT features = {
         .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
@@ -136,6 +147,7 @@ svk_status svk_vk_create_instance(svk_log *log, svk_vk_instance_fns *vki, bool v
     VkInstanceCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
         .pNext = chain,
+        .flags = portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0,
         .pApplicationInfo = &app,
         .enabledLayerCount = n_layers,
         .ppEnabledLayerNames = layers,
