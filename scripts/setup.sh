@@ -10,6 +10,10 @@ packages=(
     # volk, which loads Vulkan (lib/vk/loader.c): volk.h and volk.c,
     # compiled into the library
     libvulkan-volk-dev
+    # the Windows cross build of the library (cross/x86_64-w64-mingw32.ini),
+    # and dpkg-source, which unpacks Debian's cJSON source for it
+    # (scripts/cjson_source.sh)
+    gcc-mingw-w64-x86-64-win32 dpkg-dev
     # run time: the Vulkan loader and lavapipe, Mesa's CPU Vulkan device
     libvulkan1 mesa-vulkan-drivers
     # tests: the Khronos validation layer; clang's runtime libraries
@@ -30,19 +34,22 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
     echo "setup: all packages present"
-    exit 0
+else
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            echo "setup: need root to install: ${missing[*]}" >&2
+            exit 1
+        fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        sudo="sudo"
-    else
-        echo "setup: need root to install: ${missing[*]}" >&2
-        exit 1
-    fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# cJSON for the Windows cross build, from Debian's source package: fetched
+# once, then kept (subprojects/, not committed).
+bash "$(dirname "$0")/cjson_source.sh"

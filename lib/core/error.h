@@ -9,10 +9,22 @@
 #define SVK_CORE_ERROR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include "svk/common.h"
 #include "svk/context.h"
 
 #define SVK_ERROR_MAX 1024
+
+/* printf-style checking of libsvk's formatting functions. With mingw-w64
+ * (Windows) the "printf" archetype means msvcrt's formats, which lack %zu
+ * and %ju; libsvk is compiled with _GNU_SOURCE, which gives it mingw's own
+ * C99 vsnprintf, and stdio.h names that one's archetype
+ * __MINGW_PRINTF_FORMAT. */
+#ifdef __MINGW_PRINTF_FORMAT
+#define SVK_PRINTF(fmt, first) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, first)))
+#else
+#define SVK_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#endif
 
 /* Per-context error slot and log sink. */
 typedef struct svk_log {
@@ -25,12 +37,12 @@ typedef struct svk_log {
 /* Records status with a printf-style message and returns status, so callers
  * can write `return svk_error(log, SVK_ERROR_X, "...")`. log may be NULL. */
 svk_status svk_error(svk_log *log, svk_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    SVK_PRINTF(3, 4);
 svk_status svk_verror(svk_log *log, svk_status status, const char *fmt, va_list ap);
 
 /* Passes a non-error message to the log callback (if its level allows). */
 void svk_log_msg(svk_log *log, svk_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    SVK_PRINTF(3, 4);
 
 /* Forgets the calling thread's last message (start of a public call). */
 void svk_error_clear_thread(void);

@@ -18,7 +18,7 @@
 #define SYMLINK_HOPS 40
 
 static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    SVK_PRINTF(4, 5);
 
 static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
 {
@@ -399,4 +399,29 @@ void svk_file_replace_abort(svk_file_replace *r)
     if (r->tmp[0])
         unlink(r->tmp);
     r->tmp[0] = '\0';
+}
+
+void svk_file_make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+    mkdir(path, 0755);
+}
+
+bool svk_file_cache_dir(char *out, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && *xdg)
+        n = snprintf(out, size, "%s/siamese-vk", xdg);
+    else if (home && *home)
+        n = snprintf(out, size, "%s/.cache/siamese-vk", home);
+    else
+        return false;
+    return n >= 0 && (size_t)n < size;
 }

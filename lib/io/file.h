@@ -32,6 +32,7 @@
 #ifndef SVK_IO_FILE_H
 #define SVK_IO_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -80,6 +81,16 @@ svk_status svk_file_replace_commit(svk_file_replace *r);
 /* Removes the temporary (after a failed write); the old file stays. Safe
  * after a commit and on an r whose begin failed. */
 void svk_file_replace_abort(svk_file_replace *r);
+
+/* Creates the directory path and its missing parents (mode 0755 less the
+ * umask, where there are modes). Failures are not reported: the open of a
+ * file inside says what is wrong. path is modified and restored. */
+void svk_file_make_dirs(char *path);
+
+/* The user's cache directory for libsvk into out: $XDG_CACHE_HOME/siamese-vk,
+ * else $HOME/.cache/siamese-vk (%LOCALAPPDATA%\siamese-vk on Windows).
+ * false where none is set or it does not fit in size bytes. */
+bool svk_file_cache_dir(char *out, size_t size);
 
 /* "a FIFO", "a directory", "a character device", ... for a st_mode; "a
  * regular file" for one. */

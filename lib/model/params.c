@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/rng.h"
 #include "params.h"
 
@@ -13,7 +14,7 @@ typedef struct list {
 } list;
 
 static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
-                const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+                const char *fmt, ...) SVK_PRINTF(8, 9);
 
 static void add(list *l, uint32_t ndim, uint32_t d0, uint32_t d1, float std, float value, bool decay,
                 const char *fmt, ...)

@@ -41,7 +41,7 @@ static uint64_t mlp_ld(const builder *b)
 }
 
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    SVK_PRINTF(5, 6);
 static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
 {
     svk_plan *p = b->p;
@@ -74,7 +74,7 @@ static uint32_t tensor(builder *b, svk_slab slab, uint64_t elems, int32_t param,
     return (uint32_t)p->n_tensors++;
 }
 
-static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...) SVK_PRINTF(3, 4);
 static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...)
 {
     static svk_plan_op sink; /* absorbs writes after an allocation failure */
@@ -190,7 +190,7 @@ static uint32_t param_id(const builder *b, const char *name, svk_slab slab)
     return SVK_NONE;
 }
 
-static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...) SVK_PRINTF(3, 4);
 static uint32_t W(builder *b, svk_slab slab, const char *fmt, ...)
 {
     char name[SVK_PARAM_NAME_MAX];

@@ -29,18 +29,6 @@
 /* A cache larger than this is not ours to read. */
 #define MAX_CACHE_BYTES (256u << 20)
 
-static void make_dirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(path, 0755);
-        *p = '/';
-    }
-    mkdir(path, 0755);
-}
-
 static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
 {
     ctx->cache_path[0] = '\0';
@@ -50,16 +38,12 @@ static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
     char base[768];
     if (dir && *dir)
         snprintf(base, sizeof(base), "%s", dir);
-    else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-        snprintf(base, sizeof(base), "%s/siamese-vk", getenv("XDG_CACHE_HOME"));
-    else if (getenv("HOME") && *getenv("HOME"))
-        snprintf(base, sizeof(base), "%s/.cache/siamese-vk", getenv("HOME"));
-    else
+    else if (!svk_file_cache_dir(base, sizeof(base)))
         return false;
     char uuid[33];
     for (int i = 0; i < 16; i++)
         snprintf(uuid + 2 * i, 3, "%02x", ctx->info.device_uuid[i]);
-    make_dirs(base);
+    svk_file_make_dirs(base);
     snprintf(ctx->cache_path, sizeof(ctx->cache_path), "%s/pipelines-%s-%08x.bin", base, uuid,
              ctx->info.driver_version);
     return true;

@@ -18,7 +18,7 @@ struct svk_ctx;
  * mapped status. ctx may be NULL (log then used as is). */
 svk_status svk_vk_fail(struct svk_ctx *ctx, svk_log *log, VkResult r, const char *expr,
                        const char *file, int line, const char *what_fmt, ...)
-    __attribute__((format(printf, 7, 8)));
+    SVK_PRINTF(7, 8);
 
 /* Runs a Vulkan call; on failure records it (with a printf-style "while ..."
  * context) into the status variable `st` and jumps to the function's `fail:`

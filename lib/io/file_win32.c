@@ -1,0 +1,312 @@
+/*
+ * io/file.h on Windows (lib/meson.build builds this instead of file.c): the
+ * same rules where Windows has the same things, through the C runtime's
+ * descriptors (always _O_BINARY: text mode would rewrite line ends inside a
+ * checkpoint) and MoveFileEx.
+ *
+ * What differs from file.c, and why:
+ *  - A symbolic link at the name is replaced, not followed: Windows links
+ *    need privileges to make and are rare; following one portably would
+ *    need GetFinalPathNameByHandle on a name that may not exist yet.
+ *  - The replacement gets the directory's inherited ACL, not the old
+ *    file's permissions: Windows has no mode bits to copy, and an ACL copy
+ *    would need the security API for a case (a file shared with other
+ *    users under a private ACL) libsvk's users are unlikely to have.
+ *  - No directory sync: MOVEFILE_WRITE_THROUGH returns only once the move
+ *    is on disk.
+ * The hard-link refusal is kept (GetFileInformationByHandle counts links).
+ *
+ * Untested: built by the mingw-w64 cross build (scripts/test.sh), run by
+ * nothing here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <direct.h>
+#include <io.h>
+#include <process.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include "core/alloc.h"
+#include "file.h"
+
+static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...) SVK_PRINTF(4, 5);
+
+static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (quiet)
+        vsnprintf(quiet, SVK_ERROR_MAX, fmt, ap);
+    else
+        svk_verror(log, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *svk_file_kind(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    default: return "a file of unknown type";
+    }
+}
+
+static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
+{
+    return report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
+                  path, svk_file_kind(mode));
+}
+
+/* Opens the regular file at path for reading; *sb is its fstat. A device
+ * name (CON, NUL, COM1) stats as a character device and is refused before
+ * the open, as file.c refuses one. */
+static svk_status open_regular(svk_log *log, char *quiet, const char *path, int *out, struct _stat64 *sb)
+{
+    *out = -1;
+    if (_stat64(path, sb) != 0)
+        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (!S_ISREG(sb->st_mode))
+        return not_regular(log, quiet, path, (mode_t)sb->st_mode);
+    int fd = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+    if (fd < 0)
+        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (_fstat64(fd, sb) != 0) {
+        int err = errno;
+        _close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
+    }
+    if (!S_ISREG(sb->st_mode)) {
+        _close(fd);
+        return not_regular(log, quiet, path, (mode_t)sb->st_mode);
+    }
+    *out = fd;
+    return SVK_OK;
+}
+
+/* As in file.c: n bytes from the start of fd into a new buffer of n + 1,
+ * the spare byte checking (whole) that the file ends there. */
+static svk_status read_start(svk_log *log, char *quiet, const char *path, int fd, size_t n, bool whole, void **data)
+{
+    char b1[32];
+    uint8_t *buf = svk_malloc(n + 1);
+    if (!buf)
+        return report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
+                      svk_fmt_bytes(b1, n));
+    const size_t want_total = whole ? n + 1 : n;
+    size_t got = 0;
+    while (got < want_total) {
+        /* _read takes an unsigned int count and returns an int. */
+        unsigned want = want_total - got < (1u << 30) ? (unsigned)(want_total - got) : (1u << 30);
+        int r = _read(fd, buf + got, want);
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            return report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != n) {
+        free(buf);
+        return report(log, quiet, SVK_ERROR_IO, "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
+                      ": is another process writing it?", path, n, got > n ? "over " : "", got > n ? n : got);
+    }
+    *data = buf;
+    return SVK_OK;
+}
+
+svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd;
+    struct _stat64 sb;
+    svk_status st = open_regular(log, quiet, path, &fd, &sb);
+    if (st != SVK_OK)
+        return st;
+    char b1[32], b2[32];
+    uint64_t bytes = (uint64_t)sb.st_size;
+    if (bytes > limit || bytes >= SIZE_MAX) {
+        _close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
+                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
+    }
+    st = read_start(log, quiet, path, fd, (size_t)bytes, true, data);
+    _close(fd);
+    if (st == SVK_OK)
+        *size = (size_t)bytes;
+    return st;
+}
+
+svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
+                              uint64_t *file_size)
+{
+    *data = NULL;
+    *size = 0;
+    *file_size = 0;
+    int fd;
+    struct _stat64 sb;
+    svk_status st = open_regular(log, quiet, path, &fd, &sb);
+    if (st != SVK_OK)
+        return st;
+    const uint64_t bytes = (uint64_t)sb.st_size, n = bytes < max ? bytes : max;
+    if (n >= SIZE_MAX) {
+        _close(fd);
+        return report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in memory", path, n);
+    }
+    st = read_start(log, quiet, path, fd, (size_t)n, n == bytes, data);
+    _close(fd);
+    if (st == SVK_OK) {
+        *size = (size_t)n;
+        *file_size = bytes;
+    }
+    return st;
+}
+
+/* The number of names the regular file at path has (1 where it cannot be
+ * told: the rename then goes ahead, as it would without the check). */
+static unsigned long link_count(const char *path)
+{
+    int fd = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+    if (fd < 0)
+        return 1;
+    BY_HANDLE_FILE_INFORMATION info;
+    unsigned long n = 1;
+    if (GetFileInformationByHandle((HANDLE)_get_osfhandle(fd), &info))
+        n = info.nNumberOfLinks;
+    _close(fd);
+    return n;
+}
+
+/* "<target>.tmp.<pid>.<n>", created exclusively next to the target, as in
+ * file.c. */
+static svk_status open_temporary(svk_file_replace *r)
+{
+    static atomic_uint serial;
+    int err = 0;
+    for (int tries = 0; tries < 1000; tries++) {
+        unsigned n = atomic_fetch_add(&serial, 1);
+        if (snprintf(r->tmp, sizeof(r->tmp), "%s" SVK_FILE_TMP_INFIX "%d.%u", r->target, _getpid(), n) >=
+            (int)sizeof(r->tmp))
+            return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
+        r->fd = _open(r->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+        if (r->fd >= 0)
+            return SVK_OK;
+        err = errno;
+        if (err != EEXIST)
+            break;
+    }
+    svk_status st = report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s: %s", r->tmp, strerror(err));
+    r->tmp[0] = '\0';
+    return st;
+}
+
+svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, svk_file_replace *r)
+{
+    r->log = log;
+    r->quiet = quiet;
+    r->path = path;
+    r->target[0] = r->tmp[0] = '\0';
+    r->fd = -1;
+    size_t len = strlen(path);
+    if (len >= sizeof(r->target))
+        return report(log, quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...", len,
+                      SVK_FILE_PATH_MAX - 1, path);
+    memcpy(r->target, path, len + 1);
+    struct _stat64 old;
+    bool exists = _stat64(path, &old) == 0;
+    if (!exists && errno != ENOENT)
+        return report(log, quiet, SVK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+    if (exists && !S_ISREG(old.st_mode))
+        return report(log, quiet, SVK_ERROR_IO, "refusing to replace %s: it is %s, not a regular file", path,
+                      svk_file_kind((mode_t)old.st_mode));
+    unsigned long links = exists ? link_count(path) : 1;
+    if (links > 1)
+        return report(log, quiet, SVK_ERROR_IO,
+                      "refusing to replace %s: it has %lu hard links, and an atomic save would split them (the "
+                      "other names would keep the old contents); save to another name, or remove the other links "
+                      "first",
+                      path, links);
+    return open_temporary(r);
+}
+
+svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        int w = _write(r->fd, c, n < (1u << 30) ? (unsigned)n : (1u << 30));
+        if (w <= 0)
+            return report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
+                          w < 0 ? strerror(errno) : "no progress");
+        c += w;
+        n -= (size_t)w;
+    }
+    return SVK_OK;
+}
+
+svk_status svk_file_replace_commit(svk_file_replace *r)
+{
+    svk_status st = SVK_OK;
+    /* _commit: FlushFileBuffers, Windows' fsync. */
+    if (_commit(r->fd) != 0)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "flushing %s: %s", r->tmp, strerror(errno));
+    if (_close(r->fd) != 0 && st == SVK_OK)
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
+    r->fd = -1;
+    /* rename() refuses an existing target on Windows; MoveFileEx replaces
+     * it, and with WRITE_THROUGH returns once the move is on disk. */
+    if (st == SVK_OK && !MoveFileExA(r->tmp, r->target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        st = report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s: Windows error %lu", r->tmp, r->target,
+                    (unsigned long)GetLastError());
+    if (st != SVK_OK) {
+        svk_file_replace_abort(r);
+        return st;
+    }
+    r->tmp[0] = '\0';
+    return SVK_OK;
+}
+
+void svk_file_replace_abort(svk_file_replace *r)
+{
+    if (r->fd >= 0)
+        _close(r->fd);
+    r->fd = -1;
+    if (r->tmp[0])
+        _unlink(r->tmp);
+    r->tmp[0] = '\0';
+}
+
+void svk_file_make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/' && *p != '\\')
+            continue;
+        char c = *p;
+        *p = '\0';
+        _mkdir(path);
+        *p = c;
+    }
+    _mkdir(path);
+}
+
+bool svk_file_cache_dir(char *out, size_t size)
+{
+    const char *base = getenv("LOCALAPPDATA");
+    if (!base || !*base)
+        return false;
+    return snprintf(out, size, "%s\\siamese-vk", base) < (int)size;
+}
