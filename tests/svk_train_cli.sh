@@ -32,6 +32,59 @@ assert [p['step'] for p in p1 + p2] == list(range(1, 9)), (p1, p2)
 # The run's data position and schedule travel in the checkpoint: the same losses, to the last digit.
 assert [(p['loss'], p['lr']) for p in p1 + p2] == [(f['loss'], f['lr']) for f in full], (p1, p2, full)
 PY"
+# The addition task's answer format is the run's: a resume without
+# --answer goes on with the saved run's (plain here, not the default).
+check "--answer plain: a resume continues with plain answers, the same losses" bash -c "
+    '$train' ${small[*]} --answer plain --steps 8 --jsonl > '$dir/pfull.jsonl' &&
+    '$train' ${small[*]} --answer plain --steps 8 --stop-at 4 --save '$dir/p.safetensors' --jsonl > '$dir/p1.jsonl' &&
+    head -c 4096 '$dir/p.safetensors' | grep -aq ' answer=plain ' &&
+    '$train' ${small[*]} --resume '$dir/p.safetensors' --jsonl > '$dir/p2.jsonl' 2> '$dir/p2.err' &&
+    ! grep -q differs '$dir/p2.err' &&
+    '$train' ${small[*]} --steps 8 --jsonl > '$dir/rfull.jsonl' &&
+    python3 - '$dir/pfull.jsonl' '$dir/p1.jsonl' '$dir/p2.jsonl' '$dir/rfull.jsonl' <<'PY'
+import json, sys
+full, p1, p2, rev = ([json.loads(l) for l in open(f) if '\"step\"' in l] for f in sys.argv[1:])
+assert [p['loss'] for p in p1 + p2] == [f['loss'] for f in full], (p1, p2, full)
+assert [p['loss'] for p in full] != [r['loss'] for r in rev], (full, rev)  # reversed answers are another task
+PY"
+check "--answer reversed: held-out answers least significant digit first" bash -c "
+    '$train' ${small[*]} --answer reversed --steps 1 > '$dir/rev.out' && grep -q 'answers reversed' '$dir/rev.out' &&
+    grep -Eq '^  24\+82=.* \(want 601\)' '$dir/rev.out' &&
+    '$train' ${small[*]} --answer plain --steps 1 > '$dir/plain.out' && grep -Eq '^  24\+82=.* \(want 106\)' '$dir/plain.out'"
+# The accuracy curve: a point every --eval-every steps before the end, the
+# end's in the final line; the default is ten points over the run.
+check "--eval-every: the held-out accuracy curve (jsonl); it changes no training step" bash -c "
+    '$train' ${small[*]} --steps 7 --eval-every 3 --jsonl > '$dir/curve.jsonl' &&
+    '$train' ${small[*]} --steps 7 --eval-every 0 --jsonl > '$dir/curve0.jsonl' &&
+    python3 - '$dir/curve.jsonl' '$dir/curve0.jsonl' <<'PY'
+import json, sys
+rows, rows0 = ([json.loads(l) for l in open(f)] for f in sys.argv[1:])
+ev = [(r['eval_step'], r['heldout']) for r in rows if 'eval_step' in r]
+assert ev == [(3, 20), (6, 20), (7, 20)], ev
+assert [r['step'] for r in rows if 'step' in r] == list(range(1, 8)), rows
+assert all(0 <= r['heldout_accuracy'] <= 1 for r in rows if 'eval_step' in r), rows
+def steps(rs): return [(r['loss'], r['grad_norm']) for r in rs if 'step' in r]
+assert steps(rows) == steps(rows0), (rows, rows0)
+assert [r['eval_step'] for r in rows0 if 'eval_step' in r] == [7], rows0
+PY"
+check "--eval-every: the curve in the log, ten points by default, the last the final accuracy" bash -c "
+    '$train' ${small[*]} --steps 20 > '$dir/curve.out' && '$train' ${small[*]} --steps 20 --eval-every 0 > '$dir/nocurve.out' &&
+    python3 - '$dir/curve.out' '$dir/nocurve.out' <<'PY'
+import re, sys
+out = open(sys.argv[1]).read().splitlines()
+points = [re.fullmatch(r'eval   step (\d+)/20  held-out \d+/20 = ([\d.]+)% exact match  \([\d.]+ s\)', l)
+          for l in out if l.startswith('eval ')]
+assert all(points) and [int(p.group(1)) for p in points] == list(range(2, 20, 2)), out
+curve = [l for l in out if l.startswith('held-out accuracy curve (20 problems, evaluations ')]
+assert len(curve) == 1, out
+pct = re.findall(r' step (\d+) ([\d.]+)%', curve[0])
+assert [int(s) for s, _ in pct] == list(range(2, 21, 2)), curve
+assert [p.group(2) for p in points] == [a for _, a in pct[:-1]], (points, curve)
+final = [l for l in out[out.index(curve[0]) + 1:] if l.startswith('held-out accuracy: ')]
+assert re.fullmatch(r'held-out accuracy: \d+/20 = ' + re.escape(pct[-1][1]) + '% exact match', final[0]), out
+nocurve = open(sys.argv[2]).read()
+assert 'eval ' not in nocurve and 'curve' not in nocurve and 'held-out accuracy: ' in nocurve, nocurve
+PY"
 check "a resume of a finished run trains nothing, and --steps lengthens it" bash -c "
     '$train' ${small[*]} --resume '$dir/a.safetensors' --save '$dir/a2.safetensors' > /dev/null &&
     '$train' ${small[*]} --resume '$dir/a2.safetensors' > '$dir/r2.out' && grep -q 'nothing to train' '$dir/r2.out' &&
@@ -97,7 +150,7 @@ check "--max-bad-steps stops a diverged run (vulkan, jsonl)" bash -c "
     grep -q 'warning: step 2 skipped' '$dir/div.err' && [ ! -e '$dir/div.safetensors' ] &&
     python3 - '$dir/div.jsonl' <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = [r for r in map(json.loads, open(sys.argv[1])) if 'step' in r]  # the training steps, not the curve's points
 assert [r['skipped'] for r in rows] == [False, True, True, True], rows
 assert rows[0]['loss'] is not None and all(r['loss'] is None for r in rows[1:]), rows
 PY"
@@ -176,6 +229,8 @@ usage_error "--batch 0" "--batch '0': not an integer in 1..1048576" "$train" "${
 usage_error "--seq ' 8'" "--seq ' 8'" "$train" "${tiny[@]}" --seq " 8"
 usage_error "--digits 10" "--digits '10': not an integer in 1..9" "$train" "${tiny[@]}" --digits 10
 usage_error "--eval 0x10" "--eval '0x10'" "$train" "${tiny[@]}" --eval 0x10
+usage_error "--eval-every -1" "--eval-every '-1'" "$train" "${tiny[@]}" --eval-every -1
+usage_error "--answer backwards" "--answer 'backwards': not plain or reversed" "$train" "${tiny[@]}" --answer backwards
 usage_error "--eval more than half the problems" "--eval" "$train" "${tiny[@]}" --digits 1 --eval 51
 usage_error "--lr nan" "--lr 'nan': not a finite number >= 0" "$train" "${tiny[@]}" --lr nan
 usage_error "--lr inf" "--lr 'inf'" "$train" "${tiny[@]}" --lr inf

@@ -82,3 +82,62 @@ out:
     free(logits);
     return st;
 }
+
+svk_status svk_addition_accuracy_forced(svk_model *m, const svk_addition *task, size_t n, uint32_t B, uint32_t T,
+                                        size_t *correct)
+{
+    const uint32_t V = svk_model_get_config(m)->vocab;
+    *correct = 0;
+    int32_t *tok = malloc((size_t)B * T * sizeof(*tok));
+    float *logits = malloc((size_t)B * T * V * sizeof(*logits));
+    /* Each row's problem: the prompt's length and the answer's text. */
+    uint32_t *lp = malloc(B * sizeof(*lp));
+    char (*answer)[SVK_ADDITION_TEXT_MAX] = malloc(B * sizeof(*answer));
+    svk_status st = SVK_OK;
+    if (!tok || !logits || !lp || !answer) {
+        fprintf(stderr, "svk-train: out of memory for the evaluation in batches of %u x %u\n", B, T);
+        st = SVK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    for (size_t first = 0; first < n && st == SVK_OK; first += B) {
+        const uint32_t rows = n - first < B ? (uint32_t)(n - first) : B;
+        for (uint32_t r = 0; r < B; r++) {
+            int32_t *row = tok + (size_t)r * T;
+            uint32_t len = 0;
+            char prompt[SVK_ADDITION_TEXT_MAX];
+            if (r < rows) {
+                st = svk_addition_heldout(task, (uint32_t)(first + r), prompt, sizeof(prompt), answer[r],
+                                          sizeof(answer[r]));
+                if (st != SVK_OK)
+                    break;
+                lp[r] = (uint32_t)strlen(prompt);
+                for (uint32_t k = 0; prompt[k]; k++)
+                    row[len++] = (unsigned char)prompt[k];
+                for (uint32_t k = 0; answer[r][k] && len < T; k++)
+                    row[len++] = (unsigned char)answer[r][k];
+            }
+            while (len < T)
+                row[len++] = '\n'; /* after the problem, or a row left over: causal attention never looks there */
+        }
+        if (st != SVK_OK || (st = svk_model_forward_logits(m, tok, B, T, logits)) != SVK_OK)
+            break;
+        for (uint32_t r = 0; r < rows; r++) {
+            bool ok = true;
+            /* The logits at position t choose token t + 1: the answer's
+             * k-th token is chosen at lp - 1 + k. */
+            for (uint32_t k = 0; answer[r][k] && ok; k++) {
+                const float *lg = logits + ((size_t)r * T + lp[r] - 1 + k) * V;
+                uint32_t best = 0;
+                for (uint32_t v = 1; v < V; v++)
+                    if (lg[v] > lg[best])
+                        best = v;
+                ok = best == (unsigned char)answer[r][k];
+            }
+            *correct += ok;
+        }
+    }
+    free(tok);
+    free(logits);
+    free(lp);
+    free(answer);
+    return st;
+}

@@ -14,24 +14,40 @@ const char *svk_train_data_name(svk_train_data d)
     return (unsigned)d < SVK_TRAIN_DATA_COUNT ? data_names[d] : "?";
 }
 
+const char *svk_train_answer_name(svk_addition_answer a)
+{
+    return a == SVK_ADDITION_ANSWER_PLAIN ? "plain" : a == SVK_ADDITION_ANSWER_REVERSED ? "reversed" : "?";
+}
+
+bool svk_train_answer_parse(const char *text, svk_addition_answer *a)
+{
+    if (!strcmp(text, "plain"))
+        *a = SVK_ADDITION_ANSWER_PLAIN;
+    else if (!strcmp(text, "reversed"))
+        *a = SVK_ADDITION_ANSWER_REVERSED;
+    else
+        return false;
+    return true;
+}
+
 void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
 {
     snprintf(buf, size,
              "version=1 position=%" PRIu64 " steps=%u warmup=%u lr=%.9g schedule=%s clip=%.9g wd=%.9g batch=%u "
-             "seq=%u seed=%" PRIu64 " data=%s digits=%u data_size=%" PRIu64 " data_state=%" PRIu64,
+             "seq=%u seed=%" PRIu64 " data=%s digits=%u answer=%s data_size=%" PRIu64 " data_state=%" PRIu64,
              r->position, r->steps, r->warmup, (double)r->lr, r->constant_lr ? "constant" : "cosine",
              (double)r->clip, (double)r->wd, r->batch, r->seq, r->seed, svk_train_data_name(r->data), r->digits,
-             r->data_size, r->data_state);
+             svk_train_answer_name(r->answer), r->data_size, r->data_state);
 }
 
-/* Every key must come exactly once. */
+/* Every key must come exactly once, but K_ANSWER may be missing. */
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
-    K_DIGITS, K_DATA_SIZE, K_DATA_STATE, K_COUNT
+    K_DIGITS, K_ANSWER, K_DATA_SIZE, K_DATA_STATE, K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
-    "digits", "data_size", "data_state",
+    "digits", "answer", "data_size", "data_state",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -52,6 +68,11 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
     case K_DIGITS: return svk_cli_u32("digits", v, 0, UINT32_MAX, &r->digits, err);
     case K_DATA_SIZE: return svk_cli_u64("data_size", v, 0, UINT64_MAX, &r->data_size, err);
     case K_DATA_STATE: return svk_cli_u64("data_state", v, 0, UINT64_MAX, &r->data_state, err);
+    case K_ANSWER:
+        if (svk_train_answer_parse(v, &r->answer))
+            return true;
+        snprintf(err->text, sizeof(err->text), "answer '%.32s': not plain or reversed", v);
+        return false;
     case K_SCHEDULE:
         r->constant_lr = !strcmp(v, "constant");
         if (r->constant_lr || !strcmp(v, "cosine"))
@@ -104,7 +125,7 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
         }
     }
     for (int k = 0; k < K_COUNT; k++)
-        if (!seen[k]) {
+        if (!seen[k] && k != K_ANSWER) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);
             return false;
         }

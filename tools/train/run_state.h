@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "svk/data.h"
+
 #define SVK_TRAIN_RUN_KEY "svk-train.run"
 #define SVK_TRAIN_RUN_TEXT_MAX 1024
 
@@ -39,17 +41,24 @@ typedef struct svk_train_run {
     uint64_t seed;
     svk_train_data data;
     uint32_t digits;      /* addition: operand digits */
+    svk_addition_answer answer; /* addition: the answer format; plain in a text without the key (older runs) */
     uint64_t data_size;   /* text: the file's bytes */
     uint64_t data_state;  /* the data generator's state after `position` batches */
 } svk_train_run;
 
 const char *svk_train_data_name(svk_train_data d);
 
+/* The addition task's answer formats by name, "plain" and "reversed" (the
+ * text form's and --answer's): the name, and false for any other text. */
+const char *svk_train_answer_name(svk_addition_answer a);
+bool svk_train_answer_parse(const char *text, svk_addition_answer *a);
+
 /* r as text (SVK_TRAIN_RUN_TEXT_MAX bytes suffice). */
 void svk_train_run_format(const svk_train_run *r, char *buf, size_t size);
 
 /* Parses the text form; false with the reason in why (a line naming the
- * key) for anything it does not know or cannot read. */
+ * key) for anything it does not know or cannot read. Every key must be
+ * there but answer, which svk-train before it did not write. */
 bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t why_size);
 
 #endif

@@ -27,6 +27,8 @@ typedef struct options {
     char **argv;                 /* options to check against the checkpoint's (checkpoint_config) */
     const char *data;            /* text file, or NULL: addition */
     uint32_t digits, eval_n;
+    uint32_t eval_every;         /* the accuracy curve's points; 0: only at the end */
+    svk_addition_answer answer;  /* --answer: the addition task's answer format */
     uint32_t steps, batch, seq, warmup, save_every, log_every;
     uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
     uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
@@ -37,6 +39,7 @@ typedef struct options {
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
+    bool answer_set, eval_every_set;
 } options;
 
 /* The ranges of the numeric options. --digits is the addition task's own
@@ -57,6 +60,8 @@ static void usage(FILE *f)
 "  --config KEY=VALUE      model configuration key (repeatable): vocab ctx width layers heads mlp_hidden\n"
 "                          norm placement mlp pos bias tie_embeddings norm_eps rope_theta\n"
 "  --task addition         the built-in addition task (default); --digits N operand digits, 1..%u (default 2)\n"
+"  --answer plain|reversed the addition task's answers as written (57+68=125) or their digits least\n"
+"                          significant first (57+68=521) (default reversed)\n"
 "  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
 "  --steps N               the run's length in steps, counted from its start (default 300)\n"
@@ -85,6 +90,8 @@ static void usage(FILE *f)
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
+"  --eval-every N          ... and every N steps of the run, the accuracy curve (default: every tenth of\n"
+"                          --steps, rounded up; 0 = only at the end)\n"
 SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at the end is\n"
 "             not finite or its last step was skipped: nothing saved)\n",
             DIGITS_MAX, BATCH_MAX, EVAL_MAX);
@@ -95,6 +102,7 @@ static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
+    "--answer", "--eval-every",
 };
 
 static bool is_valued(const char *a)
@@ -128,6 +136,7 @@ static int parse(int argc, char **argv, options *o)
     *o = (options){
         .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
         .argc = argc, .argv = argv,
+        .answer = SVK_ADDITION_ANSWER_REVERSED,
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
     };
@@ -163,7 +172,13 @@ static int parse(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--data")) o->data = v;
         else if (!strcmp(a, "--digits")) ok = o->digits_set = svk_cli_u32(a, v, 1, DIGITS_MAX, &o->digits, &err);
-        else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
+        else if (!strcmp(a, "--answer")) {
+            ok = o->answer_set = svk_train_answer_parse(v, &o->answer);
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--answer '%.32s': not plain or reversed", v);
+        } else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
+        else if (!strcmp(a, "--eval-every"))
+            ok = o->eval_every_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->eval_every, &err);
         else if (!strcmp(a, "--steps")) ok = o->steps_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
         else if (!strcmp(a, "--stop-at")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->stop_at, &err);
         else if (!strcmp(a, "--batch")) ok = o->batch_set = svk_cli_u32(a, v, 1, BATCH_MAX, &o->batch, &err);
@@ -369,6 +384,13 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     if (r->data == SVK_TRAIN_DATA_ADDITION)
         ADOPT(digits, digits_set, "digits", "%u", unsigned);
 #undef ADOPT
+    if (r->data == SVK_TRAIN_DATA_ADDITION && !o->answer_set)
+        o->answer = r->answer;
+    else if (r->data == SVK_TRAIN_DATA_ADDITION && o->answer != r->answer) {
+        fprintf(stderr, "svk-train: note: --answer %s differs from the resumed run's %s\n",
+                svk_train_answer_name(o->answer), svk_train_answer_name(r->answer));
+        differs = true;
+    }
     if (differs)
         fprintf(stderr, "svk-train: note: so this run goes on from %s with other settings, and is not the run "
                         "saved there\n", path);
@@ -432,7 +454,8 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     svk_train_run r = {
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .constant_lr = o->constant_lr,
         .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
-        .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0, .data_size = data_size, .data_state = data_state,
+        .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
+        .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN, .data_size = data_size, .data_state = data_state,
     };
     char run_text[SVK_TRAIN_RUN_TEXT_MAX];
     svk_train_run_format(&r, run_text, sizeof(run_text));
@@ -442,6 +465,60 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     sp.metadata = &meta;
     sp.n_metadata = 1;
     return svk_model_save_ex(m, path, &sp);
+}
+
+/* The held-out accuracy curve (--eval-every): its points so far, and the
+ * time spent scoring them (left out of the training's time and speed). */
+typedef struct curve {
+    uint64_t *step;
+    double *accuracy;
+    size_t n, cap;
+    double seconds;
+} curve;
+
+/* Scores the --eval held-out problems after `step` of the run's `total`
+ * steps, at the training's batch shape (svk_addition_accuracy_forced: the
+ * final accuracy's count, without building another step), and prints the
+ * point: a line of text, or a JSON object with "eval_step" (not "step",
+ * which is a training step's). */
+static svk_status curve_point(curve *c, svk_model *m, const svk_addition *task, const options *o, uint64_t step,
+                              uint64_t total, bool tty)
+{
+    double t = now();
+    size_t correct = 0;
+    svk_status st = svk_addition_accuracy_forced(m, task, o->eval_n, o->batch, o->seq, &correct);
+    if (st != SVK_OK)
+        return st;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        uint64_t *sp = realloc(c->step, cap * sizeof(*sp));
+        if (sp)
+            c->step = sp;
+        double *ap = realloc(c->accuracy, cap * sizeof(*ap));
+        if (ap)
+            c->accuracy = ap;
+        if (!sp || !ap) {
+            fprintf(stderr, "svk-train: out of memory for the accuracy curve\n");
+            return SVK_ERROR_OUT_OF_HOST_MEMORY;
+        }
+        c->cap = cap;
+    }
+    const double acc = (double)correct / o->eval_n;
+    c->step[c->n] = step;
+    c->accuracy[c->n++] = acc;
+    t = now() - t;
+    c->seconds += t;
+    if (o->jsonl)
+        printf("{\"eval_step\": %llu, \"heldout_accuracy\": %.4f, \"heldout\": %u, \"eval_s\": %.3f}\n",
+               (unsigned long long)step, acc, o->eval_n, t);
+    else {
+        if (tty) /* after the progress bar's line */
+            fprintf(stderr, "\n");
+        printf("eval   step %llu/%llu  held-out %zu/%u = %.1f%% exact match  (%.1f s)\n", (unsigned long long)step,
+               (unsigned long long)total, correct, o->eval_n, 100 * acc, t);
+    }
+    fflush(stdout);
+    return SVK_OK;
 }
 
 int main(int argc, char **argv)
@@ -455,6 +532,7 @@ int main(int argc, char **argv)
     svk_addition *task = NULL;
     svk_text_data *text = NULL;
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
+    curve cv = {0};
     const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
 
     /* A resumed run takes its checkpoint's configuration, and its run's
@@ -480,6 +558,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "svk-train: note: %s holds no svk-train run state: the run counts from its update count "
                             "and its data starts again from --seed\n", o.resume);
     }
+    /* --eval-every's default: ten points over the run, the last its end. */
+    if (!o.eval_every_set)
+        o.eval_every = (uint32_t)((o.steps + 9ull) / 10);
     if (svk_model_config_validate(&o.config) != SVK_OK) {
         fail("--config");
         return SVK_EXIT_USAGE;
@@ -496,6 +577,7 @@ int main(int argc, char **argv)
     }
     svk_addition_params ap = svk_addition_params_default();
     ap.digits = o.digits;
+    ap.answer = o.answer;
     ap.heldout = o.eval_n;
     ap.seed = o.seed;
     if (addition) {
@@ -750,6 +832,15 @@ int main(int argc, char **argv)
                 goto out;
             }
         }
+        if (addition && o.eval_n && o.eval_every && (s + 1) % o.eval_every == 0 && s + 1 < end) {
+            const double before = cv.seconds;
+            if (curve_point(&cv, m, task, &o, s + 1, total, tty) != SVK_OK) {
+                fail("evaluating");
+                goto out;
+            }
+            t0 += cv.seconds - before; /* the training's time and speed leave the evaluations out */
+            t_log += cv.seconds - before;
+        }
     }
     const uint64_t ran = end > first ? end - first : 0;
     double elapsed = now() - t0;
@@ -791,15 +882,23 @@ int main(int argc, char **argv)
     if (addition && o.eval_n) {
         size_t correct = 0;
         if (!o.jsonl)
-            printf("held-out problems (%u digits):\n", o.digits);
+            printf("held-out problems (%u digits, answers %s):\n", o.digits, svk_train_answer_name(o.answer));
         if (svk_addition_accuracy(m, task, o.digits, o.eval_n, o.jsonl ? 0 : 8, &correct) != SVK_OK) {
             fail("evaluating");
             goto out;
         }
         if (o.jsonl)
-            printf("{\"heldout_accuracy\": %.4f, \"heldout\": %u}\n", (double)correct / o.eval_n, o.eval_n);
-        else
+            printf("{\"eval_step\": %llu, \"heldout_accuracy\": %.4f, \"heldout\": %u}\n", (unsigned long long)end,
+                   (double)correct / o.eval_n, o.eval_n);
+        else {
+            if (cv.n) {
+                printf("held-out accuracy curve (%u problems, evaluations %.1f s):", o.eval_n, cv.seconds);
+                for (size_t i = 0; i < cv.n; i++)
+                    printf(" step %llu %.1f%%,", (unsigned long long)cv.step[i], 100 * cv.accuracy[i]);
+                printf(" step %llu %.1f%%\n", (unsigned long long)end, 100.0 * correct / o.eval_n);
+            }
             printf("held-out accuracy: %zu/%u = %.1f%% exact match\n", correct, o.eval_n, 100.0 * correct / o.eval_n);
+        }
     }
     rc = SVK_EXIT_OK;
 out:
@@ -807,6 +906,8 @@ out:
     free(tgt);
     free(fixed_tok);
     free(fixed_tgt);
+    free(cv.step);
+    free(cv.accuracy);
     svk_addition_destroy(&task);
     svk_text_data_destroy(&text);
     svk_model_destroy(&m);
