@@ -336,13 +336,16 @@ static double smoothed(const study *s, const run *r, uint32_t end)
 }
 
 /* One SVG polyline per curve, as a path whose gaps (NaN) start new pieces;
- * values above the axis are drawn at its top. */
+ * values above the axis are drawn at its top. At most about 150 points a
+ * curve (every stride-th step, and the last), which keeps the file small. */
 static void svg_curve(FILE *f, const study *s, const double *y, double x0, double y0, double w, double h,
                       double ymax, const char *style)
 {
     fprintf(f, "<path fill=\"none\" %s d=\"", style);
     bool pen = false;
-    for (uint32_t k = 0; k < s->steps; k++) {
+    const uint32_t stride = s->steps > 150 ? (s->steps + 149) / 150 : 1;
+    for (uint32_t j = 0; j < s->steps; j += stride) {
+        const uint32_t k = j + stride >= s->steps ? s->steps - 1 : j; /* the last point: the last step */
         if (!isfinite(y[k]) && !(y[k] > 0)) { /* NaN: a gap; +inf: clipped at the top */
             pen = false;
             continue;
@@ -426,8 +429,8 @@ static bool write_svg(const study *s, const run *runs)
                 ly - 4, lx + 24, ly - 4, placement_colors[p]);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 30, ly, placement_names[p]);
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">thick: mean over %u seeds; thin: each seed</text>\n",
-            ml + N_PLACEMENTS * 110, H - 12, s->n_seeds);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">thick: mean over %u seed%s; thin: each seed</text>\n",
+            ml + N_PLACEMENTS * 110, H - 12, s->n_seeds, s->n_seeds == 1 ? "" : "s");
     fprintf(f, "</svg>\n");
     free(y);
     return close_out(f);
@@ -532,7 +535,7 @@ int main(int argc, char **argv)
     /* The command line, for the table's caption. */
     char command[1024] = "";
     for (int i = 0; i < argc; i++) {
-        const char *a = i ? argv[i] : "samples/norm_study";
+        const char *a = i ? argv[i] : "norm_study";
         const size_t used = strlen(command);
         snprintf(command + used, sizeof(command) - used, "%s%s", i ? " " : "", a);
     }
