@@ -12,7 +12,8 @@ lib/'s headers or objects (tools/meson.build). For each tool given:
     symbols is defined by the internal library (nm), so no internal object
     was linked into it; except where default_library is 'static' (a parent
     project's choice), where the tools link libsvk.a, which holds them all.
-svk-conformance and svk-bench test internal kernels and are exempt.
+svk-conformance and svk-bench test internal kernels and are exempt. The
+samples (samples/) are held to the same (test samples_public_api).
 
 usage: tools_public_api.py DEFAULT_LIBRARY BUILD_ROOT SOURCE_ROOT NM READELF LIBSVK_INTERNAL_A TOOL...
 """
