@@ -3,7 +3,8 @@
 # svk_generate_cli.sh and svk_train_resume.sh, with
 #     . "$(dirname "$0")/cli_checks.sh"
 # (meson runs them by their path in the source tree, where this file is).
-# It makes $dir, a temporary directory removed on exit, and the tallies
+# It makes $dir, a temporary directory removed on exit and the current
+# directory from then on, and the tallies
 # $pass and $fail, and gives the checks below; each check runs one command
 # with its output in $dir/out and prints one PASS or FAIL line, a failure
 # followed by the output's last lines, indented. The test ends with
@@ -11,6 +12,17 @@
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# The tools run in it, so that what they write by default in the current
+# directory (svk-train's svk-train.csv and .svg) stays out of the build
+# tree and apart from other tests'. The tools' paths ($train, $gen: meson
+# gives them whole, a user by hand perhaps relative) are made absolute
+# first.
+for tool_var in train gen; do
+    if [ -n "${!tool_var:-}" ] && [ "${!tool_var#/}" = "${!tool_var}" ]; then
+        printf -v "$tool_var" '%s/%s' "$PWD" "${!tool_var}"
+    fi
+done
+cd "$dir" || exit 1
 pass=0
 fail=0
 

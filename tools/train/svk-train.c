@@ -17,6 +17,8 @@
 #include "cli_exit.h"
 #include "cli_parse.h"
 #include "run_state.h"
+#include "svg_plot.h"
+#include "train_log.h"
 #include "svk/svk.h"
 
 typedef struct options {
@@ -36,6 +38,8 @@ typedef struct options {
     bool constant_lr, jsonl, find_nonfinite;
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
+    const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
+    bool no_log;                 /* --no-log: no CSV and no SVG */
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
@@ -85,6 +89,14 @@ static void usage(FILE *f)
 "  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
 "  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
 "  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s)\n"
+"  --log PATH              the run's CSV, one row per step (default: beside --save, its extension .csv;\n"
+"                          else svk-train.csv here), rewritten as the run goes and before every save;\n"
+"                          at the end its loss curve beside it, PATH with .svg for .csv. Columns:\n"
+"                          " SVK_TRAIN_LOG_COLUMNS "; a value that is not finite is\n"
+"                          nan, inf or -inf (the step was skipped: skipped is 1), an empty heldout_loss\n"
+"                          was not measured. With --resume the CSV there goes on: its rows after the\n"
+"                          resumed step are dropped\n"
+"  --no-log                no CSV and no curve\n"
 "  --log-every N           progress every N steps (default 20)\n"
 "  --max-bad-steps N       stop after N training steps in a row skipped for a non-finite loss or\n"
 "                          gradient norm (the library applies no update for them), exit status 3\n"
@@ -102,6 +114,7 @@ static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
+    "--log",
     "--answer", "--eval-every",
 };
 
@@ -153,6 +166,8 @@ static int parse(int argc, char **argv, options *o)
             o->find_nonfinite = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
             o->jsonl = true, takes = false;
+        } else if (!strcmp(a, "--no-log")) {
+            o->no_log = true, takes = false;
         } else if (!is_valued(a)) {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
@@ -200,6 +215,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--targets")) o->targets = v;
         else if (!strcmp(a, "--dump-grads")) o->dump_grads = v;
         else if (!strcmp(a, "--dump-logits")) o->dump_logits = v;
+        else if (!strcmp(a, "--log")) o->log = v;
         else {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
@@ -410,7 +426,7 @@ static int checkpoint_config(options *o, const char *opt, const char *path)
         return SVK_EXIT_FAILURE;
     }
     /* The --config options in the order given (parse() checked them, and
-     * every option but the three flags takes a value), applied on top of
+     * every option but the flags takes a value), applied on top of
      * the file's: the last value of a key is the one that counts. The
      * culprit named is the last that alone would change the file's. */
     svk_model_config given = fc;
@@ -465,6 +481,70 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     sp.metadata = &meta;
     sp.n_metadata = 1;
     return svk_model_save_ex(m, path, &sp);
+}
+
+/* --log and --no-log into l's paths (train_log.h). A CSV or SVG path that
+ * is another of the run's files would overwrite it: refused, exit 2 (by
+ * name: two names of one file are not caught). */
+static int log_paths(svk_train_log *l, const options *o)
+{
+    if (o->log && o->no_log) {
+        fprintf(stderr, "svk-train: --log and --no-log exclude each other\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->no_log)
+        return SVK_EXIT_OK;
+    if (!svk_train_log_paths(l, o->log, o->save, o->resume))
+        return SVK_EXIT_FAILURE;
+    const char *const others[][2] = {
+        {"--save", o->save}, {"--resume", o->resume}, {"--init-from", o->init_from}, {"--data", o->data},
+        {"--tokens", o->tokens}, {"--targets", o->targets}, {"--dump-grads", o->dump_grads},
+        {"--dump-logits", o->dump_logits},
+    };
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        for (int k = 0; k < 2 && others[i][1]; k++)
+            if (!strcmp(k ? l->svg : l->csv, others[i][1])) {
+                fprintf(stderr, "svk-train: the run's %s %s would overwrite %s's file (give --log another PATH)\n",
+                        k ? "loss curve" : "CSV", others[i][1], others[i][0]);
+                return SVK_EXIT_USAGE;
+            }
+    return SVK_EXIT_OK;
+}
+
+/* Writes the CSV. During the run a failure is a warning (the next write
+ * tries again; the run is worth more than its log); where it counts
+ * (final) it is an error. */
+static bool write_log(svk_train_log *l, bool final, bool tty)
+{
+    if (svk_train_log_write(l) == SVK_OK)
+        return true;
+    fprintf(stderr, "%ssvk-train: %s--log %s: %s\n", tty && !final ? "\n" : "", final ? "" : "warning: ", l->csv,
+            svk_last_error());
+    return false;
+}
+
+/* The run's files at its end, whatever the ending (done, interrupted,
+ * diverged, failed): the CSV where rows came since it was written, and the
+ * loss curve. A failure makes a run that would have exited 0 exit 1: its
+ * record is missing. */
+static void finish_log(svk_train_log *l, const options *o, uint32_t B, uint32_t T, int *rc)
+{
+    bool ok = l->written_n == l->n || write_log(l, true, false);
+    char title[512];
+    snprintf(title, sizeof(title), "svk-train: %s placement, %u layers x %u wide, batch %u x %u, data: %s",
+             o->config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o->config.placement == SVK_PLACEMENT_PRE ? "pre"
+                                                                                                             : "post",
+             o->config.layers, o->config.width, B, T, o->tokens ? "fixed batch" : o->data ? o->data : "addition task");
+    svk_status st = svk_train_svg_write(l, title);
+    if (st != SVK_OK) {
+        fprintf(stderr, "svk-train: the loss curve %s: %s\n", l->svg,
+                st == SVK_ERROR_OUT_OF_HOST_MEMORY ? "out of memory" : svk_last_error());
+        ok = false;
+    }
+    if (ok && !o->jsonl)
+        printf("wrote %s (%zu rows) and %s (the loss curve)\n", l->csv, l->n, l->svg);
+    if (!ok && *rc == SVK_EXIT_OK)
+        *rc = SVK_EXIT_FAILURE;
 }
 
 /* The held-out accuracy curve (--eval-every): its points so far, and the
@@ -531,6 +611,8 @@ int main(int argc, char **argv)
     svk_model *m = NULL;
     svk_addition *task = NULL;
     svk_text_data *text = NULL;
+    svk_train_log run_log = {0};
+    bool log_on = false;             /* the CSV was written once: it and its curve are written at the end */
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
     curve cv = {0};
     const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
@@ -594,6 +676,10 @@ int main(int argc, char **argv)
                             "takes up to %u tokens, so --seq must be at least %u\n", T, o.digits, len, len + 1);
             return SVK_EXIT_USAGE;
         }
+    }
+    if ((rc = log_paths(&run_log, &o)) != SVK_EXIT_OK) {
+        svk_train_log_free(&run_log);
+        return rc;
     }
     rc = SVK_EXIT_FAILURE;
 
@@ -711,6 +797,16 @@ int main(int argc, char **argv)
                    (unsigned long long)first);
     }
 
+    /* The CSV before the first step: a --log that cannot be written (a
+     * FIFO, a missing directory) stops the run before it trains. A resumed
+     * run keeps the rows up to its position. */
+    if (run_log.csv) {
+        if ((o.resume && !svk_train_log_resume(&run_log, first)) || !write_log(&run_log, true, false)) {
+            fprintf(stderr, "svk-train: (--log PATH writes the CSV elsewhere, --no-log writes none)\n");
+            goto out;
+        }
+        log_on = true;
+    }
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
     double t0 = now(), t_log = t0;
     uint64_t tokens_since = 0;
@@ -718,6 +814,7 @@ int main(int argc, char **argv)
     bad_steps bad = {0};
     bool diagnosed = false;
     for (uint64_t s = first; s < end; s++) {
+        const double t_step = now();
         if (fixed_tok) {
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
             memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
@@ -743,6 +840,11 @@ int main(int argc, char **argv)
          * while its batch is at hand; before a save, whose file must not
          * get the weights of a run that is skipping its steps. */
         bool look = log_now || first_step || save_now || o.find_nonfinite || (bad.run > 0 && o.max_bad_steps);
+        /* The CSV has every step's loss, so every step is waited for, as
+         * with --jsonl: the host no longer prepares a step while the
+         * device runs the one before (within the noise on lavapipe,
+         * where the batch is a few microseconds of work). */
+        look = look || log_on;
         if (svk_model_train_step(m, tok, tgt, B, T, lr, look ? &loss : NULL) != SVK_OK) {
             fail("training step");
             goto out;
@@ -767,6 +869,11 @@ int main(int argc, char **argv)
         }
         if (first_step && o.dump_logits && svk_model_save_logits(m, o.dump_logits) != SVK_OK) {
             fail("--dump-logits");
+            goto out;
+        }
+        if (log_on && !svk_train_log_add(&run_log, s + 1, loss, lr, info.grad_norm, (double)B * T / (now() - t_step),
+                                         info.skipped)) {
+            fprintf(stderr, "svk-train: out of memory for the log\n");
             goto out;
         }
         if (log_now) {
@@ -818,6 +925,10 @@ int main(int argc, char **argv)
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
+        /* Before a checkpoint: the CSV beside it then holds every step it
+         * does (a resume drops rows past its position). */
+        if (log_on && (save_now || svk_train_log_due(&run_log)))
+            write_log(&run_log, false, tty);
         if (save_now) {
             svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, data, data_size, text,
                                                              task);
@@ -851,6 +962,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: warning: %llu of the %llu steps were skipped (non-finite); updates applied: %llu\n",
                 (unsigned long long)bad.total, (unsigned long long)ran,
                 (unsigned long long)(svk_model_step(m) - applied0));
+    if (log_on)
+        write_log(&run_log, false, false);
     if (o.save && ran) {
         /* A run that ends skipping its steps has diverged, whatever
          * --max-bad-steps allowed: its weights are what diverged (no step
@@ -902,6 +1015,8 @@ int main(int argc, char **argv)
     }
     rc = SVK_EXIT_OK;
 out:
+    if (log_on)
+        finish_log(&run_log, &o, B, T, &rc);
     free(tok);
     free(tgt);
     free(fixed_tok);
@@ -910,6 +1025,7 @@ out:
     free(cv.accuracy);
     svk_addition_destroy(&task);
     svk_text_data_destroy(&text);
+    svk_train_log_free(&run_log);
     svk_model_destroy(&m);
     svk_ctx_destroy(&ctx);
     return rc;
