@@ -38,16 +38,22 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
              r->position, r->steps, r->warmup, (double)r->lr, r->constant_lr ? "constant" : "cosine",
              (double)r->clip, (double)r->wd, r->batch, r->seq, r->seed, svk_train_data_name(r->data), r->digits,
              svk_train_answer_name(r->answer), r->data_size, r->data_state);
+    /* Only where there is one: a run without a split writes the text it
+     * wrote before the key existed, which an svk-train of then reads. */
+    if (r->holdout > 0) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size > n ? size - n : 0, " holdout=%.9g", (double)r->holdout);
+    }
 }
 
 /* Every key must come exactly once, but K_ANSWER may be missing. */
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
-    K_DIGITS, K_ANSWER, K_DATA_SIZE, K_DATA_STATE, K_COUNT
+    K_DIGITS, K_ANSWER, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
-    "digits", "answer", "data_size", "data_state",
+    "digits", "answer", "data_size", "data_state", "holdout",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -68,6 +74,7 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
     case K_DIGITS: return svk_cli_u32("digits", v, 0, UINT32_MAX, &r->digits, err);
     case K_DATA_SIZE: return svk_cli_u64("data_size", v, 0, UINT64_MAX, &r->data_size, err);
     case K_DATA_STATE: return svk_cli_u64("data_state", v, 0, UINT64_MAX, &r->data_state, err);
+    case K_HOLDOUT: return svk_cli_f32("holdout", v, 0, 1, &r->holdout, err);
     case K_ANSWER:
         if (svk_train_answer_parse(v, &r->answer))
             return true;
@@ -124,6 +131,8 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
             return false;
         }
     }
+    /* holdout may be missing: 0, a run without a held-out split. */
+    seen[K_HOLDOUT] = true;
     for (int k = 0; k < K_COUNT; k++)
         if (!seen[k] && k != K_ANSWER) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);

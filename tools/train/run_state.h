@@ -44,6 +44,8 @@ typedef struct svk_train_run {
     svk_addition_answer answer; /* addition: the answer format; plain in a text without the key (older runs) */
     uint64_t data_size;   /* text: the file's bytes */
     uint64_t data_state;  /* the data generator's state after `position` batches */
+    float holdout;        /* text: the share of the file held out from training, its tail (heldout.h); 0
+                             (none) is left out of the text form, as runs before the split wrote it */
 } svk_train_run;
 
 const char *svk_train_data_name(svk_train_data d);

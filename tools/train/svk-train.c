@@ -16,6 +16,7 @@
 #include "addition_eval.h"
 #include "cli_exit.h"
 #include "cli_parse.h"
+#include "heldout.h"
 #include "run_state.h"
 #include "svg_plot.h"
 #include "train_log.h"
@@ -40,6 +41,8 @@ typedef struct options {
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
     bool no_log;                 /* --no-log: no CSV and no SVG */
+    float holdout;               /* --holdout: the share of --data held out (heldout.h); 0 = none */
+    bool holdout_set;
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
@@ -67,6 +70,10 @@ static void usage(FILE *f)
 "  --answer plain|reversed the addition task's answers as written (57+68=125) or their digits least\n"
 "                          significant first (57+68=521) (default reversed)\n"
 "  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
+"  --holdout X             the share of --data's bytes, its tail, never trained on: its loss on up to %u\n"
+"                          fixed batches is measured every --eval-every steps and at the end, 0..0.9\n"
+"                          (default 0.1, or 0 where the file is too short for both parts; 0 = train\n"
+"                          on all of it)\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
 "  --steps N               the run's length in steps, counted from its start (default 300)\n"
 "  --batch B, 1..%u (default 32)  --seq T, 1..ctx (default 32)\n"
@@ -106,7 +113,7 @@ static void usage(FILE *f)
 "                          --steps, rounded up; 0 = only at the end)\n"
 SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at the end is\n"
 "             not finite or its last step was skipped: nothing saved)\n",
-            DIGITS_MAX, BATCH_MAX, EVAL_MAX);
+            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, EVAL_MAX);
 }
 
 /* Options that take a value. */
@@ -114,7 +121,7 @@ static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
-    "--log",
+    "--log", "--holdout",
     "--answer", "--eval-every",
 };
 
@@ -151,7 +158,7 @@ static int parse(int argc, char **argv, options *o)
         .argc = argc, .argv = argv,
         .answer = SVK_ADDITION_ANSWER_REVERSED,
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
-        .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1,
+        .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -216,6 +223,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--dump-grads")) o->dump_grads = v;
         else if (!strcmp(a, "--dump-logits")) o->dump_logits = v;
         else if (!strcmp(a, "--log")) o->log = v;
+        else if (!strcmp(a, "--holdout")) ok = o->holdout_set = svk_cli_f32(a, v, 0, 0.9f, &o->holdout, &err);
         else {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
@@ -399,6 +407,8 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     ADOPT(seed, seed_set, "seed", "%llu", unsigned long long);
     if (r->data == SVK_TRAIN_DATA_ADDITION)
         ADOPT(digits, digits_set, "digits", "%u", unsigned);
+    if (r->data == SVK_TRAIN_DATA_TEXT)
+        ADOPT(holdout, holdout_set, "holdout", "%g", double);
 #undef ADOPT
     if (r->data == SVK_TRAIN_DATA_ADDITION && !o->answer_set)
         o->answer = r->answer;
@@ -473,6 +483,7 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
         .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN, .data_size = data_size, .data_state = data_state,
     };
+    r.holdout = data == SVK_TRAIN_DATA_TEXT ? o->holdout : 0;
     char run_text[SVK_TRAIN_RUN_TEXT_MAX];
     svk_train_run_format(&r, run_text, sizeof(run_text));
     const svk_metadata meta = {SVK_TRAIN_RUN_KEY, run_text};
@@ -521,6 +532,38 @@ static bool write_log(svk_train_log *l, bool final, bool tty)
     fprintf(stderr, "%ssvk-train: %s--log %s: %s\n", tty && !final ? "\n" : "", final ? "" : "warning: ", l->csv,
             svk_last_error());
     return false;
+}
+
+/* The held-out loss after `step` of the run's `total`: into the CSV's row
+ * of that step, and printed (a line, or with --jsonl an object with
+ * "eval_step", not "step", as the accuracy curve's). Returns the seconds
+ * it took, which the training's time leaves out; < 0 on failure. */
+static double heldout_point(const svk_train_heldout *h, svk_model *m, svk_train_log *l, bool log_on,
+                            const options *o, uint64_t step, uint64_t total, bool tty)
+{
+    double t = now();
+    float loss;
+    if (svk_train_heldout_loss(h, m, &loss) != SVK_OK) {
+        fail("the held-out loss");
+        return -1;
+    }
+    if (log_on)
+        svk_train_log_heldout(l, loss);
+    t = now() - t;
+    if (o->jsonl) {
+        char jl[32] = "null";
+        if (isfinite(loss))
+            snprintf(jl, sizeof(jl), "%.6f", (double)loss);
+        printf("{\"eval_step\": %llu, \"heldout_loss\": %s, \"heldout_tokens\": %llu}\n", (unsigned long long)step, jl,
+               (unsigned long long)h->batches * h->B * h->T);
+    } else {
+        if (tty) /* after the progress bar's line */
+            fprintf(stderr, "\n");
+        printf("eval   step %llu/%llu  held-out loss %.4f  (%u batches of %u x %u, %.1f s)\n", (unsigned long long)step,
+               (unsigned long long)total, (double)loss, h->batches, h->B, h->T, t);
+    }
+    fflush(stdout);
+    return t;
 }
 
 /* The run's files at its end, whatever the ending (done, interrupted,
@@ -611,6 +654,8 @@ int main(int argc, char **argv)
     svk_model *m = NULL;
     svk_addition *task = NULL;
     svk_text_data *text = NULL;
+    svk_text_data *text_file = NULL; /* with a held-out split, the file read once; text then views its training part */
+    svk_train_heldout held = {0};
     svk_train_log run_log = {0};
     bool log_on = false;             /* the CSV was written once: it and its curve are written at the end */
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
@@ -710,6 +755,11 @@ int main(int argc, char **argv)
                     o.data, (unsigned long long)data_size, T, (unsigned long long)T + 1);
             goto out;
         }
+        /* Before the seek below: the training stream is then the range
+         * before the held-out tail, and its position that of the range. */
+        if (o.holdout > 0 && !svk_train_heldout_setup(&held, &text, &text_file, o.data, &o.holdout, o.holdout_set,
+                                                       o.seed, B, T))
+            goto out;
     } else if (svk_addition_create(&ap, &task) != SVK_OK) {
         fail("addition task");
         goto out;
@@ -876,6 +926,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "svk-train: out of memory for the log\n");
             goto out;
         }
+        /* Every --eval-every steps, and at the run's end (not at --stop-at
+         * or an interrupt, so that a run in legs measures where the
+         * straight run does). */
+        if (held.batches && ((o.eval_every && (s + 1) % o.eval_every == 0) || s + 1 == total)) {
+            const double took = heldout_point(&held, m, &run_log, log_on, &o, s + 1, total, tty);
+            if (took < 0)
+                goto out;
+            t0 += took; /* the training's time and speed leave the evaluations out */
+            t_log += took;
+        }
         if (log_now) {
             double t = now(), tps = tokens_since / (t - t_log > 1e-9 ? t - t_log : 1e-9);
             t_log = t;
@@ -1024,7 +1084,9 @@ out:
     free(cv.step);
     free(cv.accuracy);
     svk_addition_destroy(&task);
-    svk_text_data_destroy(&text);
+    svk_text_data_destroy(&text); /* a view of text_file's bytes, if there is one: first */
+    svk_text_data_destroy(&text_file);
+    svk_train_heldout_free(&held);
     svk_train_log_free(&run_log);
     svk_model_destroy(&m);
     svk_ctx_destroy(&ctx);
