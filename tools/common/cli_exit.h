@@ -17,6 +17,11 @@ enum {
     SVK_EXIT_USAGE = 2,
     /* svk-train --max-bad-steps: the run diverged and was stopped. */
     SVK_EXIT_DIVERGED = 3,
+    /* Stopped by SIGINT (Ctrl-C) or SIGTERM, after finishing what it was
+     * doing (svk-train: the step, then the saves): 128 + SIGINT, the
+     * status a shell gives a process that SIGINT ended, so that scripts
+     * see an interruption either way. */
+    SVK_EXIT_INTERRUPTED = 130,
 };
 
 /* The first line of every tool's exit-status section in --help. */

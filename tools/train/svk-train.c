@@ -17,6 +17,7 @@
 #include "cli_exit.h"
 #include "cli_parse.h"
 #include "heldout.h"
+#include "interrupt.h"
 #include "run_state.h"
 #include "svg_plot.h"
 #include "train_log.h"
@@ -112,7 +113,9 @@ static void usage(FILE *f)
 "  --eval-every N          ... and every N steps of the run, the accuracy curve (default: every tenth of\n"
 "                          --steps, rounded up; 0 = only at the end)\n"
 SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at the end is\n"
-"             not finite or its last step was skipped: nothing saved)\n",
+"             not finite or its last step was skipped: nothing saved), 130 interrupted (SIGINT or\n"
+"             SIGTERM, e.g. Ctrl-C: the step in progress is finished and the run saved as at its end\n"
+"             when --save is given; a second one quits at once, the files as they were)\n",
             DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, EVAL_MAX);
 }
 
@@ -568,8 +571,8 @@ static double heldout_point(const svk_train_heldout *h, svk_model *m, svk_train_
 
 /* The run's files at its end, whatever the ending (done, interrupted,
  * diverged, failed): the CSV where rows came since it was written, and the
- * loss curve. A failure makes a run that would have exited 0 exit 1: its
- * record is missing. */
+ * loss curve. A failure makes a run that would have exited 0 or 130 exit
+ * 1: its record is missing. */
 static void finish_log(svk_train_log *l, const options *o, uint32_t B, uint32_t T, int *rc)
 {
     bool ok = l->written_n == l->n || write_log(l, true, false);
@@ -586,7 +589,7 @@ static void finish_log(svk_train_log *l, const options *o, uint32_t B, uint32_t 
     }
     if (ok && !o->jsonl)
         printf("wrote %s (%zu rows) and %s (the loss curve)\n", l->csv, l->n, l->svg);
-    if (!ok && *rc == SVK_EXIT_OK)
+    if (!ok && (*rc == SVK_EXIT_OK || *rc == SVK_EXIT_INTERRUPTED))
         *rc = SVK_EXIT_FAILURE;
 }
 
@@ -658,6 +661,7 @@ int main(int argc, char **argv)
     svk_train_heldout held = {0};
     svk_train_log run_log = {0};
     bool log_on = false;             /* the CSV was written once: it and its curve are written at the end */
+    static char interrupt_note[512]; /* the handler writes it: static storage */
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
     curve cv = {0};
     const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
@@ -819,7 +823,7 @@ int main(int argc, char **argv)
     /* Steps first + 1 .. end of the run's total (--steps), numbered from its
      * start; a run saved by something else counts from its update count. */
     const uint64_t applied0 = svk_model_step(m), first = have_run ? run.position : applied0, total = o.steps;
-    const uint64_t end = o.stop_at && o.stop_at < total ? o.stop_at : total;
+    uint64_t end = o.stop_at && o.stop_at < total ? o.stop_at : total; /* earlier if interrupted */
     if (end > first && end - first > SVK_MAX_STEP - applied0) {
         fprintf(stderr, "svk-train: %llu more steps from update %llu would pass SVK_MAX_STEP (%llu updates), the most "
                         "a model counts\n", (unsigned long long)(end - first), (unsigned long long)applied0,
@@ -858,12 +862,23 @@ int main(int argc, char **argv)
         log_on = true;
     }
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
+    snprintf(interrupt_note, sizeof(interrupt_note), "%ssvk-train: interrupted: finishing the step in progress, "
+             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", o.save ? "saving " : "",
+             o.save ? o.save : "", log_on ? (o.save ? " and the log" : "writing the log") : (o.save ? "" : "stopping"),
+             o.save ? ", leaving the files as they were" : "");
+    svk_train_interrupt_arm(interrupt_note);
     double t0 = now(), t_log = t0;
     uint64_t tokens_since = 0;
     float loss = NAN;
     bad_steps bad = {0};
     bool diagnosed = false;
     for (uint64_t s = first; s < end; s++) {
+        /* Ctrl-C or SIGTERM (interrupt.h): the run ends after the step it
+         * was in, as if that were its --stop-at. */
+        if (svk_train_interrupted()) {
+            end = s;
+            break;
+        }
         const double t_step = now();
         if (fixed_tok) {
             memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
@@ -1052,6 +1067,19 @@ int main(int argc, char **argv)
         if (!o.jsonl)
             printf("saved %s\n", o.save);
     }
+    if (svk_train_interrupted()) {
+        if (ran)
+            fprintf(stderr, "svk-train: interrupted after step %llu of %llu: %s%s\n", (unsigned long long)end,
+                    (unsigned long long)total, o.save ? "saved; go on with --resume " : "not saved (no --save)",
+                    o.save ? o.save : "");
+        else
+            fprintf(stderr, "svk-train: interrupted before step %llu: nothing trained\n", (unsigned long long)end + 1);
+        rc = SVK_EXIT_INTERRUPTED;
+        goto out;
+    }
+    /* What is left is the evaluation: from here a signal ends the process
+     * at once, the run being saved. */
+    svk_train_interrupt_disarm();
     if (addition && o.eval_n) {
         size_t correct = 0;
         if (!o.jsonl)
