@@ -32,12 +32,13 @@ assert [p['step'] for p in p1 + p2] == list(range(1, 9)), (p1, p2)
 # The run's data position and schedule travel in the checkpoint: the same losses, to the last digit.
 assert [(p['loss'], p['lr']) for p in p1 + p2] == [(f['loss'], f['lr']) for f in full], (p1, p2, full)
 PY"
-# The addition task's answer format is the run's: a resume without
-# --answer goes on with the saved run's (plain here, not the default).
-check "--answer plain: a resume continues with plain answers, the same losses" bash -c "
-    '$train' ${small[*]} --answer plain --steps 8 --jsonl > '$dir/pfull.jsonl' &&
-    '$train' ${small[*]} --answer plain --steps 8 --stop-at 4 --save '$dir/p.safetensors' --jsonl > '$dir/p1.jsonl' &&
-    head -c 4096 '$dir/p.safetensors' | grep -aq ' answer=plain ' &&
+# The addition task's format is the run's: a resume without --answer and
+# --operands goes on with the saved run's (plain here, not the defaults).
+check "--answer plain --operands plain: a resume continues with plain problems, the same losses" bash -c "
+    '$train' ${small[*]} --answer plain --operands plain --steps 8 --jsonl > '$dir/pfull.jsonl' &&
+    '$train' ${small[*]} --answer plain --operands plain --steps 8 --stop-at 4 --save '$dir/p.safetensors' \
+      --jsonl > '$dir/p1.jsonl' &&
+    head -c 4096 '$dir/p.safetensors' | grep -aq ' answer=plain operands=plain ' &&
     '$train' ${small[*]} --resume '$dir/p.safetensors' --jsonl > '$dir/p2.jsonl' 2> '$dir/p2.err' &&
     ! grep -q differs '$dir/p2.err' &&
     '$train' ${small[*]} --steps 8 --jsonl > '$dir/rfull.jsonl' &&
@@ -45,12 +46,16 @@ check "--answer plain: a resume continues with plain answers, the same losses" b
 import json, sys
 full, p1, p2, rev = ([json.loads(l) for l in open(f) if '\"step\"' in l] for f in sys.argv[1:])
 assert [p['loss'] for p in p1 + p2] == [f['loss'] for f in full], (p1, p2, full)
-assert [p['loss'] for p in full] != [r['loss'] for r in rev], (full, rev)  # reversed answers are another task
+assert [p['loss'] for p in full] != [r['loss'] for r in rev], (full, rev)  # the defaults' problems are others
 PY"
 check "--answer reversed: held-out answers least significant digit first" bash -c "
     '$train' ${small[*]} --answer reversed --steps 1 > '$dir/rev.out' && grep -q 'answers reversed' '$dir/rev.out' &&
     grep -Eq '^  24\+82=.* \(want 601\)' '$dir/rev.out' &&
     '$train' ${small[*]} --answer plain --steps 1 > '$dir/plain.out' && grep -Eq '^  24\+82=.* \(want 106\)' '$dir/plain.out'"
+check "--operands padded: held-out operands with --digits digits each" bash -c "
+    '$train' ${small[*]} --operands padded --steps 1 > '$dir/pad.out' && grep -q 'operands padded' '$dir/pad.out' &&
+    grep -Eq '^  04\+13=' '$dir/pad.out' &&
+    '$train' ${small[*]} --operands plain --steps 1 > '$dir/unpad.out' && grep -Eq '^  4\+13=' '$dir/unpad.out'"
 # The accuracy curve: a point every --eval-every steps before the end, the
 # end's in the final line; the default is ten points over the run.
 check "--eval-every: the held-out accuracy curve (jsonl); it changes no training step" bash -c "
@@ -83,7 +88,7 @@ assert [p.group(2) for p in points] == [a for _, a in pct[:-1]], (points, curve)
 final = [l for l in out[out.index(curve[0]) + 1:] if l.startswith('held-out accuracy: ')]
 assert re.fullmatch(r'held-out accuracy: \d+/20 = ' + re.escape(pct[-1][1]) + '% exact match', final[0]), out
 nocurve = open(sys.argv[2]).read()
-assert 'eval ' not in nocurve and 'curve' not in nocurve and 'held-out accuracy: ' in nocurve, nocurve
+assert 'eval ' not in nocurve and 'accuracy curve' not in nocurve and 'held-out accuracy: ' in nocurve, nocurve
 PY"
 check "a resume of a finished run trains nothing, and --steps lengthens it" bash -c "
     '$train' ${small[*]} --resume '$dir/a.safetensors' --save '$dir/a2.safetensors' > /dev/null &&
@@ -233,6 +238,7 @@ usage_error "--digits 10" "--digits '10': not an integer in 1..9" "$train" "${ti
 usage_error "--eval 0x10" "--eval '0x10'" "$train" "${tiny[@]}" --eval 0x10
 usage_error "--eval-every -1" "--eval-every '-1'" "$train" "${tiny[@]}" --eval-every -1
 usage_error "--answer backwards" "--answer 'backwards': not plain or reversed" "$train" "${tiny[@]}" --answer backwards
+usage_error "--operands zeros" "--operands 'zeros': not plain or padded" "$train" "${tiny[@]}" --operands zeros
 usage_error "--eval more than half the problems" "--eval" "$train" "${tiny[@]}" --digits 1 --eval 51
 usage_error "--lr nan" "--lr 'nan': not a finite number >= 0" "$train" "${tiny[@]}" --lr nan
 usage_error "--lr inf" "--lr 'inf'" "$train" "${tiny[@]}" --lr inf

@@ -61,20 +61,30 @@ static unsigned answer_value(const char *digits, svk_addition_answer order)
     return v;
 }
 
-static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer order)
+/* An operand's text as the format writes it: 3 digits when padded, else
+ * no leading zero (but "0"). */
+static bool operand_ok(const char *x, svk_addition_operands operands)
+{
+    return operands == SVK_ADDITION_OPERANDS_PADDED ? strlen(x) == 3 : x[0] != '0' || !x[1];
+}
+
+static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer order, svk_addition_operands operands)
 {
     static int32_t tok[B * T], tgt[B * T];
     enum { HELD = 200 };
-    const char *format = order == SVK_ADDITION_ANSWER_REVERSED ? "reversed" : "plain";
+    char format[48];
+    snprintf(format, sizeof(format), "%s operands, %s answers",
+             operands == SVK_ADDITION_OPERANDS_PADDED ? "padded" : "plain",
+             order == SVK_ADDITION_ANSWER_REVERSED ? "reversed" : "plain");
     svk_addition_params p = svk_addition_params_default();
     p.digits = 3;
     p.heldout = HELD;
     p.seed = seed;
     p.answer = order;
+    p.operands = operands;
     svk_addition *task = NULL;
     svk_status st = svk_addition_create(&p, &task);
-    tu_check(t, st == SVK_OK, "addition task with 200 held-out problems, %s answers: %s", format,
-             st ? svk_last_error() : "");
+    tu_check(t, st == SVK_OK, "addition task with 200 held-out problems, %s: %s", format, st ? svk_last_error() : "");
     if (st != SVK_OK)
         return;
     uint64_t held[HELD];
@@ -100,18 +110,19 @@ static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer ord
                 row[i] = (char)x[i];
             row[T] = '\0';
             const char *q = row;
-            unsigned a, b;
-            char c[16];
+            char ta[16], tb[16], c[16];
             int used;
             /* (%n after the number: a '\n' in the format would also eat the padding) */
-            while (sscanf(q, "%u+%u=%15[0-9]%n", &a, &b, c, &used) == 3 && q[used] == '\n') {
+            while (sscanf(q, "%15[0-9]+%15[0-9]=%15[0-9]%n", ta, tb, c, &used) == 3 && q[used] == '\n') {
                 used++;
                 problems++;
+                const unsigned a = (unsigned)strtoul(ta, NULL, 10), b = (unsigned)strtoul(tb, NULL, 10);
                 /* A reversed answer's last digit is c's first, never 0
                  * unless c is 0; a plain one's first likewise. */
                 const size_t lc = strlen(c);
                 if (a + b != answer_value(c, order) ||
-                    (lc > 1 && c[order == SVK_ADDITION_ANSWER_REVERSED ? lc - 1 : 0] == '0'))
+                    (lc > 1 && c[order == SVK_ADDITION_ANSWER_REVERSED ? lc - 1 : 0] == '0') ||
+                    !operand_ok(ta, operands) || !operand_ok(tb, operands))
                     bad_sum++;
                 for (int h = 0; h < HELD; h++)
                     leaked += held[h] == (uint64_t)a * 1000 + b;
@@ -127,8 +138,8 @@ static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer ord
             }
         }
     }
-    tu_check(t, problems > 1000 && bad_sum == 0, "%s answers: %d problems parsed, %d wrong sums", format, problems,
-             bad_sum);
+    tu_check(t, problems > 1000 && bad_sum == 0, "%s: %d problems parsed, %d wrong sums or operands", format,
+             problems, bad_sum);
     tu_check(t, bad_target == 0, "targets are next tokens, on answer digits and newline only (%d loss positions, %d bad)",
              loss_positions, bad_target);
     tu_check(t, leaked == 0, "no held-out problem in 50 training batches (%d leaked)", leaked);
@@ -136,15 +147,15 @@ static void addition_batches(tu_tally *t, uint64_t seed, svk_addition_answer ord
     int wrong = 0;
     for (uint32_t i = 0; i < HELD; i++) {
         svk_addition_heldout(task, i, prompt, sizeof(prompt), answer, sizeof(answer));
-        unsigned a, b;
-        char c[16];
-        wrong += !(sscanf(prompt, "%u+%u=", &a, &b) == 2 && sscanf(answer, "%15[0-9]", c) == 1 &&
-                   a + b == answer_value(c, order) && strlen(c) + 1 == strlen(answer) &&
-                   answer[strlen(answer) - 1] == '\n');
+        char ta[16], tb[16], c[16];
+        wrong += !(sscanf(prompt, "%15[0-9]+%15[0-9]=", ta, tb) == 2 && operand_ok(ta, operands) &&
+                   operand_ok(tb, operands) && sscanf(answer, "%15[0-9]", c) == 1 &&
+                   strtoul(ta, NULL, 10) + strtoul(tb, NULL, 10) == answer_value(c, order) &&
+                   strlen(c) + 1 == strlen(answer) && answer[strlen(answer) - 1] == '\n');
     }
     svk_addition_heldout(task, HELD - 1, prompt, sizeof(prompt), answer, sizeof(answer));
-    tu_check(t, wrong == 0, "%s answers: %d of %d held-out answers wrong; the last: %s%.*s", format, wrong, HELD,
-             prompt, (int)strlen(answer) - 1, answer);
+    tu_check(t, wrong == 0, "%s: %d of %d held-out problems wrong; the last: %s%.*s", format, wrong, HELD, prompt,
+             (int)strlen(answer) - 1, answer);
 
     /* The held-out set depends on the digits alone, and a smaller one is
      * the start of the same draw. */
@@ -274,10 +285,10 @@ static void addition_params(tu_tally *t)
 {
     svk_addition_params p = svk_addition_params_default();
     tu_check(t, p.digits == 2 && p.heldout == 500 && p.seed == 1 && p.answer == SVK_ADDITION_ANSWER_PLAIN &&
-                     !p.reserved_u32 && !p.reserved[0] && !p.reserved[2],
-             "svk_addition_params_default: 2 digits, 500 held out, seed 1, plain answers");
-    /* answer and reserved_u32 took the first of four reserved uint64_t:
-     * the struct keeps its size. */
+                     p.operands == SVK_ADDITION_OPERANDS_PLAIN && !p.reserved[0] && !p.reserved[2],
+             "svk_addition_params_default: 2 digits, 500 held out, seed 1, plain operands and answers");
+    /* answer and operands took the first of four reserved uint64_t: the
+     * struct keeps its size. */
     tu_check(t, sizeof(p) == 48, "svk_addition_params is 48 bytes, as before answer (%zu)", sizeof(p));
     uint32_t len = 0;
     svk_status st = svk_addition_max_len(&p, &len);
@@ -307,10 +318,10 @@ static void addition_params(tu_tally *t)
     tu_check(t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "reserved[1] is 3"),
              "a reserved field set refused: %s", svk_last_error());
     p = svk_addition_params_default();
-    p.reserved_u32 = 5;
+    p.operands = (svk_addition_operands)5;
     st = svk_addition_max_len(&p, &len);
-    tu_check(t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "reserved_u32 is 5"),
-             "reserved_u32 set refused: %s", svk_last_error());
+    tu_check(t, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "operands=5"),
+             "an unknown operand format refused: %s", svk_last_error());
     p = svk_addition_params_default();
     p.answer = (svk_addition_answer)2;
     st = svk_addition_create(&p, &task);
@@ -487,8 +498,10 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_PLAIN);
-    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_REVERSED);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_PLAIN, SVK_ADDITION_OPERANDS_PLAIN);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_REVERSED, SVK_ADDITION_OPERANDS_PLAIN);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_PLAIN, SVK_ADDITION_OPERANDS_PADDED);
+    addition_batches(&t, args.seed, SVK_ADDITION_ANSWER_REVERSED, SVK_ADDITION_OPERANDS_PADDED);
     addition_same_problems(&t, args.seed);
     addition_positions(&t);
     addition_params(&t);

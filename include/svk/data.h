@@ -110,8 +110,7 @@ SVK_API svk_status svk_text_data_seek(svk_text_data *data, uint64_t position);
  * objects are independent. */
 typedef struct svk_addition svk_addition;
 
-/* How the answer c is written. The operands are always written as usual,
- * most significant digit first, without leading zeros. */
+/* How the answer c is written. */
 typedef enum svk_addition_answer {
     /* c as usual: "57+68=125\n". */
     SVK_ADDITION_ANSWER_PLAIN = 0,
@@ -121,6 +120,17 @@ typedef enum svk_addition_answer {
     SVK_ADDITION_ANSWER_REVERSED = 1,
 } svk_addition_answer;
 
+/* How the operands a and b are written, always most significant digit
+ * first. */
+typedef enum svk_addition_operands {
+    /* As usual, without leading zeros: "7+45=". */
+    SVK_ADDITION_OPERANDS_PLAIN = 0,
+    /* Each with `digits` digits, leading zeros included: "07+45=". Every
+     * problem then has the same shape, each digit at the same place
+     * relative to '+' and '=' as its counterpart in the other operand. */
+    SVK_ADDITION_OPERANDS_PADDED = 1,
+} svk_addition_operands;
+
 typedef struct svk_addition_params {
     uint32_t digits;      /* operand digits, 1..9; default 2 */
     uint32_t heldout;     /* held-out problems, at most half of the 10^(2 digits) there are; default 500 */
@@ -129,10 +139,15 @@ typedef struct svk_addition_params {
      * alike; default SVK_ADDITION_ANSWER_PLAIN. The problems drawn, the
      * held-out set and the generator's positions do not depend on it. */
     svk_addition_answer answer;
+    /* How the operands are written, likewise; default
+     * SVK_ADDITION_OPERANDS_PLAIN. The held-out set does not depend on
+     * it, and the problems come in the same order, but a row holds fewer
+     * of the longer padded ones, so the batches and the positions after
+     * them differ. */
+    svk_addition_operands operands;
     /* Must be zero. Later versions give them meaning with zero as today's
      * behaviour, so a struct from svk_addition_params_default() keeps this
      * format. */
-    uint32_t reserved_u32;
     uint64_t reserved[3];
 } svk_addition_params;
 

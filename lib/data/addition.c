@@ -47,14 +47,6 @@ svk_addition_params svk_addition_params_default(void)
     return (svk_addition_params){.digits = 2, .heldout = 500, .seed = 1};
 }
 
-/* SVK_CHECK_RESERVED's refusal, for the one reserved field that is not an
- * array. */
-static svk_status reserved_u32_error(const char *fn, const svk_addition_params *p)
-{
-    return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: reserved_u32 is %u; reserved fields must be zero", fn,
-                     p->reserved_u32);
-}
-
 /* The values of params (the callers check its reserved fields, so that the
  * message names them as the caller's). */
 static svk_status check_params(const svk_addition_params *p)
@@ -63,6 +55,10 @@ static svk_status check_params(const svk_addition_params *p)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG,
                          "addition task: answer=%u is not SVK_ADDITION_ANSWER_PLAIN (0) or _REVERSED (1)",
                          (unsigned)p->answer);
+    if (p->operands != SVK_ADDITION_OPERANDS_PLAIN && p->operands != SVK_ADDITION_OPERANDS_PADDED)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "addition task: operands=%u is not SVK_ADDITION_OPERANDS_PLAIN (0) or _PADDED (1)",
+                         (unsigned)p->operands);
     if (p->digits < 1 || p->digits > 9)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "addition task: digits=%u must be in 1..9", p->digits);
     const uint64_t space = pow10u(p->digits) * pow10u(p->digits);
@@ -79,8 +75,6 @@ svk_status svk_addition_max_len(const svk_addition_params *params, uint32_t *len
     SVK_CHECK_PTR(NULL, params);
     SVK_CHECK_PTR(NULL, len);
     SVK_CHECK_RESERVED(NULL, params->reserved);
-    if (params->reserved_u32)
-        return reserved_u32_error(__func__, params);
     svk_status st = check_params(params);
     if (st == SVK_OK)
         *len = max_len(params->digits);
@@ -126,11 +120,8 @@ svk_status svk_addition_create(const svk_addition_params *params, svk_addition *
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, out);
     *out = NULL;
-    if (params) {
+    if (params)
         SVK_CHECK_RESERVED(NULL, params->reserved);
-        if (params->reserved_u32)
-            return reserved_u32_error(__func__, params);
-    }
     const svk_addition_params p = params ? *params : svk_addition_params_default();
     svk_status st = check_params(&p);
     if (st != SVK_OK)
@@ -162,14 +153,15 @@ void svk_addition_destroy(svk_addition **task)
  * SVK_ADDITION_TEXT_MAX. */
 #define TEXT_BUF 48
 
-/* Writes "a+b=" and "c\n", c's digits in the order `order` says. */
-static void problem_text(uint64_t key, uint32_t digits, svk_addition_answer order, char prompt[TEXT_BUF],
-                         char answer[TEXT_BUF])
+/* Writes "a+b=" and "c\n" in the format of params. */
+static void problem_text(uint64_t key, const svk_addition_params *params, char prompt[TEXT_BUF], char answer[TEXT_BUF])
 {
+    const uint32_t digits = params->digits;
     uint64_t p = pow10u(digits), a = key / p, b = key % p;
-    snprintf(prompt, TEXT_BUF, "%llu+%llu=", (unsigned long long)a, (unsigned long long)b);
+    const int w = params->operands == SVK_ADDITION_OPERANDS_PADDED ? (int)digits : 1;
+    snprintf(prompt, TEXT_BUF, "%0*llu+%0*llu=", w, (unsigned long long)a, w, (unsigned long long)b);
     int n = snprintf(answer, TEXT_BUF, "%llu\n", (unsigned long long)(a + b));
-    if (order == SVK_ADDITION_ANSWER_REVERSED)
+    if (params->answer == SVK_ADDITION_ANSWER_REVERSED)
         for (int i = 0, j = n - 2; i < j; i++, j--) {
             char c = answer[i];
             answer[i] = answer[j];
@@ -189,7 +181,7 @@ svk_status svk_addition_heldout(const svk_addition *task, uint32_t i, char *prom
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: problem %u of a held-out set of %zu", __func__, i,
                          t->n_heldout);
     char p[TEXT_BUF], a[TEXT_BUF];
-    problem_text(t->heldout[i], t->params.digits, t->params.answer, p, a);
+    problem_text(t->heldout[i], &t->params, p, a);
     if (strlen(p) >= prompt_size || strlen(a) >= answer_size)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG,
                          "%s: problem %u needs %zu bytes for its prompt and %zu for its answer; prompt_size is %zu "
@@ -244,7 +236,7 @@ svk_status svk_addition_batch(svk_addition *task, uint32_t B, uint32_t T, int32_
             do
                 key = svk_splitmix64(&t->state) % space;
             while (is_heldout(t, key));
-            problem_text(key, digits, t->params.answer, prompt, answer);
+            problem_text(key, &t->params, prompt, answer);
             uint32_t lp = (uint32_t)strlen(prompt), la = (uint32_t)strlen(answer);
             if (len + lp + la > (uint64_t)T + 1)
                 break;

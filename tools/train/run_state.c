@@ -30,14 +30,30 @@ bool svk_train_answer_parse(const char *text, svk_addition_answer *a)
     return true;
 }
 
+const char *svk_train_operands_name(svk_addition_operands o)
+{
+    return o == SVK_ADDITION_OPERANDS_PLAIN ? "plain" : o == SVK_ADDITION_OPERANDS_PADDED ? "padded" : "?";
+}
+
+bool svk_train_operands_parse(const char *text, svk_addition_operands *o)
+{
+    if (!strcmp(text, "plain"))
+        *o = SVK_ADDITION_OPERANDS_PLAIN;
+    else if (!strcmp(text, "padded"))
+        *o = SVK_ADDITION_OPERANDS_PADDED;
+    else
+        return false;
+    return true;
+}
+
 void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
 {
     snprintf(buf, size,
              "version=1 position=%" PRIu64 " steps=%u warmup=%u lr=%.9g schedule=%s clip=%.9g wd=%.9g batch=%u "
-             "seq=%u seed=%" PRIu64 " data=%s digits=%u answer=%s data_size=%" PRIu64 " data_state=%" PRIu64,
+             "seq=%u seed=%" PRIu64 " data=%s digits=%u answer=%s operands=%s data_size=%" PRIu64 " data_state=%" PRIu64,
              r->position, r->steps, r->warmup, (double)r->lr, r->constant_lr ? "constant" : "cosine",
              (double)r->clip, (double)r->wd, r->batch, r->seq, r->seed, svk_train_data_name(r->data), r->digits,
-             svk_train_answer_name(r->answer), r->data_size, r->data_state);
+             svk_train_answer_name(r->answer), svk_train_operands_name(r->operands), r->data_size, r->data_state);
     /* Only where there is one: a run without a split writes the text it
      * wrote before the key existed, which an svk-train of then reads. */
     if (r->holdout > 0) {
@@ -46,14 +62,15 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
     }
 }
 
-/* Every key must come exactly once, but K_ANSWER may be missing. */
+/* Every key must come exactly once, but K_ANSWER and K_OPERANDS may be
+ * missing. */
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
-    K_DIGITS, K_ANSWER, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_COUNT
+    K_DIGITS, K_ANSWER, K_OPERANDS, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
-    "digits", "answer", "data_size", "data_state", "holdout",
+    "digits", "answer", "operands", "data_size", "data_state", "holdout",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -79,6 +96,11 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
         if (svk_train_answer_parse(v, &r->answer))
             return true;
         snprintf(err->text, sizeof(err->text), "answer '%.32s': not plain or reversed", v);
+        return false;
+    case K_OPERANDS:
+        if (svk_train_operands_parse(v, &r->operands))
+            return true;
+        snprintf(err->text, sizeof(err->text), "operands '%.32s': not plain or padded", v);
         return false;
     case K_SCHEDULE:
         r->constant_lr = !strcmp(v, "constant");
@@ -134,7 +156,7 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
     /* holdout may be missing: 0, a run without a held-out split. */
     seen[K_HOLDOUT] = true;
     for (int k = 0; k < K_COUNT; k++)
-        if (!seen[k] && k != K_ANSWER) {
+        if (!seen[k] && k != K_ANSWER && k != K_OPERANDS) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);
             return false;
         }

@@ -42,6 +42,7 @@ typedef struct svk_train_run {
     svk_train_data data;
     uint32_t digits;      /* addition: operand digits */
     svk_addition_answer answer; /* addition: the answer format; plain in a text without the key (older runs) */
+    svk_addition_operands operands; /* addition: the operands' format; likewise */
     uint64_t data_size;   /* text: the file's bytes */
     uint64_t data_state;  /* the data generator's state after `position` batches */
     float holdout;        /* text: the share of the file held out from training, its tail (heldout.h); 0
@@ -54,13 +55,17 @@ const char *svk_train_data_name(svk_train_data d);
  * text form's and --answer's): the name, and false for any other text. */
 const char *svk_train_answer_name(svk_addition_answer a);
 bool svk_train_answer_parse(const char *text, svk_addition_answer *a);
+/* Its operand formats likewise, "plain" and "padded" (--operands). */
+const char *svk_train_operands_name(svk_addition_operands o);
+bool svk_train_operands_parse(const char *text, svk_addition_operands *o);
 
 /* r as text (SVK_TRAIN_RUN_TEXT_MAX bytes suffice). */
 void svk_train_run_format(const svk_train_run *r, char *buf, size_t size);
 
 /* Parses the text form; false with the reason in why (a line naming the
  * key) for anything it does not know or cannot read. Every key must be
- * there but answer, which svk-train before it did not write. */
+ * there but answer and operands, which svk-train before them did not
+ * write. */
 bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t why_size);
 
 #endif

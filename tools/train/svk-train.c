@@ -33,6 +33,7 @@ typedef struct options {
     uint32_t digits, eval_n;
     uint32_t eval_every;         /* the accuracy curve's points; 0: only at the end */
     svk_addition_answer answer;  /* --answer: the addition task's answer format */
+    svk_addition_operands operands; /* --operands: and its operands' */
     uint32_t steps, batch, seq, warmup, save_every, log_every;
     uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
     uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
@@ -47,7 +48,7 @@ typedef struct options {
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
-    bool answer_set, eval_every_set;
+    bool answer_set, operands_set, eval_every_set;
 } options;
 
 /* The ranges of the numeric options. --digits is the addition task's own
@@ -70,6 +71,8 @@ static void usage(FILE *f)
 "  --task addition         the built-in addition task (default); --digits N operand digits, 1..%u (default 2)\n"
 "  --answer plain|reversed the addition task's answers as written (57+68=125) or their digits least\n"
 "                          significant first (57+68=521) (default reversed)\n"
+"  --operands plain|padded the addition task's operands as written (7+45) or with --digits digits each,\n"
+"                          leading zeros included (07+45) (default padded)\n"
 "  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
 "  --holdout X             the share of --data's bytes, its tail, never trained on: its loss on up to %u\n"
 "                          fixed batches is measured every --eval-every steps and at the end, 0..0.9\n"
@@ -125,7 +128,7 @@ static const char *const valued[] = {
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
     "--log", "--holdout",
-    "--answer", "--eval-every",
+    "--answer", "--operands", "--eval-every",
 };
 
 static bool is_valued(const char *a)
@@ -159,7 +162,7 @@ static int parse(int argc, char **argv, options *o)
     *o = (options){
         .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
         .argc = argc, .argv = argv,
-        .answer = SVK_ADDITION_ANSWER_REVERSED,
+        .answer = SVK_ADDITION_ANSWER_REVERSED, .operands = SVK_ADDITION_OPERANDS_PADDED,
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
     };
@@ -201,6 +204,10 @@ static int parse(int argc, char **argv, options *o)
             ok = o->answer_set = svk_train_answer_parse(v, &o->answer);
             if (!ok)
                 snprintf(err.text, sizeof(err.text), "--answer '%.32s': not plain or reversed", v);
+        } else if (!strcmp(a, "--operands")) {
+            ok = o->operands_set = svk_train_operands_parse(v, &o->operands);
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--operands '%.32s': not plain or padded", v);
         } else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
         else if (!strcmp(a, "--eval-every"))
             ok = o->eval_every_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->eval_every, &err);
@@ -420,6 +427,13 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
                 svk_train_answer_name(o->answer), svk_train_answer_name(r->answer));
         differs = true;
     }
+    if (r->data == SVK_TRAIN_DATA_ADDITION && !o->operands_set)
+        o->operands = r->operands;
+    else if (r->data == SVK_TRAIN_DATA_ADDITION && o->operands != r->operands) {
+        fprintf(stderr, "svk-train: note: --operands %s differs from the resumed run's %s\n",
+                svk_train_operands_name(o->operands), svk_train_operands_name(r->operands));
+        differs = true;
+    }
     if (differs)
         fprintf(stderr, "svk-train: note: so this run goes on from %s with other settings, and is not the run "
                         "saved there\n", path);
@@ -484,7 +498,8 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .constant_lr = o->constant_lr,
         .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
-        .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN, .data_size = data_size, .data_state = data_state,
+        .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN,
+        .operands = data == SVK_TRAIN_DATA_ADDITION ? o->operands : SVK_ADDITION_OPERANDS_PLAIN, .data_size = data_size, .data_state = data_state,
     };
     r.holdout = data == SVK_TRAIN_DATA_TEXT ? o->holdout : 0;
     char run_text[SVK_TRAIN_RUN_TEXT_MAX];
@@ -709,6 +724,7 @@ int main(int argc, char **argv)
     svk_addition_params ap = svk_addition_params_default();
     ap.digits = o.digits;
     ap.answer = o.answer;
+    ap.operands = o.operands;
     ap.heldout = o.eval_n;
     ap.seed = o.seed;
     if (addition) {
@@ -1083,7 +1099,8 @@ int main(int argc, char **argv)
     if (addition && o.eval_n) {
         size_t correct = 0;
         if (!o.jsonl)
-            printf("held-out problems (%u digits, answers %s):\n", o.digits, svk_train_answer_name(o.answer));
+            printf("held-out problems (%u digits, operands %s, answers %s):\n", o.digits,
+                   svk_train_operands_name(o.operands), svk_train_answer_name(o.answer));
         if (svk_addition_accuracy(m, task, o.digits, o.eval_n, o.jsonl ? 0 : 8, &correct) != SVK_OK) {
             fail("evaluating");
             goto out;
