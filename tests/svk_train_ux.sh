@@ -42,7 +42,7 @@ check "the CSV: a header and one row per step, the losses --jsonl prints; the SV
 check "without --save: svk-train.csv and .svg in the current directory, and a line that says so" bash -c "
     mkdir '$dir/here' && cd '$dir/here' && '$train' ${small[*]} --steps 3 > out.txt &&
     [ \$(wc -l < svk-train.csv) -eq 4 ] && python3 '$dir/svg_ok.py' svk-train.svg 3 &&
-    grep -qx 'wrote svk-train.csv (3 rows) and svk-train.svg (the loss curve)' out.txt"
+    grep -qx 'wrote svk-train.csv (3 rows) and svk-train.svg (its plot)' out.txt"
 check "--log PATH: the CSV there, the SVG beside it with .svg" bash -c "
     '$train' ${small[*]} --steps 2 --log '$dir/my.csv' > /dev/null && [ \$(wc -l < '$dir/my.csv') -eq 3 ] &&
     python3 '$dir/svg_ok.py' '$dir/my.svg' 2"

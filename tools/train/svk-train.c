@@ -603,7 +603,7 @@ static void finish_log(svk_train_log *l, const options *o, uint32_t B, uint32_t 
         ok = false;
     }
     if (ok && !o->jsonl)
-        printf("wrote %s (%zu rows) and %s (the loss curve)\n", l->csv, l->n, l->svg);
+        printf("wrote %s (%zu rows) and %s (its plot)\n", l->csv, l->n, l->svg);
     if (!ok && (*rc == SVK_EXIT_OK || *rc == SVK_EXIT_INTERRUPTED))
         *rc = SVK_EXIT_FAILURE;
 }
