@@ -50,8 +50,8 @@ assert [p['loss'] for p in full] != [r['loss'] for r in rev], (full, rev)  # the
 PY"
 check "--answer reversed: held-out answers least significant digit first" bash -c "
     '$train' ${small[*]} --answer reversed --steps 1 > '$dir/rev.out' && grep -q 'answers reversed' '$dir/rev.out' &&
-    grep -Eq '^  24\+82=.* \(want 601\)' '$dir/rev.out' &&
-    '$train' ${small[*]} --answer plain --steps 1 > '$dir/plain.out' && grep -Eq '^  24\+82=.* \(want 106\)' '$dir/plain.out'"
+    grep -Eq '^  39\+81=.* \(want 021\)' '$dir/rev.out' &&
+    '$train' ${small[*]} --answer plain --steps 1 > '$dir/plain.out' && grep -Eq '^  39\+81=.* \(want 120\)' '$dir/plain.out'"
 check "--operands padded: held-out operands with --digits digits each" bash -c "
     '$train' ${small[*]} --operands padded --steps 1 > '$dir/pad.out' && grep -q 'operands padded' '$dir/pad.out' &&
     grep -Eq '^  04\+13=' '$dir/pad.out' &&
@@ -99,9 +99,12 @@ check "--init-from loads weights only" "$train" "${small[@]}" --steps 2 --init-f
 # A run from a checkpoint has the checkpoint's model: --init-from and
 # --resume take its configuration with no --config; a --config may repeat
 # its values (some of them, in any order) but not change one.
+# Learned positions (35328 parameters at ctx=32), where the addition task's
+# default model has RoPE (34304).
 check "--init-from takes the checkpoint's configuration" bash -c "
-    '$train' --batch 4 --seq 32 --eval 0 --steps 2 --init-from '$dir/a.safetensors' > '$dir/init.out' &&
-    grep -q '2 layers x 32 wide' '$dir/init.out'"
+    '$train' ${small[*]} --config pos=learned --steps 1 --no-log --save '$dir/learned.safetensors' > /dev/null &&
+    '$train' --batch 4 --seq 32 --eval 0 --steps 2 --init-from '$dir/learned.safetensors' > '$dir/init.out' &&
+    grep -q '2 layers x 32 wide, 35328 parameters' '$dir/init.out'"
 check "--init-from with some of the checkpoint's --config values" "$train" --config layers=2 --config heads=2 \
     --batch 4 --seq 32 --eval 0 --steps 1 --init-from "$dir/a.safetensors"
 usage_error "--init-from with a --config that changes the model" \
@@ -286,6 +289,17 @@ if command -v script > /dev/null; then
         [ \$(grep -c 'svk-train: .* placement' '$dir/banner.tty') -eq 1 ] &&
         [ \$(grep -c 'held-out problems' '$dir/banner.tty') -eq 1 ]"
 fi
+# The addition task's own defaults (the main job: README.md) and the
+# library's model and schedule for --data; --config and options go on top.
+check "defaults: addition's 2 x 32 RoPE model, batch 16, 3000 steps, lr 5e-3; --data's 4 x 128, 32, 300, 3e-3" bash -c "
+    '$train' --stop-at 1 --eval 0 --no-log > '$dir/def.out' && cat '$dir/def.out' &&
+    grep -q 'siamese placement, layernorm, 2 layers x 32 wide, 34304 parameters' '$dir/def.out' &&
+    grep -q 'batch 16 x 32, steps 1-1 of 3000, lr 0.005 warm-up + cosine, data: addition task' '$dir/def.out' &&
+    '$train' --stop-at 1 --no-log --data '$dir/text.txt' > '$dir/defd.out' && cat '$dir/defd.out' &&
+    grep -q '4 layers x 128 wide' '$dir/defd.out' && grep -q 'batch 32 x 32, steps 1-1 of 300, lr 0.003 ' '$dir/defd.out' &&
+    '$train' --stop-at 1 --eval 0 --no-log --config width=64 --batch 8 > '$dir/defc.out' &&
+    grep -q '2 layers x 64 wide' '$dir/defc.out' && grep -q 'batch 8 x 32, steps 1-1 of 3000' '$dir/defc.out' &&
+    '$train' --help | grep -q 'addition: layers=2 width=32 pos=rope'"
 check "--help lists the exit statuses" bash -c "'$train' --help |
     grep -qx 'exit status: 0 ok, 1 the run failed, 2 bad command line, 3 the run diverged (stopped by --max-bad-steps, or its state at the end is'"
 
