@@ -62,10 +62,13 @@ svk_status svk_addition_accuracy(svk_model *m, const svk_addition *task, uint32_
             done[i] = best == '\n' || gl + 2 >= sizeof(got[i]);
         }
     }
+    /* The held-out problems are sorted: the ones shown are spread over
+     * them, not the first few (which all start 00+). */
+    const size_t stride = show && n > show ? n / show : 1;
     for (size_t i = 0; i < n; i++) {
         bool ok = !strcmp(got[i], answer[i]);
         *correct += ok;
-        if (i < show) {
+        if (i % stride == 0 && i / stride < show) {
             size_t gl = strlen(got[i]);
             printf("  %s%-*.*s %s (want %.*s)\n", prompt[i], (int)digits + 1,
                    (int)(gl && got[i][gl - 1] == '\n' ? gl - 1 : gl), got[i], ok ? "ok" : "wrong",
