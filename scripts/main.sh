@@ -1,7 +1,8 @@
 #!/bin/bash
 # The main job: install what is missing, build, list the devices, and train
-# the default SiameseNorm model on the addition task on the default device
-# (SVK_DEVICE picks another; arguments go to svk-train, e.g. --device cpu).
+# svk-train's default: a small SiameseNorm model that learns two-digit addition
+# on the default device (SVK_DEVICE picks another; arguments go to svk-train,
+# e.g. --device cpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
