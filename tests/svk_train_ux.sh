@@ -237,7 +237,7 @@ if command -v script > /dev/null; then
         python3 - '$dir/tty.out' <<'PY'
 import re, sys
 t = open(sys.argv[1], 'rb').read().decode().replace('\r\n', '\n')
-assert re.search(r'\[#+\.*\] step 1/6  loss [0-9.]+  [0-9]+ tok/s  ETA [0-9hms]+ ', t), t
+assert re.search(r'\[#+\.*\] step 1/6  loss [0-9.]+  [0-9]+ tok/s  ETA (-|[0-9hms]+) ', t), t
 # Every warning starts a line; the bar's last state ends its line.
 assert t.count('svk-train: warning: step') == 5 and '\nsvk-train: warning: step 2 skipped' in t, t
 assert all(l.startswith('svk-train: warning') for l in t.split('\n') if 'warning: step' in l), t

@@ -921,7 +921,10 @@ int main(int argc, char **argv)
              o.save ? o.save : "", log_on ? (o.save ? " and the log" : "writing the log") : (o.save ? "" : "stopping"),
              o.save ? ", leaving the files as they were" : "");
     svk_train_interrupt_arm(interrupt_note);
-    double t0 = now(), t_log = t0;
+    /* t_rate: when the leg's first step ended. The ETA is reckoned from the
+     * steps after it: the first also builds the step's pipelines, which on
+     * lavapipe takes as long as a hundred steps of a small model. */
+    double t0 = now(), t_log = t0, t_rate = 0;
     uint64_t tokens_since = 0;
     float loss = NAN;
     bad_steps bad = {0};
@@ -1004,7 +1007,10 @@ int main(int argc, char **argv)
                 goto out;
             t0 += took; /* the training's time and speed leave the evaluations out */
             t_log += took;
+            t_rate += took;
         }
+        if (s == first)
+            t_rate = now();
         if (log_now) {
             double t = now(), tps = tokens_since / (t - t_log > 1e-9 ? t - t_log : 1e-9);
             t_log = t;
@@ -1021,9 +1027,10 @@ int main(int argc, char **argv)
                        (unsigned long long)(s + 1), jl, (double)lr, jg, tps, info.skipped ? "true" : "false");
                 fflush(stdout);
             } else {
-                double done = (double)(s + 1 - first) / (double)(end - first), el = t - t0;
-                char eta[16];
-                fmt_time(eta, sizeof(eta), done > 0 ? el / done - el : 0);
+                double done = (double)(s + 1 - first) / (double)(end - first);
+                char eta[16] = "-"; /* not known after the first step alone */
+                if (s > first)
+                    fmt_time(eta, sizeof(eta), (t - t_rate) / (double)(s - first) * (double)(end - s - 1));
                 if (tty) {
                     char bar[31];
                     int fill = (int)(done * 30);
