@@ -270,35 +270,37 @@ int main(int argc, char **argv)
                        .groups = {1, 1, 1},
                        .bindings = {{a, 0, 0}, {a, 0, 0}, {b, 0, 0}, {b, 0, 0}, {x, 0, 0}, {a, 0, 0}, {x, 0, 0},
                                     {x, 0, 0}, {a, 0, 0}, {a, 0, 0}, {x, 0, 0}}};
-    const uint32_t max_texels = ctx->texel.max_elements;
-    ctx->texel.max_elements = 0;
+    const uint32_t max_texels = ctx->profile.texel.max_elements;
+    ctx->profile.texel.max_elements = 0;
     st = svk_cmdlist_dispatch(cl, &td);
-    ctx->texel.max_elements = max_texels;
+    ctx->profile.texel.max_elements = max_texels;
     tu_check(&t, st == SVK_ERROR_UNSUPPORTED && strstr(svk_ctx_last_error(ctx), "maxTexelBufferElements"),
              "texel binding beyond maxTexelBufferElements refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
     /* On a driver whose texel fetches are slow (lib/vk/quirks.c) the ops
-     * record the storage forms; SVK_TEXEL_BUFFERS=1 brings the texel forms
-     * back at subgroup size 8 only, "0" removes them anywhere. */
+     * record the storage forms; the tuning's texel_buffers=1 brings the
+     * texel forms back at subgroup size 8 only, =0 removes them anywhere. */
     {
-        const char *env = getenv("SVK_TEXEL_BUFFERS");
-        char *saved_env = env ? strdup(env) : NULL;
-        const bool slow = ctx->texel.slow_fetch;
-        ctx->texel.slow_fetch = true;
-        unsetenv("SVK_TEXEL_BUFFERS");
+        const svk_ctx_tuning saved = *svk_ctx_tuning_get(ctx);
+        svk_ctx_tuning tu = saved;
+        const bool slow = ctx->profile.texel.slow_fetch;
+        ctx->profile.texel.slow_fetch = true;
+        tu.texel = SVK_TUNE_TEXEL_AUTO;
+        svk_ctx_tuning_set(ctx, &tu);
         const bool unset_slow = svk_op_texel_allowed(ctx);
-        setenv("SVK_TEXEL_BUFFERS", "1", 1);
+        tu.texel = SVK_TUNE_TEXEL_ON;
+        svk_ctx_tuning_set(ctx, &tu);
         const bool forced_slow = svk_op_texel_allowed(ctx);
-        ctx->texel.slow_fetch = false;
+        ctx->profile.texel.slow_fetch = false;
         const bool forced_fast = svk_op_texel_allowed(ctx);
-        setenv("SVK_TEXEL_BUFFERS", "0", 1);
+        tu.texel = SVK_TUNE_TEXEL_OFF;
+        svk_ctx_tuning_set(ctx, &tu);
         const bool off_fast = svk_op_texel_allowed(ctx);
-        unsetenv("SVK_TEXEL_BUFFERS");
+        tu.texel = SVK_TUNE_TEXEL_AUTO;
+        svk_ctx_tuning_set(ctx, &tu);
         const bool unset_fast = svk_op_texel_allowed(ctx);
-        ctx->texel.slow_fetch = slow;
-        if (saved_env)
-            setenv("SVK_TEXEL_BUFFERS", saved_env, 1);
-        free(saved_env);
+        ctx->profile.texel.slow_fetch = slow;
+        svk_ctx_tuning_set(ctx, &saved);
         const bool sg8 = ctx->info.subgroup_size == 8;
         tu_check(&t, !unset_slow && forced_slow == sg8 && forced_fast && !off_fast && unset_fast,
                  "texel forms: slow driver %d, forced there %d (subgroup %u), fast driver %d, forced %d, "

@@ -14,6 +14,7 @@
 
 #include "model/model.h"
 #include "ops/gemm.h"
+#include "vk/tuning.h"
 #include "test_util.h"
 
 enum { B = 3, T = 17, STEPS = 20 };
@@ -143,11 +144,12 @@ static void wide(svk_ctx *ctx, tu_tally *t)
     }
 }
 
-/* The step with the kernels GPUs run (SVK_KERNEL_VARIANT=portable) against
+/* The step with the kernels GPUs run (the portable variant, forced through
+ * the context's tuning, lib/vk/tuning.h) against
  * the CPU reference, at 256 tokens: enough that the weight gradients'
  * GEMMs (K = the tokens) split K on the portable path (lib/ops/gemm_split.c),
  * their partials in the model's scratch buffer. With coopmat, the GEMMs on
- * cooperative matrices (SVK_GEMM_COOPMAT=1, float16 operands), where the
+ * cooperative matrices (SVK_GEMM_COOPMAT=1's tuning, float16 operands), where the
  * device has them: the losses then agree to float16's rounding, not
  * float32's. */
 static void gpu_kernels(svk_ctx *ctx, tu_tally *t, bool coopmat)
@@ -161,9 +163,11 @@ static void gpu_kernels(svk_ctx *ctx, tu_tally *t, bool coopmat)
     }
     svk_model_config c = small();
     svk_model_config_set(&c, "placement", "siamese");
-    setenv("SVK_KERNEL_VARIANT", "portable", 1);
-    if (coopmat)
-        setenv("SVK_GEMM_COOPMAT", "1", 1);
+    const svk_ctx_tuning saved = *svk_ctx_tuning_get(ctx);
+    svk_ctx_tuning tune = saved;
+    tune.variant = SVK_TUNE_VARIANT_PORTABLE;
+    tune.gemm_coopmat = coopmat;
+    svk_ctx_tuning_set(ctx, &tune);
     /* Which the plan's dW GEMM (TN, [C, C] over the tokens) must do. */
     const svk_gemm_args dw = {.trans_a = true, .M = c.width, .N = c.width, .K = PB * PT, .batch = 1,
                               .alpha = 1.0f, .beta = 1.0f};
@@ -186,8 +190,7 @@ static void gpu_kernels(svk_ctx *ctx, tu_tally *t, bool coopmat)
             ok = st == SVK_OK;
         }
     }
-    unsetenv("SVK_KERNEL_VARIANT");
-    unsetenv("SVK_GEMM_COOPMAT");
+    svk_ctx_tuning_set(ctx, &saved);
     double worst = 0;
     for (int i = 0; ok && i < PSTEPS; i++) {
         double r = fabs((double)lc[i] - lv[i]) / fabs((double)lc[i]);

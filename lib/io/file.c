@@ -413,9 +413,9 @@ void svk_file_make_dirs(char *path)
     mkdir(path, 0755);
 }
 
-bool svk_file_cache_dir(char *out, size_t size)
+bool svk_file_cache_dir(const svk_file_cache_vars *vars, char *out, size_t size)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *xdg = vars->xdg_cache_home, *home = vars->home;
     int n;
     if (xdg && *xdg)
         n = snprintf(out, size, "%s/siamese-vk", xdg);

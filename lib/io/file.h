@@ -87,10 +87,17 @@ void svk_file_replace_abort(svk_file_replace *r);
  * file inside says what is wrong. path is modified and restored. */
 void svk_file_make_dirs(char *path);
 
+/* The variables the user's cache directory derives from, as lib/vk/env.c
+ * read them (NULL where unset): each platform's file layer uses its own. */
+typedef struct svk_file_cache_vars {
+    const char *xdg_cache_home, *home; /* POSIX */
+    const char *local_app_data;        /* Windows */
+} svk_file_cache_vars;
+
 /* The user's cache directory for libsvk into out: $XDG_CACHE_HOME/siamese-vk,
  * else $HOME/.cache/siamese-vk (%LOCALAPPDATA%\siamese-vk on Windows).
  * false where none is set or it does not fit in size bytes. */
-bool svk_file_cache_dir(char *out, size_t size);
+bool svk_file_cache_dir(const svk_file_cache_vars *vars, char *out, size_t size);
 
 /* "a FIFO", "a directory", "a character device", ... for a st_mode; "a
  * regular file" for one. */

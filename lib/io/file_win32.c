@@ -303,9 +303,9 @@ void svk_file_make_dirs(char *path)
     _mkdir(path);
 }
 
-bool svk_file_cache_dir(char *out, size_t size)
+bool svk_file_cache_dir(const svk_file_cache_vars *vars, char *out, size_t size)
 {
-    const char *base = getenv("LOCALAPPDATA");
+    const char *base = vars->local_app_data;
     if (!base || !*base)
         return false;
     return snprintf(out, size, "%s\\siamese-vk", base) < (int)size;

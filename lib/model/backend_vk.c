@@ -600,19 +600,13 @@ static svk_status record_op(const rec *r, const svk_plan_op *o, const svk_plan_o
     return svk_error(svk_model_log(r->m), SVK_ERROR_INTERNAL, "plan op '%s' has no device operation", label);
 }
 
-static bool profiling(void)
-{
-    const char *e = getenv("SVK_PROFILE");
-    return e && *e && strcmp(e, "0");
-}
-
 /* Prints the GPU time of the last submission of cl, summed by label
  * (SVK_PROFILE=1: the plan's ops, those over 1% of the time; SVK_PROFILE=op:
  * every op) or by kernel (SVK_PROFILE=kernel: every shader and transfer
  * command), or every dispatch in order with its kernel and label
  * (SVK_PROFILE=dispatch: an op of several dispatches, such as attention's,
- * shown part by part). */
-static void print_profile(svk_cmdlist *cl)
+ * shown part by part). mode: the context's $SVK_PROFILE. */
+static void print_profile(svk_cmdlist *cl, svk_profile_mode mode)
 {
     enum { MAX = 8192 };
     static double ns[MAX];
@@ -620,13 +614,13 @@ static void print_profile(svk_cmdlist *cl)
     uint32_t n = MAX;
     if (svk_cmdlist_timings(cl, ns, labels, kernels, &n) != SVK_OK)
         return;
-    const bool by_kernel = !strcmp(getenv("SVK_PROFILE"), "kernel"), every_op = !strcmp(getenv("SVK_PROFILE"), "op");
+    const bool by_kernel = mode == SVK_PROFILE_KERNEL, every_op = mode == SVK_PROFILE_EVERY_OP;
     const char **key = by_kernel ? kernels : labels;
     double total = 0;
     for (uint32_t i = 0; i < n; i++)
         total += ns[i];
     fprintf(stderr, "svk profile: %u dispatches, %.3f ms of GPU time\n", n, total * 1e-6);
-    if (!strcmp(getenv("SVK_PROFILE"), "dispatch")) {
+    if (mode == SVK_PROFILE_DISPATCH) {
         for (uint32_t i = 0; i < n; i++)
             fprintf(stderr, "  %6.3f ms  %-30s %s\n", ns[i] * 1e-6, kernels[i] ? kernels[i] : "-",
                     labels[i] ? labels[i] : "-");
@@ -684,7 +678,7 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, s
     /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
      * each submission (a developer's tool; replays stay unchanged). */
     svk_cmdlist_params lp = {0};
-    if (profiling() && m->ctx->info.timestamps)
+    if (m->ctx->settings.profile != SVK_PROFILE_OFF && m->ctx->info.timestamps)
         lp.timestamp_capacity = (uint32_t)(8 * (end - begin) + 16);
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
     if (st == SVK_OK)
@@ -767,9 +761,9 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
         return st;
     s->inflight[q] = cl;
     s->cur = q;
-    if (profiling()) {
+    if (m->ctx->settings.profile != SVK_PROFILE_OFF) {
         st = finish_pending(s);
-        print_profile(cl);
+        print_profile(cl, m->ctx->settings.profile);
         return st;
     }
     return wait ? finish_pending(s) : SVK_OK;
@@ -958,7 +952,6 @@ static svk_status plan_options(svk_model *m, svk_plan_options *out)
     svk_status st = svk_attention_flash_preferred(m->ctx, &out->flash_attention);
     if (st == SVK_OK && c->width / c->heads > 256)
         out->flash_attention = false;
-    /* A bad $SVK_GEMM_COOPMAT is the GEMMs' error to report, by name. */
     svk_gemm_variant v = SVK_GEMM_VARIANT_PORTABLE;
     out->linear_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
     out->mlp_ld = svk_gemm_activation_ld(m->ctx, svk_model_config_hidden(c));

@@ -109,7 +109,7 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
     const uint64_t offs[4] = {push.off_p, push.off_g, push.off_m, push.off_v};
     /* With VEC4, each invocation updates four vec4s (shaders/adamw.comp). */
     uint32_t spec[SVK_MAX_SPEC];
-    const uint64_t units = svk_elem_vec4_spec(SVK_KERNEL_ADAMW, a->n, offs, 4, spec) ? svk_div_up(a->n / 4, 4) : a->n;
+    const uint64_t units = svk_elem_vec4_spec(ctx, SVK_KERNEL_ADAMW, a->n, offs, 4, spec) ? svk_div_up(a->n / 4, 4) : a->n;
     return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_ADAMW, spec, svk_div_up(units, spec[0]), 1, r, 8, &push,
                                   sizeof(push), a->label);
 }

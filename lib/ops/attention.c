@@ -254,18 +254,7 @@ uint64_t svk_attention_flash_scratch_elems(uint32_t B, uint32_t T, uint32_t H)
 
 svk_status svk_attention_flash_preferred(svk_ctx *ctx, bool *out)
 {
-    const char *env = getenv("SVK_ATTENTION");
-    if (env && *env) {
-        if (!strcmp(env, "flash"))
-            *out = true;
-        else if (!strcmp(env, "scores"))
-            *out = false;
-        else
-            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "SVK_ATTENTION='%s', expected 'flash' or 'scores'",
-                             env);
-        return SVK_OK;
-    }
-    *out = ctx->info.type != SVK_DEVICE_CPU;
+    *out = svk_op_flash_attention(ctx);
     return SVK_OK;
 }
 
@@ -341,7 +330,7 @@ static svk_status flash_pick(svk_ctx *ctx, const char *op, flash_kernel k, uint6
         }
     }
     const uint64_t loops = flash_loop_iters(t, T, D);
-    if (ctx->info.type == SVK_DEVICE_CPU && loops > SVK_OP_CPU_LOOP_BUDGET)
+    if (ctx->profile.cpu && loops > SVK_OP_CPU_LOOP_BUDGET)
         return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                          "%s: T=%llu, D=%llu takes up to %llu loop iterations per invocation, past the %u a CPU "
                          "device (lavapipe) runs before it silently cuts loops short; use the materialised "

@@ -19,7 +19,7 @@
  *    lavapipe its long serial loops run far slower than the materialised
  *    path's GEMMs (docs/PERFORMANCE.md), so the step keeps that there
  *    (svk_attention_flash_preferred).
- * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
+ * On CPU devices (or with the cpu variant forced; see svk_op_variant) the
  * causal softmax and its backward are their CPU forms,
  * shaders/attention_softmax_*_cpu.comp: one invocation per row, no
  * barriers, the same results.
@@ -92,8 +92,8 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
 uint64_t svk_attention_flash_scratch_elems(uint32_t B, uint32_t T, uint32_t H);
 
 /* Whether the training step should use the flash pair on ctx's device:
- * $SVK_ATTENTION ("flash" or "scores") when set, else flash on every
- * device but a CPU one. Unknown values are an error. */
+ * the tuning's choice (SVK_ATTENTION, "flash" or "scores") when set, else
+ * flash on every device but a CPU one. */
 svk_status svk_attention_flash_preferred(svk_ctx *ctx, bool *out);
 
 /* The fused forward: out and stats, one dispatch. */

@@ -54,7 +54,7 @@ static svk_status sumsq(svk_cmdlist *cl, svk_ctx *ctx, const svk_clip_sumsq_args
     const uint32_t group = svk_op_cpu_group(ctx);
     const uint32_t spec[SVK_MAX_SPEC] = {
         group, 1, 1, svk_kernel_info_get(SVK_KERNEL_CLIP_SUMSQ)->spec_defaults[3], (uint32_t)chunk_elems(),
-        svk_op_vec4_allowed() && a->x.off % 4 == 0,
+        svk_op_vec4_allowed(ctx) && a->x.off % 4 == 0,
     };
     return svk_elem_dispatch_spec(cl, ctx, op, SVK_KERNEL_CLIP_SUMSQ, spec, svk_div_up(svk_clip_slots(a->n), group),
                                   1, r, 2, &push, sizeof(push), a->label);

@@ -32,7 +32,7 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
      * on a vec4 (colsum.comp). */
     const uint64_t offs[3] = {push->ld, push->off_src, push->off_dst};
     uint32_t spec[SVK_MAX_SPEC];
-    const bool vec4 = svk_elem_vec4_spec(SVK_KERNEL_COLSUM, push->N, offs, 3, spec);
+    const bool vec4 = svk_elem_vec4_spec(ctx, SVK_KERNEL_COLSUM, push->N, offs, 3, spec);
     /* On CPU devices src through a texel view where it can be viewed
      * (colsum_texel.comp): same sums, same order. */
     svk_kernel_variant var;

@@ -54,14 +54,14 @@ static svk_status transfer(svk_cmdlist *cl, svk_transfer_kind kind, svk_tref dst
 
 svk_status svk_fill_record(svk_cmdlist *cl, svk_tref dst, uint64_t n, float value, const char *label)
 {
-    if (!svk_op_transfer_allowed())
+    if (dst.buf && !svk_op_transfer_allowed(dst.buf->ctx))
         return record(cl, SVK_COPY_MODE_FILL, dst, (svk_tref){0}, n, value, label);
     return transfer(cl, SVK_TRANSFER_FILL, dst, (svk_tref){0}, n, value, label);
 }
 
 svk_status svk_copy_record(svk_cmdlist *cl, svk_tref dst, svk_tref src, uint64_t n, const char *label)
 {
-    if (!svk_op_transfer_allowed())
+    if (dst.buf && !svk_op_transfer_allowed(dst.buf->ctx))
         return record(cl, SVK_COPY_MODE_COPY, dst, src, n, 0.0f, label);
     return transfer(cl, SVK_TRANSFER_COPY, dst, src, n, 0.0f, label);
 }

@@ -13,7 +13,7 @@
  *
  * Three dispatches: index_check counts the targets into counts; the row
  * kernel writes losses and dlogits; the loss kernel reduces losses in order
- * into loss. On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see
+ * into loss. On CPU devices (or with the cpu variant forced; see
  * svk_op_variant) the row kernel is its CPU form, cross_entropy_cpu.comp:
  * one invocation per row, no barriers, the same results.
  */

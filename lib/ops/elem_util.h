@@ -77,16 +77,16 @@ static inline svk_status svk_elem_dispatch_1d(svk_cmdlist *cl, svk_ctx *ctx, con
 /* The specialisation of an elementwise kernel k whose constant 3 is VEC4
  * (the registry's defaults, then VEC4): four elements per invocation, as
  * vec4s, where n and the operands' n_offs element offsets are multiples of
- * 4 (every vec4 then lies inside one operand: svk_op_vec4) and $SVK_VEC4 is
- * not "0"; one otherwise. Returns VEC4. On a CPU device a storage-buffer
+ * 4 (every vec4 then lies inside one operand: svk_op_vec4) and the tuning
+ * leaves vec4 on; one otherwise. Returns VEC4. On a CPU device a storage-buffer
  * access costs per lane, not per byte, so this moves about 2.5 times the
  * bytes per second there (the copy shader on lavapipe: 3.1 against 1.2
  * GB/s); GPUs prefer 16-byte accesses too. */
-static inline bool svk_elem_vec4_spec(svk_kernel_id k, uint64_t n, const uint64_t *offs, uint32_t n_offs,
+static inline bool svk_elem_vec4_spec(const svk_ctx *ctx, svk_kernel_id k, uint64_t n, const uint64_t *offs, uint32_t n_offs,
                                       uint32_t spec[SVK_MAX_SPEC])
 {
     memcpy(spec, svk_kernel_info_get(k)->spec_defaults, SVK_MAX_SPEC * sizeof(*spec));
-    spec[3] = svk_op_vec4_allowed() && svk_op_vec4(n, offs, n_offs);
+    spec[3] = svk_op_vec4_allowed(ctx) && svk_op_vec4(n, offs, n_offs);
     return spec[3] != 0;
 }
 
@@ -97,7 +97,7 @@ static inline svk_status svk_elem_dispatch_1d_vec4(svk_cmdlist *cl, svk_ctx *ctx
                                                    uint32_t push_size, const char *label)
 {
     uint32_t spec[SVK_MAX_SPEC];
-    const uint64_t per = svk_elem_vec4_spec(k, n, offs, n_offs, spec) ? 4 : 1;
+    const uint64_t per = svk_elem_vec4_spec(ctx, k, n, offs, n_offs, spec) ? 4 : 1;
     return svk_elem_dispatch_spec(cl, ctx, op, k, spec, svk_div_up(svk_div_up(n, per), spec[0]), 1, bindings,
                                   n_bindings, push, push_size, label);
 }

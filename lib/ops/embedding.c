@@ -78,7 +78,7 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
  * slice, ~650 ms with 32). Never more slices than vocabulary rows. */
 static uint32_t wte_slices(const svk_ctx *ctx, uint64_t col_groups, uint64_t V)
 {
-    uint64_t s = ctx->info.type == SVK_DEVICE_CPU || col_groups >= 64 ? 1 : 64 / col_groups;
+    uint64_t s = ctx->profile.cpu || col_groups >= 64 ? 1 : 64 / col_groups;
     return (uint32_t)(s < V ? s : V);
 }
 

@@ -12,7 +12,8 @@
 #include "vk/cmd.h"
 
 /* Which shader runs the GEMM. AUTO follows the rule of every operation
- * (svk_op_variant, lib/ops/ops.h): $SVK_KERNEL_VARIANT when set, else CPU on
+ * (svk_op_variant, lib/ops/ops.h): the tuning's forced variant when set
+ * (SVK_KERNEL_VARIANT), else CPU on
  * CPU devices (lavapipe) and PORTABLE elsewhere. All compute the same
  * thing, summing each output in increasing k; conformance runs each.
  *
@@ -30,7 +31,7 @@
  * order the hardware chooses, so results differ from the float32 forms by
  * about float16's rounding (relative 2^-11 per operand) and values beyond
  * 65504 overflow. It is never chosen by default: AUTO takes it where the
- * variant would be PORTABLE and $SVK_GEMM_COOPMAT is "1", on a device
+ * variant would be PORTABLE and the tuning asks (SVK_GEMM_COOPMAT=1), on a device
  * that has it (svk_device_info.coopmat_m; a warning once per context
  * where it has not). Asked for explicitly on such a device it is
  * SVK_ERROR_UNSUPPORTED. */
@@ -151,7 +152,7 @@ uint64_t svk_gemm_pack_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g);
 uint32_t svk_gemm_activation_ld(svk_ctx *ctx, uint32_t K);
 
 /* The variant a GEMM asking for AUTO gets on ctx's device now (the rule of
- * svk_gemm_variant, environment included): what a training step's GEMMs
+ * svk_gemm_variant, tuning included): what a training step's GEMMs
  * run, for tools that report it. Logs no fallback warning. */
 svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out);
 

@@ -41,7 +41,7 @@ void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint
                         svk_gemm_pack *out)
 {
     *out = (svk_gemm_pack){0};
-    if ((g->batch > 1) || (g->outer > 1) || !svk_op_gemm_pack_allowed())
+    if ((g->batch > 1) || (g->outer > 1))
         return;
     /* The rows an iteration reads: no more than the operand has. */
     const uint32_t ra = rows_a < g->M ? rows_a : g->M, rb = rows_b < g->N ? rows_b : g->N;

@@ -36,6 +36,8 @@ typedef struct svk_gemm_pack {
  * given the rows of A and of B one k-loop iteration of a SIMD batch reads
  * (TM, and TN times the subgroup size), and the leading dimensions g has
  * (lda, ldb, the packed values where g says 0). */
+/* Whether to pack at all is the caller's (the tuning's gemm_pack=0 never
+ * does). */
 void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint32_t rows_a, uint32_t rows_b,
                         svk_gemm_pack *out);
 

@@ -16,8 +16,6 @@
 
 uint32_t svk_gemm_split_count(const svk_gemm_args *g, uint64_t ldc, uint32_t bm, uint32_t bn)
 {
-    if (!svk_op_env_allows("SVK_GEMM_SPLIT"))
-        return 1;
     if ((g->batch > 1) || (g->outer > 1) || g->bias || g->epilogue != SVK_GEMM_EPILOGUE_NONE ||
         g->structure != SVK_GEMM_DENSE || (g->beta != 0.0f && g->beta != 1.0f) || ldc != g->N)
         return 1;

@@ -15,7 +15,8 @@
 /* How many parts g's K is cut into when its C is covered by tiles of
  * bm x bn (1: no split). Splits only a single dense product without bias or
  * epilogue, beta 0 or 1, C packed (ldc == N), into parts of at least 64 k
- * steps that divide K; never with $SVK_GEMM_SPLIT=0. */
+ * steps that divide K. Whether to split at all is the caller's (the
+ * tuning's gemm_split=0 never does). */
 uint32_t svk_gemm_split_count(const svk_gemm_args *g, uint64_t ldc, uint32_t bm, uint32_t bn);
 
 /* Records g as `splits` partial products into g->scratch and their column

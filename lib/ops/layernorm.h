@@ -5,7 +5,7 @@
  *   out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps),
  * biased variance. Gradients of activations are written, those of g and b
  * accumulated, deterministically (bit-identical on every replay).
- * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
+ * On CPU devices (or with the cpu variant forced; see svk_op_variant) the
  * row kernels are their CPU forms, shaders/<name>_cpu.comp: the same
  * results and partials layout, one invocation per row or lane, no barriers.
  */

@@ -136,18 +136,6 @@ static const struct texel_form {
      SVK_NORM_SPLIT_MIN_WIDTH, 3, {0, 1, 2}},
 };
 
-/* The lanes a split form shares each group of rows (or lane of partials)
- * over, 0 for none: the device's one subgroup size, where its compute
- * shaders have subgroupAdd, the workgroups of svk_op_cpu_group() are whole
- * subgroups and $SVK_NORM_SPLIT is not "0" (for comparisons). */
-static uint32_t split_lanes(const svk_ctx *ctx)
-{
-    const uint32_t sg = ctx->info.subgroup_size;
-    if (!svk_op_env_allows("SVK_NORM_SPLIT") || !ctx->subgroup_arith || sg < 2 ||
-        ctx->info.min_subgroup_size != ctx->info.max_subgroup_size || svk_op_cpu_group(ctx) % sg)
-        return 0;
-    return sg;
-}
 
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,
                                  uint32_t units, svk_norm_cpu_form form, const svk_range *bindings,
@@ -177,7 +165,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
         }
         if (!usable)
             break;
-        const uint32_t lanes = f->split != SVK_KERNEL_COUNT && width >= f->split_min ? split_lanes(ctx) : 0;
+        const uint32_t lanes = f->split != SVK_KERNEL_COUNT && width >= f->split_min ? svk_op_norm_split_lanes(ctx) : 0;
         if (lanes && (uint64_t)groups * lanes <= UINT32_MAX) {
             spec[5] = lanes;
             return row_dispatch(cl, ctx, f->split, spec, per_group, groups * lanes, all, n_bindings + f->n, push,

@@ -106,7 +106,7 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
  * SVK_NORM_SPLIT_WIDE_MIN_WIDTH for RMSNorm's forward and SiameseNorm's
  * fused backward, SVK_NORM_SPLIT_MIN_WIDTH for the other four. Measured on
  * lavapipe (svk-bench, subgroup size 8, 3 rounds
- * alternated with SVK_NORM_SPLIT=0, N = 1024 and 4096), the split form
+ * alternated with --tune norm_split=0, N = 1024 and 4096), the split form
  * against the other: SiameseNorm's forwards 0.86-0.95 times as fast at
  * C = 256, 1.09-1.18 at 512, 1.54-1.59 at 1024; LayerNorm's forward
  * 1.08-1.09 at 512, 1.8-1.9 at 1024; RMSNorm's (one pass fewer to share)

@@ -4,7 +4,7 @@
  * reference svk_ref_rmsnorm_fwd / _bwd (lib/ref/ref_decls.h):
  *   out = x * rstd * g,  rstd = 1 / sqrt(mean(x^2) + eps).
  * dx is written, dg accumulated, deterministically.
- * On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant) the
+ * On CPU devices (or with the cpu variant forced; see svk_op_variant) the
  * row kernels are their CPU forms, shaders/<name>_cpu.comp: the same
  * results and partials layout, one invocation per row or lane, no barriers.
  */

@@ -165,14 +165,14 @@ static svk_status record_branch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 #define FUSED_BINDINGS 13u
 
 /* Whether the backward records a fused form, one dispatch: where the
- * device allows its 13 storage buffers, $SVK_FUSED_SIAMESE_BWD is not "0"
- * (which records the staged form, for comparisons and tests) and, for the
+ * policy allows it (svk_op_fused_siamese_bwd_allowed: the device binds 13
+ * storage buffers and the tuning leaves fused_siamese_bwd on) and, for the
  * CPU form, its loops fit the budget. *form: the CPU form's shape (its
  * flags serve both). */
 static bool fused_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_job *j, svk_norm_lanes lanes,
                          svk_norm_cpu_form *form)
 {
-    if (ctx->info.max_storage_buffers < FUSED_BINDINGS || !svk_op_env_allows("SVK_FUSED_SIAMESE_BWD"))
+    if (!svk_op_fused_siamese_bwd_allowed(ctx))
         return false;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     const uint64_t n = (uint64_t)j->rows * j->C;

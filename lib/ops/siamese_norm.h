@@ -17,10 +17,10 @@
  * shader: one dispatch computing dx, dy (and dz) and the gain and bias
  * partials of all three norms, recomputing du (the gradient of I's input)
  * wherever it needs it (shaders/siamese_norm_bwd_fused.comp), then the
- * ordered sum of the partials. Otherwise, or with $SVK_FUSED_SIAMESE_BWD=0
+ * ordered sum of the partials. Otherwise, or with the tuning's fused_siamese_bwd=0
  * (for comparisons and tests), staged, no dispatch binding more than 8
  * buffers: du into scratch, then Q's and P's backward, then the partials'
- * sum. On CPU devices (or with SVK_KERNEL_VARIANT=cpu; see svk_op_variant)
+ * sum. On CPU devices (or with the cpu variant forced; see svk_op_variant)
  * the row kernels are their CPU forms, shaders/<name>_cpu.comp (the fused
  * one siamese_norm_bwd_fused_cpu.comp): the same results and partials
  * layout, one invocation per row or lane, no barriers. The scratch layout

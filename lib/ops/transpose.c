@@ -42,18 +42,18 @@ svk_status svk_transpose_record(svk_cmdlist *cl, const svk_transpose_args *a)
     if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
         return st;
     const uint64_t blocks[4] = {a->cols, ld, push.off_src, push.off_dst};
-    if (var == SVK_KERNEL_VARIANT_CPU && svk_op_vec4_allowed() && svk_op_vec4(a->rows, blocks, 4) &&
+    if (var == SVK_KERNEL_VARIANT_CPU && svk_op_vec4_allowed(ctx) && svk_op_vec4(a->rows, blocks, 4) &&
         svk_op_texel_allowed(ctx) && svk_texel_usable(a->src.buf, SVK_TEXEL_RGBA32F, NULL, 0)) {
         const svk_kernel_id k = SVK_KERNEL_TRANSPOSE_TEXEL;
         return svk_elem_dispatch(cl, ctx, op, k, svk_div_up(n / 16, svk_elem_wg(k)), 1, r, 2, &push, sizeof(push),
                                  a->label);
     }
     /* Four rows of src per invocation, one vec4 of dst, where rows and
-     * dst's offset are multiples of 4 (elem_util.h's rule: $SVK_VEC4). */
+     * dst's offset are multiples of 4 (elem_util.h's rule, with the tuning's vec4). */
     const svk_kernel_id k = SVK_KERNEL_TRANSPOSE;
     const uint64_t offs[1] = {push.off_dst};
     uint32_t spec[SVK_MAX_SPEC];
-    const bool vec4 = svk_elem_vec4_spec(k, a->rows, offs, 1, spec);
+    const bool vec4 = svk_elem_vec4_spec(ctx, k, a->rows, offs, 1, spec);
     const uint64_t items = vec4 ? n / 4 : n;
     return svk_elem_dispatch_spec(cl, ctx, op, k, spec, svk_div_up(items, spec[0]), 1, r, 2, &push, sizeof(push),
                                   a->label);

@@ -19,7 +19,7 @@ typedef struct svk_transpose_args {
 } svk_transpose_args;
 
 /* One float of dst per invocation, or a vec4 where rows and dst's offset
- * are multiples of 4 (and $SVK_VEC4 allows). On CPU devices, where cols,
+ * are multiples of 4 (and the tuning allows vec4). On CPU devices, where cols,
  * ld and src's offset are multiples of 4 too and src can be viewed, a
  * 4 x 4 block per invocation with src fetched as vec4s through an RGBA32F
  * texel view (transpose_texel.comp): 1.9-2x faster on lavapipe at the

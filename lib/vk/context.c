@@ -21,12 +21,6 @@ svk_import_params svk_import_params_default(void)
     return (svk_import_params){.log_level = SVK_LOG_WARN};
 }
 
-static bool env_flag(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
-}
-
 svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
 {
     if (!ctx->lost)
@@ -38,8 +32,8 @@ svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
 
 /* Enumerates the devices of an instance with their infos (malloc'd). */
 static svk_status enumerate(svk_log *log, svk_vk_instance_fns *vki, VkInstance instance,
-                            VkPhysicalDevice **phys, svk_device_info **infos, uint32_t **families,
-                            uint32_t **ts_bits, uint32_t *n)
+                            svk_coopmat_ext coopmat_ext, VkPhysicalDevice **phys, svk_device_info **infos,
+                            uint32_t **families, uint32_t **ts_bits, uint32_t *n)
 {
     *phys = NULL;
     *infos = NULL;
@@ -64,7 +58,7 @@ static svk_status enumerate(svk_log *log, svk_vk_instance_fns *vki, VkInstance i
         return svk_vk_fail(NULL, log, r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__, "listing devices");
     }
     for (uint32_t i = 0; i < count; i++)
-        svk_vk_device_info(vki, (*phys)[i], i, NULL, &(*infos)[i], &(*ts_bits)[i], &(*families)[i]);
+        svk_vk_device_info(vki, (*phys)[i], i, NULL, coopmat_ext, &(*infos)[i], &(*ts_bits)[i], &(*families)[i]);
     *n = count;
     return SVK_OK;
 oom:
@@ -83,7 +77,11 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
     *count = 0;
     void *lib;
     svk_vk_instance_fns vki;
-    svk_status st = svk_vk_open_loader(NULL, &lib, &vki);
+    /* Only the loader and the device infos matter here: a value context
+     * creation would refuse does not keep the devices from being listed. */
+    svk_ctx_settings env;
+    svk_env_read(&env);
+    svk_status st = svk_vk_open_loader(NULL, env.vulkan_library, &lib, &vki);
     if (st != SVK_OK)
         return st;
     VkInstance instance;
@@ -92,7 +90,7 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
         VkPhysicalDevice *phys;
         svk_device_info *all;
         uint32_t *families, *ts, n;
-        st = enumerate(NULL, &vki, instance, &phys, &all, &families, &ts, &n);
+        st = enumerate(NULL, &vki, instance, env.coopmat_ext, &phys, &all, &families, &ts, &n);
         if (st == SVK_OK) {
             for (uint32_t i = 0; i < n && i < capacity; i++)
                 infos[i] = all[i];
@@ -112,7 +110,7 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
 static svk_status finish_init(svk_ctx *ctx, const char *cache_dir, uint32_t flags)
 {
     ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->mem_props);
-    svk_vk_kernel_caps(ctx);
+    svk_device_profile_read(ctx);
     svk_memory_init(ctx);
     svk_status st = svk_pipeline_cache_load(ctx, cache_dir, flags);
     if (st != SVK_OK)
@@ -217,14 +215,12 @@ svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
     uint32_t *families = NULL, *ts_bits = NULL, n = 0, chosen = 0;
 
     svk_status st = SVK_OK;
-    if (svk_vk_coopmat_ext_env() < 0) {
-        st = svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "SVK_COOPMAT_EXT='%s', expected 'nv' or 'khr'",
-                       getenv("SVK_COOPMAT_EXT"));
+    svk_env_read(&ctx->settings);
+    if ((st = svk_env_check(&ctx->log, &ctx->settings)) != SVK_OK)
         goto fail;
-    }
-    if ((st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki)) != SVK_OK)
+    if ((st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->libvulkan, &ctx->vki)) != SVK_OK)
         goto fail;
-    ctx->validation = (p.flags & SVK_CTX_VALIDATION) || env_flag("SVK_VALIDATION");
+    ctx->validation = (p.flags & SVK_CTX_VALIDATION) || ctx->settings.validation;
     VkDebugUtilsMessengerCreateInfoEXT dbg;
     svk_debug_messenger_info(ctx, &dbg);
     if ((st = svk_vk_create_instance(&ctx->log, &ctx->vki, ctx->validation, &dbg, &ctx->instance)) != SVK_OK)
@@ -233,9 +229,11 @@ svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
     if (ctx->validation && (st = svk_debug_create(ctx)) != SVK_OK)
         goto fail;
 
-    if ((st = enumerate(&ctx->log, &ctx->vki, ctx->instance, &phys, &infos, &families, &ts_bits, &n)) != SVK_OK)
+    if ((st = enumerate(&ctx->log, &ctx->vki, ctx->instance, ctx->settings.coopmat_ext, &phys, &infos, &families,
+                        &ts_bits, &n)) != SVK_OK)
         goto fail;
-    if ((st = svk_vk_choose_device(&ctx->log, infos, n, p.device_index, p.device_name, &chosen)) != SVK_OK)
+    if ((st = svk_vk_choose_device(&ctx->log, infos, n, p.device_index, p.device_name, ctx->settings.device,
+                                   &chosen)) != SVK_OK)
         goto fail;
     ctx->physical_device = phys[chosen];
     ctx->info = infos[chosen];
@@ -349,11 +347,14 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
     svk_ctx *ctx = ctx_alloc(params->log_fn, params->log_user, params->log_level);
     if (!ctx)
         return SVK_ERROR_OUT_OF_HOST_MEMORY;
+    svk_env_read(&ctx->settings);
+    if ((st = svk_env_check(&ctx->log, &ctx->settings)) != SVK_OK)
+        goto fail;
     if (params->get_instance_proc_addr) {
         ctx->vki.vkGetInstanceProcAddr = params->get_instance_proc_addr;
         st = svk_vk_load_global(&ctx->log, &ctx->vki);
     } else {
-        st = svk_vk_open_loader(&ctx->log, &ctx->libvulkan, &ctx->vki);
+        st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->libvulkan, &ctx->vki);
     }
     if (st != SVK_OK)
         goto fail;
@@ -362,8 +363,8 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
         goto fail;
     ctx->physical_device = params->physical_device;
     uint32_t family;
-    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &enabled, &ctx->info, &ctx->timestamp_valid_bits,
-                       &family);
+    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &enabled, ctx->settings.coopmat_ext, &ctx->info,
+                       &ctx->timestamp_valid_bits, &family);
     if (!ctx->info.supported) {
         st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "imported device '%s': %s", ctx->info.name,
                        ctx->info.unsupported_reason);

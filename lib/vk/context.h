@@ -9,28 +9,12 @@
 
 #include "svk/context.h"
 #include "core/error.h"
+#include "device_profile.h"
+#include "env.h"
 #include "fns.h"
 #include "memory.h"
 #include "pipeline.h"
 #include "result.h"
-
-/* Uniform texel buffers (lib/vk/texel.h, svk_buffer_view): on CPU drivers
- * a texel fetch compiles to a vector gather where a storage-buffer load
- * becomes a per-lane scalar loop with bounds checks (Mesa llvmpipe), so
- * kernels that are bound by loads read their inputs through them. */
-typedef struct svk_texel_caps {
-    /* VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT of R32_SFLOAT and of
-     * R32G32B32A32_SFLOAT (vkGetPhysicalDeviceFormatProperties); memory
-     * blocks get VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT when either is. */
-    bool r32f, rgba32f;
-    uint32_t max_elements;    /* maxTexelBufferElements */
-    uint64_t offset_align;    /* minTexelBufferOffsetAlignment */
-    /* The driver fetches texel buffers slower than it loads storage
-     * buffers (svk_quirk_texel_fetch_slow): kernels read storage buffers
-     * unless $SVK_TEXEL_BUFFERS asks otherwise (svk_op_texel_allowed). */
-    bool slow_fetch;
-    bool fallback_logged;     /* a kernel's fallback to storage buffers was logged */
-} svk_texel_caps;
 
 /* A one-shot command buffer and fence for uploads, downloads and fills,
  * which the host waits for before returning. */
@@ -61,15 +45,12 @@ struct svk_ctx {
     svk_validation_counts vcounts;
 
     svk_device_info info;
-    svk_texel_caps texel;
-    /* subgroupShuffle in compute shaders (VkPhysicalDeviceSubgroupProperties),
-     * which the CPU forms of GEMM use. */
-    bool subgroup_shuffle;
-    /* subgroupAdd in compute shaders, which the split row forms use
-     * (shaders/common/row_split.glsl). */
-    bool subgroup_arith;
-    /* $SVK_GEMM_COOPMAT=1 on a device without cooperative matrices was
-     * logged (lib/ops/gemm.c). */
+    svk_device_profile profile;   /* what kernel choices depend on (device_profile.h) */
+    svk_ctx_settings settings;    /* the environment at creation, and the tuning (env.h, tuning.h) */
+    /* Fallbacks logged once per context (lib/ops/gemm.c): a GEMM's
+     * operand not viewable as a texel buffer; SVK_GEMM_COOPMAT=1 on a
+     * device without cooperative matrices. */
+    bool texel_fallback_logged;
     bool coopmat_fallback_logged;
     VkPhysicalDeviceMemoryProperties mem_props;
     uint32_t timestamp_valid_bits;
@@ -106,9 +87,10 @@ typedef struct svk_vk_enabled {
  * the enumeration, and sets info->supported / unsupported_reason. enabled:
  * NULL for a device libsvk will create (which enables what the chosen
  * paths need); for an imported device, what the application enabled, which
- * bounds the paths (int64, coopmat_*) as the device's support does. */
-void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
-                        uint32_t index, const svk_vk_enabled *enabled, svk_device_info *info,
+ * bounds the paths (int64, coopmat_*) as the device's support does.
+ * coopmat_ext: the extension preferred where both qualify. */
+void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
+                        const svk_vk_enabled *enabled, svk_coopmat_ext coopmat_ext, svk_device_info *info,
                         uint32_t *timestamp_bits, uint32_t *queue_family);
 
 /* Whether phys lists the device extension name (false also where the
@@ -122,21 +104,11 @@ bool svk_vk_device_has_extension(const svk_vk_instance_fns *vki, VkPhysicalDevic
  * of which libsvk uses. */
 #define SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME "VK_KHR_portability_subset"
 
-/* $SVK_COOPMAT_EXT: which cooperative-matrix extension libsvk prefers where
- * a device offers both ("nv", the default, or "khr"); -1 for any other
- * value (svk_ctx_create refuses it by name). */
-enum { SVK_COOPMAT_EXT_DEFAULT = 0, SVK_COOPMAT_EXT_NV = 1, SVK_COOPMAT_EXT_KHR = 2 };
-int svk_vk_coopmat_ext_env(void);
-
-/* Fills ctx->texel, ctx->subgroup_shuffle and ctx->subgroup_arith for
- * ctx->physical_device (before the first memory block is made: blocks take
- * the texel usage from it). */
-void svk_vk_kernel_caps(svk_ctx *ctx);
-
-/* Picks the device per params and the SVK_DEVICE environment variable among
- * n infos. Returns its index into infos via *chosen. */
+/* Picks the device per params (index, then name) and env_device ($SVK_DEVICE:
+ * an index or a name substring; NULL or "" unset) among n infos. Returns its
+ * index into infos via *chosen. */
 svk_status svk_vk_choose_device(svk_log *log, const svk_device_info *infos, uint32_t n,
-                                int32_t index, const char *name, uint32_t *chosen);
+                                int32_t index, const char *name, const char *env_device, uint32_t *chosen);
 
 /* Creates an instance and loads its functions. With validation, enables the
  * Khronos layer with synchronisation validation, and dbg (non-NULL) also
@@ -150,7 +122,8 @@ svk_status svk_debug_create(svk_ctx *ctx);
 void svk_debug_destroy(svk_ctx *ctx);
 
 /* Pipeline cache on disk (pipeline_cache.c): chooses the file (or none, with
- * SVK_CTX_NO_PIPELINE_CACHE / SVK_PIPELINE_CACHE=0), creates the
+ * SVK_CTX_NO_PIPELINE_CACHE / ctx->settings.no_pipeline_cache; dir NULL or
+ * "": ctx->settings.cache_dir), creates the
  * VkPipelineCache from it, and writes it back at context destruction. A
  * missing, stale or corrupt file only costs compile time, never an error. */
 svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags);

@@ -42,18 +42,6 @@ bool svk_vk_device_has_extension(const svk_vk_instance_fns *vki, VkPhysicalDevic
     return found;
 }
 
-int svk_vk_coopmat_ext_env(void)
-{
-    const char *env = getenv("SVK_COOPMAT_EXT");
-    if (!env || !*env)
-        return SVK_COOPMAT_EXT_DEFAULT;
-    if (!strcmp(env, "nv"))
-        return SVK_COOPMAT_EXT_NV;
-    if (!strcmp(env, "khr"))
-        return SVK_COOPMAT_EXT_KHR;
-    return -1;
-}
-
 /* One listed float16 x float16 + float32 -> float32 subgroup shape. */
 typedef struct coopmat_shape_entry {
     uint32_t m, n, k;
@@ -126,8 +114,8 @@ static bool coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
 }
 
 void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
-                        const svk_vk_enabled *enabled, svk_device_info *info, uint32_t *timestamp_bits,
-                        uint32_t *queue_family)
+                        const svk_vk_enabled *enabled, svk_coopmat_ext coopmat_ext, svk_device_info *info,
+                        uint32_t *timestamp_bits, uint32_t *queue_family)
 {
     memset(info, 0, sizeof(*info));
     info->index = index;
@@ -282,8 +270,8 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
      * the Vulkan memory model (its scopes), and a workgroup of whole
      * subgroups: one subgroup size on the device, since libsvk does not
      * require a size per pipeline. Where both extensions qualify, NV's
-     * (the module glslang wrote, run on an H200) unless $SVK_COOPMAT_EXT
-     * says "khr"; the KHR module is rewritten from it
+     * (the module glslang wrote, run on an H200) unless coopmat_ext
+     * ($SVK_COOPMAT_EXT) says KHR; the KHR module is rewritten from it
      * (shaders/coopmat_khr.py). On an imported device, what the
      * application enabled, too: the same choice among what it allows. */
     const bool base = f12.shaderFloat16 && f12.vulkanMemoryModel &&
@@ -297,39 +285,10 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
                         (kmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                         (!enabled || enabled->coopmat_khr);
     const bool ok[2] = {nv_ok, khr_ok}; /* indexed by "is KHR" */
-    const bool first = svk_vk_coopmat_ext_env() == SVK_COOPMAT_EXT_KHR;
+    const bool first = coopmat_ext == SVK_COOPMAT_EXT_KHR;
     if (!(ok[first] && coopmat_shape(vki, phys, first, info)) && ok[!first])
         coopmat_shape(vki, phys, !first, info);
     info->supported = true;
-}
-
-void svk_vk_kernel_caps(svk_ctx *ctx)
-{
-    VkPhysicalDeviceDriverProperties drv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-    VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
-                                             .pNext = &drv};
-    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
-    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
-    const VkPhysicalDeviceProperties props = p2.properties;
-    ctx->subgroup_shuffle = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                            (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
-    ctx->subgroup_arith = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                          (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-    VkFormatProperties r, rgba;
-    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32_SFLOAT, &r);
-    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba);
-    ctx->texel = (svk_texel_caps){
-        .r32f = (r.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0,
-        .rgba32f = (rgba.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0,
-        .max_elements = props.limits.maxTexelBufferElements,
-        .offset_align = props.limits.minTexelBufferOffsetAlignment ? props.limits.minTexelBufferOffsetAlignment : 1,
-        .slow_fetch = svk_quirk_texel_fetch_slow(drv.driverID, drv.driverInfo),
-    };
-    if (ctx->texel.slow_fetch)
-        svk_log_msg(&ctx->log, SVK_LOG_INFO,
-                    "'%s' (%s) fetches texel buffers slower than it loads storage buffers: CPU kernels read "
-                    "storage buffers (lib/vk/quirks.c; SVK_TEXEL_BUFFERS=1 overrides)",
-                    ctx->info.name, drv.driverInfo);
 }
 
 static int type_rank(svk_device_type t)
@@ -388,7 +347,7 @@ static svk_status pick_index(svk_log *log, const svk_device_info *infos, uint32_
 }
 
 svk_status svk_vk_choose_device(svk_log *log, const svk_device_info *infos, uint32_t n,
-                                int32_t index, const char *name, uint32_t *chosen)
+                                int32_t index, const char *name, const char *env_device, uint32_t *chosen)
 {
     if (n == 0)
         return svk_error(log, SVK_ERROR_NO_VULKAN,
@@ -398,7 +357,7 @@ svk_status svk_vk_choose_device(svk_log *log, const svk_device_info *infos, uint
 
     const char *source = "device_name";
     if (!name) {
-        const char *env = getenv("SVK_DEVICE");
+        const char *env = env_device;
         if (env && *env) {
             uint32_t idx;
             if (parse_index(env, &idx))

@@ -137,12 +137,12 @@ static PFN_vkGetInstanceProcAddr open_system(char *why, size_t why_size)
     return gipa;
 }
 
-svk_status svk_vk_open_loader(svk_log *log, void **handle, svk_vk_instance_fns *fns)
+svk_status svk_vk_open_loader(svk_log *log, const char *path, void **handle, svk_vk_instance_fns *fns)
 {
     memset(fns, 0, sizeof(*fns));
     *handle = NULL;
     char why[512] = "";
-    const char *env = getenv("SVK_VULKAN_LIBRARY");
+    const char *env = path;
     if (env && *env) {
         *handle = open_path(env, &fns->vkGetInstanceProcAddr, why, sizeof(why));
         if (!*handle)

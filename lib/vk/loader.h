@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "fns.h"
 
-/* Opens the Vulkan loader: $SVK_VULKAN_LIBRARY if set (a path, for loaders
+/* Opens the Vulkan loader: path if not NULL or "" ($SVK_VULKAN_LIBRARY, a path, for loaders
  * outside the library path; *handle then holds it, for
  * svk_vk_close_loader), else the system's, which volk's volkInitialize
  * finds (libvulkan.so.1 or libvulkan.so on Linux, vulkan-1.dll on Windows,
@@ -13,7 +13,7 @@
  * NULL: volk keeps that one open for the process). On success fns has
  * vkGetInstanceProcAddr and the global functions. SVK_ERROR_NO_VULKAN,
  * naming what was tried, when none opens. */
-svk_status svk_vk_open_loader(svk_log *log, void **handle, svk_vk_instance_fns *fns);
+svk_status svk_vk_open_loader(svk_log *log, const char *path, void **handle, svk_vk_instance_fns *fns);
 
 /* Fills the global functions of fns from fns->vkGetInstanceProcAddr (already
  * set), for an application-provided entry point. */

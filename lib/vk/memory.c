@@ -126,7 +126,7 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
          * may then view any tensor as a uniform texel buffer (svk_buffer_view). */
         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                 (ctx->texel.r32f || ctx->texel.rgba32f ? VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT : 0),
+                 (ctx->profile.texel.r32f || ctx->profile.texel.rgba32f ? VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT : 0),
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     /* Every create writes into a local first: after a failure its output

@@ -32,13 +32,14 @@
 static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
 {
     ctx->cache_path[0] = '\0';
-    const char *env = getenv("SVK_PIPELINE_CACHE");
-    if ((flags & SVK_CTX_NO_PIPELINE_CACHE) || (env && !strcmp(env, "0")))
+    if ((flags & SVK_CTX_NO_PIPELINE_CACHE) || ctx->settings.no_pipeline_cache)
         return false;
     char base[768];
     if (dir && *dir)
         snprintf(base, sizeof(base), "%s", dir);
-    else if (!svk_file_cache_dir(base, sizeof(base)))
+    else if (ctx->settings.cache_dir[0])
+        snprintf(base, sizeof(base), "%s", ctx->settings.cache_dir);
+    else
         return false;
     char uuid[33];
     for (int i = 0; i < 16; i++)

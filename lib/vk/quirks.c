@@ -27,7 +27,7 @@ bool svk_quirk_coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
 }
 
 /* lavapipe's texel-buffer fetches, measured with the texel GEMM's qkv
- * forward (N = 1024, C = 128; svk-bench, SVK_TEXEL_BUFFERS=1 then 0, two
+ * forward (N = 1024, C = 128; svk-bench, --tune texel_buffers=1 then 0, two
  * alternated pairs each, one host, 2026-12-05): texel form against
  * storage-buffer form, GFLOP/s:
  *   Mesa 22.3.6 (Debian 12)                    53 against 19
@@ -44,7 +44,7 @@ bool svk_quirk_coopmat_crashes(VkDriverId driver, uint32_t subgroup_size)
  * 24.3, which nothing here measured: there the texel forms would cost 5-8
  * times in the GEMMs if the slowdown came before 25.0, the storage forms
  * 2.5 times if it did not. On Mesa 25.0.7 the texel forms are also wrong
- * away from subgroup size 8 (forced with SVK_TEXEL_BUFFERS=1, GEMM
+ * away from subgroup size 8 (forced with --tune texel_buffers=1, GEMM
  * conformance): at 4 the driver crashes on the texel GEMM, at 16 69 of
  * 222 quick rows fail (sums far off); at 8 they pass. Debian 12's 22.3 and
  * 26.2.6 pass at all three sizes. So before this rule, libsvk on Mesa 25

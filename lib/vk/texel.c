@@ -23,7 +23,7 @@ static uint64_t view_range(const svk_buffer *buf)
 
 bool svk_texel_usable(const svk_buffer *buf, svk_texel_format f, char *why, size_t n)
 {
-    const svk_texel_caps *tc = &buf->ctx->texel;
+    const svk_texel_caps *tc = &buf->ctx->profile.texel;
     char dummy[1];
     if (!why || !n) {
         why = dummy;

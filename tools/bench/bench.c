@@ -285,21 +285,13 @@ uint32_t bench_sets(const bench *b, double bytes_per_set)
 
 /* ---- the variant switch ---- */
 
-void bench_set_variant(const char *variant)
+void bench_set_variant(bench *b, const char *variant)
 {
-    static bool saved;
-    static char *user;
-    if (!saved) {
-        const char *e = getenv("SVK_KERNEL_VARIANT");
-        user = e ? strdup(e) : NULL;
-        saved = true;
-    }
+    svk_ctx_tuning t = b->tuning;
     if (variant)
-        setenv("SVK_KERNEL_VARIANT", variant, 1);
-    else if (user)
-        setenv("SVK_KERNEL_VARIANT", user, 1);
-    else
-        unsetenv("SVK_KERNEL_VARIANT");
+        t.variant = !strcmp(variant, "cpu") ? SVK_TUNE_VARIANT_CPU : SVK_TUNE_VARIANT_PORTABLE;
+    /* In range by construction: tuning.h's values, checked by --tune's parser. */
+    (void)svk_ctx_tuning_set(b->ctx, &t);
 }
 
 /* ---- time ---- */

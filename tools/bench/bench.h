@@ -46,6 +46,7 @@ typedef struct bench_opts {
     double max_step_s;      /* skip a configuration whose warm-up step took longer (default 30) */
     bool all_variants;      /* row kernels in both forms, not only the device's own (GEMM always runs both) */
     bool no_kernels, no_step;
+    const char *tune;       /* --tune: kernel choices steered for a comparison (lib/vk/tuning.h); NULL: none */
 } bench_opts;
 
 /* One result row. value = work / median time; work is FLOPs (metric
@@ -98,6 +99,7 @@ typedef struct bench {
     bench_opts opt;
     svk_ctx *ctx;
     const svk_device_info *dev;
+    svk_ctx_tuning tuning;  /* the run's own: the environment's with --tune's */
     cf_rng rng;
     /* The machine's limits, measured first. */
     double copy_gbps;       /* the copy kernel at a large size; 0 when unknown */
@@ -208,9 +210,10 @@ bool bench_time_row(bench *b, bench_row *r, uint32_t sets, bench_record_fn fn, v
 /* Marks a row skipped with a reason and adds it. */
 void bench_skip(bench *b, bench_row *r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Sets $SVK_KERNEL_VARIANT for the recordings that follow ("portable",
- * "cpu"), or restores the user's value (NULL). */
-void bench_set_variant(const char *variant);
+/* Forces the kernel variant of the recordings that follow ("portable",
+ * "cpu": the context's tuning, lib/vk/tuning.h), or gives back the run's
+ * own tuning (NULL: b->tuning, the environment's with --tune's). */
+void bench_set_variant(bench *b, const char *variant);
 
 /* Median of n values (sorted in place). */
 double bench_median(double *v, uint32_t n);

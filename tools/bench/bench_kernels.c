@@ -517,7 +517,7 @@ static double run_job(bench *b, job *j)
     for (uint32_t f = 0; f < n_forms; f++) {
         const char *variant = "-";
         if (kinfo[j->op].row) {
-            bench_set_variant(forms[f]);
+            bench_set_variant(b, forms[f]);
             svk_kernel_variant kv;
             variant = svk_op_variant(b->ctx, kinfo[j->op].kernel, &kv) != SVK_OK ? "?"
                       : kv == SVK_KERNEL_VARIANT_CPU                             ? "cpu"
@@ -527,7 +527,7 @@ static double run_job(bench *b, job *j)
                                  variant, j->shape, metric, j->work);
         any |= want[f];
     }
-    bench_set_variant(NULL);
+    bench_set_variant(b, NULL);
     if (!any)
         return 0;
     double per_set = 0;
@@ -549,9 +549,9 @@ static double run_job(bench *b, job *j)
             bench_skip(b, &rows[f], "%s", bb.why);
             continue;
         }
-        bench_set_variant(forms[f]);
+        bench_set_variant(b, forms[f]);
         bench_measure(b, &rows[f], sets, record, j);
-        bench_set_variant(NULL);
+        bench_set_variant(b, NULL);
         value = rows[f].value;
     }
     bench_bufs_free(&bb);

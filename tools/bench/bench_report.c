@@ -84,6 +84,8 @@ void bench_print_header(bench *b)
     loadavg(la);
     fprintf(f, "svk-bench %s%s: %s (%s, %s %s), subgroup %u\n", svk_version(), b->opt.quick ? " --quick" : "",
             b->dev->name, device_type(b->dev->type), b->dev->driver_name, b->dev->driver_info, b->dev->subgroup_size);
+    if (b->opt.tune)
+        fprintf(f, "tuning: --tune %s\n", b->opt.tune);
     fprintf(f, "host CPU %s; threads %u (LP_NUM_THREADS=%s); load average %.2f %.2f %.2f at start\n", cpu_model(),
             b->threads, b->lp_threads ? b->lp_threads : "unset", la[0], la[1], la[2]);
     if (b->blas)
@@ -497,6 +499,8 @@ bool bench_print_json(bench *b)
     cJSON_AddStringToObject(d, "driver", b->dev->driver_name);
     cJSON_AddStringToObject(d, "driver_info", b->dev->driver_info);
     num(d, "subgroup_size", b->dev->subgroup_size);
+    if (b->opt.tune)
+        cJSON_AddStringToObject(root, "tune", b->opt.tune);
     cJSON *mach = cJSON_AddObjectToObject(root, "machine");
     cJSON_AddStringToObject(mach, "cpu", cpu_model());
     num(mach, "threads", b->threads);

@@ -37,10 +37,13 @@ static void usage(FILE *f)
 "  --max-step S      skip timing a configuration whose warm-up step took longer (default 30)\n"
 "  --batch B --seq T the training step's batch shape (default: per configuration)\n"
 "  --no-kernels      only the training step;  --no-step  only the kernels\n"
+"  --tune LIST       steer kernel choices, to compare a default with its alternative,\n"
+"                    e.g. --tune gemm_wide=0,vec4=0 (docs/ENVIRONMENT.md), from:\n"
+"%s"
 "  --device D        device index or name substring (default: SVK_DEVICE, else the best)\n"
 "  --seed N          operand and model seed, 0..2^64-1 (default 1)\n"
 "  N: a decimal integer >= 1 (--seed: >= 0); S: a finite decimal number of seconds\n"
-SVK_EXIT_HELP ", 77 no Vulkan device (the test harness's skip)\n");
+SVK_EXIT_HELP ", 77 no Vulkan device (the test harness's skip)\n", svk_ctx_tuning_help);
 }
 
 /* The least --max-run and --max-step: 0 would read as "unset" (the
@@ -98,6 +101,16 @@ static int parse_args(int argc, char **argv, bench_opts *o, svk_ctx_params *cp)
                 ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
             else if (!strcmp(a, "--seed"))
                 ok = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
+            else if (!strcmp(a, "--tune")) {
+                /* Checked here, applied to the context once it exists. */
+                svk_ctx_tuning t = {0};
+                char why[1024];
+                if (!svk_ctx_tuning_parse(v, &t, why, sizeof(why))) {
+                    fprintf(stderr, "svk-bench: --tune %s", why);
+                    return SVK_EXIT_USAGE;
+                }
+                o->tune = v;
+            }
             else {
                 fprintf(stderr, "svk-bench: unknown option '%s' (try --help)\n", a);
                 return SVK_EXIT_USAGE;
@@ -163,6 +176,12 @@ int main(int argc, char **argv)
         return (st == SVK_ERROR_NO_VULKAN || st == SVK_ERROR_NO_DEVICE) && !b.opt.device ? 77 : SVK_EXIT_FAILURE;
     }
     b.dev = svk_ctx_device_info(b.ctx);
+    b.tuning = *svk_ctx_tuning_get(b.ctx);
+    if (b.opt.tune) {
+        char why[1024];
+        (void)svk_ctx_tuning_parse(b.opt.tune, &b.tuning, why, sizeof(why));
+        (void)svk_ctx_tuning_set(b.ctx, &b.tuning);
+    }
 
     bench_print_header(&b);
     double t0 = bench_now();

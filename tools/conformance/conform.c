@@ -39,18 +39,22 @@ void cf_fail(cf_case *c, const char *fmt, ...)
     va_end(ap);
 }
 
-char *cf_env_save(const char *name)
+svk_ctx_tuning cf_tuning(const cf_state *cf)
 {
-    const char *v = getenv(name);
-    return v ? strdup(v) : NULL;
+    return *svk_ctx_tuning_get(cf->ctx);
 }
 
-void cf_env_set(const char *name, const char *value)
+void cf_tune(cf_state *cf, const svk_ctx_tuning *t)
 {
-    if (value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
+    /* Only in-range values reach here (tuning.h's enums and bits). */
+    (void)svk_ctx_tuning_set(cf->ctx, t);
+}
+
+void cf_tune_variant(cf_state *cf, const svk_ctx_tuning *base, const char *variant)
+{
+    svk_ctx_tuning t = *base;
+    t.variant = !strcmp(variant, "cpu") ? SVK_TUNE_VARIANT_CPU : SVK_TUNE_VARIANT_PORTABLE;
+    cf_tune(cf, &t);
 }
 
 void *cf_alloc(cf_case *c, size_t bytes)

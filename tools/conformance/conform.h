@@ -105,12 +105,14 @@ double *cf_to_double(cf_case *c, const float *x, size_t n);
 void *cf_alloc(cf_case *c, size_t bytes); /* freed by cf_end */
 float *cf_random(cf_case *c, size_t n, float lo, float hi); /* freed by cf_end */
 
-/* Families that force a kernel form through the environment
- * (SVK_KERNEL_VARIANT, SVK_TEXEL_BUFFERS, ...) give the caller's setting
- * back: cf_env_save copies a variable's value (NULL when unset; free it),
- * cf_env_set sets it to value, or unsets it where value is NULL. */
-char *cf_env_save(const char *name);
-void cf_env_set(const char *name, const char *value);
+/* Families that force a kernel form change the context's tuning
+ * (lib/vk/tuning.h: the variant, texel buffers, the fused SiameseNorm
+ * backward, ...) and give the caller's back (the environment's with
+ * --tune's): cf_tuning copies the current one, cf_tune sets one,
+ * cf_tune_variant sets base with the variant forced ("portable" or "cpu"). */
+svk_ctx_tuning cf_tuning(const cf_state *cf);
+void cf_tune(cf_state *cf, const svk_ctx_tuning *t);
+void cf_tune_variant(cf_state *cf, const svk_ctx_tuning *base, const char *variant);
 
 /* The families. */
 void cf_run_gemm(cf_state *cf);

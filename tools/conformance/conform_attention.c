@@ -76,7 +76,7 @@ static const att_case cases[] = {
 
 /* The materialised forward and backward run in both forms of the softmax
  * kernels (svk_kernel_variant, lib/ops/ops.h), forced through
- * SVK_KERNEL_VARIANT: rows "fwd", "bwd" the portable form, "fwd-cpu",
+ * the tuning: rows "fwd", "bwd" the portable form, "fwd-cpu",
  * "bwd-cpu" the CPU form (shaders/attention_softmax_*_cpu.comp). The CPU
  * form steps 4 keys at a time only when T and the offsets are multiples of
  * 4; the harness puts outputs at element CF_GUARD (61), so the CPU rows give
@@ -86,24 +86,25 @@ static const att_case cases[] = {
  * The pad must come back untouched. The flash kernel has one form.
  * Where the vec4 path applies the CPU form reads through texel views
  * (attention_softmax_*_texel.comp, and gemm_texel.comp for the products);
- * "-cpu-ssbo" runs it with SVK_TEXEL_BUFFERS=0, the storage-buffer forms. */
+ * "-cpu-ssbo" runs it with texel buffers off, the storage-buffer forms. */
 typedef struct cf_variant {
-    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *env;    /* the variant forced: "portable" or "cpu" */
     const char *suffix; /* appended to the direction */
     size_t pad;
-    bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
+    bool ssbo;          /* texel buffers off (svk_ctx_tuning.texel) */
 } cf_variant;
 static const cf_variant variants[] = {
     {"portable", "", 0, false}, {"cpu", "-cpu", 3, false}, {"cpu", "-cpu-ssbo", 3, true}};
 
-/* The caller's SVK_TEXEL_BUFFERS (cf_run_attention), which the variants
- * without ssbo restore. */
-static const char *saved_texel;
+/* The caller's tuning (cf_run_attention), on which the variants force theirs. */
+static svk_ctx_tuning saved_tuning;
 
-static void set_variant(const cf_variant *v)
+static void set_variant(cf_state *cf, const cf_variant *v)
 {
-    setenv("SVK_KERNEL_VARIANT", v->env, 1);
-    cf_env_set("SVK_TEXEL_BUFFERS", v->ssbo ? "0" : saved_texel);
+    svk_ctx_tuning t = saved_tuning;
+    if (v->ssbo)
+        t.texel = SVK_TUNE_TEXEL_OFF;
+    cf_tune_variant(cf, &t, v->env);
 }
 
 /* cf_output (NaN) with v->pad elements in front of the n. */
@@ -214,7 +215,7 @@ static void run_case(cf_state *cf, const att_case *ac)
     for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
         const cf_variant *v = &variants[vi];
         char dir[24];
-        set_variant(v);
+        set_variant(cf, v);
         snprintf(dir, sizeof(dir), "fwd%s", v->suffix);
         c = cf_begin(cf, "attention", dir, shape);
         if (c) {
@@ -312,15 +313,10 @@ done:
 
 void cf_run_attention(cf_state *cf)
 {
-    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT"), *saved_t = cf_env_save("SVK_TEXEL_BUFFERS");
-    saved_texel = saved_t;
+    /* The caller's tuning, restored at the end. */
+    saved_tuning = cf_tuning(cf);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (!cf->quick || cases[i].quick)
             run_case(cf, &cases[i]);
-    cf_env_set("SVK_KERNEL_VARIANT", saved);
-    cf_env_set("SVK_TEXEL_BUFFERS", saved_t);
-    saved_texel = NULL;
-    free(saved);
-    free(saved_t);
+    cf_tune(cf, &saved_tuning);
 }

@@ -150,23 +150,22 @@ end:
 
 void cf_run_bias(cf_state *cf)
 {
-    /* The gradient in both forms (SVK_KERNEL_VARIANT): "bwd" and "-" the
+    /* The gradient in both forms (the tuning's variant): "bwd" and "-" the
      * portable colsum.comp, "bwd-cpu" and "cpu" the CPU devices' choice
      * (colsum_texel.comp where the vec4 path applies and src can be viewed
-     * as a texel buffer). The caller's SVK_KERNEL_VARIANT is restored. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
+     * as a texel buffer). The caller's tuning is restored. */
+    const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const bias_case *b = &cases[i];
         if (cf->quick && !b->quick)
             continue;
         bias_fwd(cf, b);
         for (int cpu = 0; cpu < 2; cpu++) {
-            setenv("SVK_KERNEL_VARIANT", cpu ? "cpu" : "portable", 1);
+            cf_tune_variant(cf, &saved, cpu ? "cpu" : "portable");
             bias_bwd(cf, b, 0, cpu);
             if (b->pad)
                 bias_bwd(cf, b, 1, cpu);
         }
-        cf_env_set("SVK_KERNEL_VARIANT", saved);
+        cf_tune(cf, &saved);
     }
-    free(saved);
 }

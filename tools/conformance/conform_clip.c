@@ -7,7 +7,7 @@
  * (max_norm 0), with tiny and large gradients, and a NaN gradient (the norm
  * and the scale must come out NaN, as the reference's do), and one that
  * overflows float (the norm must come out +inf, and the scale 0).
- * Every case runs in both forms of clip_sumsq (SVK_KERNEL_VARIANT): "norm"
+ * Every case runs in both forms of clip_sumsq (the tuning's variant): "norm"
  * is the portable form, "norm-cpu" the CPU form (one invocation per slot,
  * vec4 loads where a tensor starts on a multiple of 4 elements: the slab
  * cases put every tensor at an odd offset, the others at 0).
@@ -136,14 +136,13 @@ end:
 void cf_run_clip(cf_state *cf)
 {
     static const char *const variants[][2] = {{"portable", "norm"}, {"cpu", "norm-cpu"}};
-    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
+    /* The caller's tuning, restored at the end. */
+    const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t v = 0; v < 2; v++) {
-        setenv("SVK_KERNEL_VARIANT", variants[v][0], 1);
+        cf_tune_variant(cf, &saved, variants[v][0]);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
                 run_case(cf, &cases[i], variants[v][1]);
     }
-    cf_env_set("SVK_KERNEL_VARIANT", saved);
-    free(saved);
+    cf_tune(cf, &saved);
 }

@@ -7,7 +7,7 @@
  * small ones, confident rows (loss ~1e-5, where log(1 + tiny) and p - 1 lose
  * everything in float unless computed apart), and dlogits written over
  * logits in place. Every case runs in both forms of the row kernel
- * (svk_kernel_variant, lib/ops/ops.h), forced through SVK_KERNEL_VARIANT:
+ * (svk_kernel_variant, lib/ops/ops.h), forced through the tuning:
  * "fwd+bwd" the portable form, "fwd+bwd-cpu" the CPU form
  * (shaders/cross_entropy_cpu.comp), which takes 4 logits at a time when V
  * and the offsets are multiples of 4. The harness puts outputs at element
@@ -79,7 +79,7 @@ static const ce_case cases[] = {
 };
 
 typedef struct cf_variant {
-    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *env;    /* the variant forced: "portable" or "cpu" */
     const char *suffix; /* appended to the direction */
     size_t pad;         /* elements in front of dlogits */
 } cf_variant;
@@ -191,14 +191,13 @@ end:
 
 void cf_run_cross_entropy(cf_state *cf)
 {
-    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
+    /* The caller's tuning, restored at the end. */
+    const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
-        setenv("SVK_KERNEL_VARIANT", variants[vi].env, 1);
+        cf_tune_variant(cf, &saved, variants[vi].env);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
             if (!cf->quick || cases[i].quick)
                 run_case(cf, &cases[i], &variants[vi]);
     }
-    cf_env_set("SVK_KERNEL_VARIANT", saved);
-    free(saved);
+    cf_tune(cf, &saved);
 }

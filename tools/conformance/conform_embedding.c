@@ -7,7 +7,7 @@
  * through, but counted. The backward pass runs with the device's choice of
  * vocabulary slices and with forced ones, so that both the one-slice path
  * (CPU devices) and the sliced one (GPUs) are covered everywhere; and the
- * device's choice once in each kernel variant (SVK_KERNEL_VARIANT): "bwd"
+ * device's choice once in each kernel variant (the tuning's variant): "bwd"
  * the portable form, "bwd-cpu" the CPU form (shaders/embedding_bwd_cpu.comp,
  * where C and the offsets are multiples of 4; the portable form otherwise).
  */
@@ -202,22 +202,21 @@ end:
 
 void cf_run_embedding(cf_state *cf)
 {
-    /* The caller's SVK_KERNEL_VARIANT, restored after each case. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT");
+    /* The caller's tuning, restored after each case. */
+    const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cf->quick && !cases[i].quick)
             continue;
         emb_fwd(cf, &cases[i], false);
         if (cases[i].C % 4 == 0)
             emb_fwd(cf, &cases[i], true);
-        setenv("SVK_KERNEL_VARIANT", "portable", 1);
+        cf_tune_variant(cf, &saved, "portable");
         emb_bwd(cf, &cases[i], "bwd", false);
         /* Forced slices are the portable form's alone. */
         if (!cases[i].slices) {
-            setenv("SVK_KERNEL_VARIANT", "cpu", 1);
+            cf_tune_variant(cf, &saved, "cpu");
             emb_bwd(cf, &cases[i], "bwd-cpu", true);
         }
-        cf_env_set("SVK_KERNEL_VARIANT", saved);
+        cf_tune(cf, &saved);
     }
-    free(saved);
 }

@@ -5,7 +5,7 @@
  * where texel buffers are usable: gemm_texel_s64.comp where the device has
  * shaderInt64 and op(A) is A, else gemm_texel.comp), "cpu-st32"
  * (gemm_texel.comp where row "cpu" ran the 64-bit form, forced by
- * $SVK_GEMM_STORE64=0), "cpu-ssbo" (the CPU variant falling back to the
+ * gemm_store64=0), "cpu-ssbo" (the CPU variant falling back to the
  * storage-buffer form, forced by lowering the context's
  * maxTexelBufferElements to 0, as a buffer too large to view would:
  * gemm_cpu_s64.comp where the device has shaderInt64, else gemm_cpu.comp)
@@ -94,7 +94,7 @@ static const gemm_case cases[] = {
     {0, 1, 64, 256, 4096, 1, 1.0f, 0.0f, 0, 0, 0, 1, 0, 0, 0, 0, 0},
     /* Products with A [M, K] and K > 2048, which gemm_texel.comp runs as
      * dispatches over chunks of 1024 steps of k, the sums kept in C
-     * between them (lib/ops/gemm.c, texel_k_chunks): a last chunk with a
+     * between them (lib/ops/gemm_policy.c, svk_gemm_policy_k_chunks): a last chunk with a
      * K % 4 tail, alpha, the bias and the epilogues applied once at the
      * end, C's rows not vec4-aligned (N odd, padded) and aligned, batches;
      * and products that read C (beta, the dual residual), which are not
@@ -179,7 +179,7 @@ static const gemm_case cases[] = {
     {0, 0, 1024, 128, 512, 1, 1.0f, 0.0f, 1, 0, 0, 1, 0, 4, 1, 0, 0},
     {0, 0, 37, 128, 128, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 4, 1, 0, 0},
     /* The 16 x 8 tile's NN products with K >= 256, whose k loop takes eight
-     * steps of k per iteration (lib/ops/gemm.c texel_k8): K % 4 tails,
+     * steps of k per iteration (lib/ops/gemm_policy.c texel_k8): K % 4 tails,
      * operands off a vec4 (padded rows, offsets of 1), beta, the bias and
      * the GELU backward's and the dual residual's epilogues. */
     {0, 0, 37, 64, 259, 1, 1.0f, 0.0f, 1, 0, 1, 1, 0, 0, 1, 0, 0},
@@ -285,7 +285,7 @@ typedef struct gemm_row {
     svk_gemm_variant variant;
     svk_kernel_id kernel;
     bool force_fallback;   /* maxTexelBufferElements 0 while the case records */
-    bool store32;          /* $SVK_GEMM_STORE64=0 while the case records */
+    bool store32;          /* gemm_store64=0 while the case records */
     double tol;
 } gemm_row;
 
@@ -376,14 +376,14 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         .structure = (svk_gemm_structure)g->structure,
         .sum_a = sum_out ? sum_out->buf : NULL, .off_sum_a = sum_out ? cf_tref(sum_out).off : 0,
     };
-    svk_texel_caps saved = cf->ctx->texel;
+    svk_texel_caps saved = cf->ctx->profile.texel;
     if (row->force_fallback)
-        cf->ctx->texel.max_elements = 0;
+        cf->ctx->profile.texel.max_elements = 0;
     /* Split-K's partials (or sum_a's column sums): NaN before, never compared. */
     const uint64_t scratch_n = svk_gemm_scratch_elems(cf->ctx, &args);
     cf_out *scratch = scratch_n ? cf_output_at(c, "scratch", scratch_n, NULL, 0) : NULL;
     if (scratch_n && !scratch) {
-        cf->ctx->texel.max_elements = saved.max_elements;
+        cf->ctx->profile.texel.max_elements = saved.max_elements;
         goto end;
     }
     if (scratch) {
@@ -391,21 +391,21 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         args.off_scratch = cf_tref(scratch).off;
         args.scratch_elems = scratch_n;
     }
-    char *store64 = row->store32 ? cf_env_save("SVK_GEMM_STORE64") : NULL;
+    const svk_ctx_tuning tuning = cf_tuning(cf);
+    svk_ctx_tuning store32 = tuning;
+    store32.off |= SVK_TUNE_OFF_GEMM_STORE64;
     if (row->store32)
-        cf_env_set("SVK_GEMM_STORE64", "0");
+        cf_tune(cf, &store32);
     svk_kernel_id kernel;
     svk_status st = svk_gemm_kernel(&args, &kernel);
     if (st == SVK_OK)
         st = svk_gemm_record(cf_list(c), &args);
-    if (row->store32)
-        cf_env_set("SVK_GEMM_STORE64", store64);
-    free(store64);
+    cf_tune(cf, &tuning);
     /* Only the limit is restored: that the fallback was logged stays. */
-    cf->ctx->texel.max_elements = saved.max_elements;
+    cf->ctx->profile.texel.max_elements = saved.max_elements;
     if (!cf_ok(c, st))
         goto end;
-    /* Products with op(A) = A^T take the 32-bit stores (lib/ops/gemm.c,
+    /* Products with op(A) = A^T take the 32-bit stores (lib/ops/gemm_policy.c,
      * texel_kernel). */
     const svk_kernel_id want = row->kernel == SVK_KERNEL_GEMM_TEXEL_S64 && g->ta ? SVK_KERNEL_GEMM_TEXEL : row->kernel;
     if (kernel != want) {
@@ -413,7 +413,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
                 svk_kernel_info_get(want)->name);
         goto end;
     }
-    if (row->force_fallback && !cf->ctx->texel.fallback_logged) {
+    if (row->force_fallback && !cf->ctx->texel_fallback_logged) {
         cf_fail(c, "fell back to storage buffers without saying why");
         goto end;
     }
@@ -537,12 +537,12 @@ void cf_run_gemm(cf_state *cf)
 {
     /* The CPU variant runs gemm_texel.comp wherever the device reads both
      * float formats as uniform texel buffers (lavapipe does) and
-     * the driver fetches them fast (or $SVK_TEXEL_BUFFERS asks for them). */
-    const svk_texel_caps *tc = &cf->ctx->texel;
+     * the driver fetches them fast (or the tuning asks for them). */
+    const svk_texel_caps *tc = &cf->ctx->profile.texel;
     const bool texel = tc->r32f && tc->rgba32f && svk_op_texel_allowed(cf->ctx);
     /* Without subgroupShuffle both CPU forms give way to the portable one. */
-    const bool sh = cf->ctx->subgroup_shuffle;
-    /* With shaderInt64 (and $SVK_GEMM_STORE64 not "0") the texel form
+    const bool sh = cf->ctx->profile.subgroup_shuffle;
+    /* With shaderInt64 (and the tuning's gemm_store64 on) the texel form
      * stores through 64-bit views where op(A) is A, and the storage-buffer
      * form loads and stores through them; the 32-bit forms are then rows
      * 2 and 5's. */

@@ -284,7 +284,7 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
 
 /* Every LayerNorm, RMSNorm and SiameseNorm case runs in both forms of its
  * kernels (svk_kernel_variant, lib/ops/ops.h), forced through
- * SVK_KERNEL_VARIANT: the rows "fwd" and "bwd" are the portable form,
+ * the tuning: the rows "fwd" and "bwd" are the portable form,
  * "fwd-cpu" and "bwd-cpu" the CPU form. The CPU form steps 4 elements at a
  * time only when the width and every operand's offset are multiples of 4
  * (svk_op_vec4); inputs start at element 0, but the harness puts outputs
@@ -297,23 +297,23 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * and siamese_norm_bwd_fused_cpu.comp) where the device allows their 13
  * bindings (and the CPU form's loops fit the budget), else the staged ones;
  * "bwd-staged" and "bwd-cpu-staged" force the staged forms
- * (SVK_FUSED_SIAMESE_BWD=0), and run only the SiameseNorm backward cases.
+ * (fused_siamese_bwd off), and run only the SiameseNorm backward cases.
  * Where the vec4 path applies, the CPU forms read their rows through texel
  * views (shaders/<name>_texel.comp: the norms' forwards and backwards,
  * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
  * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
- * (SVK_TEXEL_BUFFERS=0). SiameseNorm's texel forms are split forms at
+ * (texel buffers off). SiameseNorm's texel forms are split forms at
  * widths from SVK_NORM_SPLIT_MIN_WIDTH or _WIDE_MIN_WIDTH on
  * (lib/ops/norm_param_reduce.h; shaders/<name>_split.comp, where the
  * device has subgroupAdd), and so are LayerNorm's and RMSNorm's:
  * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
  * shapes. */
 typedef struct cf_variant {
-    const char *env;    /* the value of SVK_KERNEL_VARIANT */
+    const char *env;    /* the variant forced: "portable" or "cpu" */
     const char *suffix; /* appended to the direction */
     size_t pad;
-    bool staged_only;   /* SVK_FUSED_SIAMESE_BWD=0, SiameseNorm's backward only */
-    bool ssbo;          /* SVK_TEXEL_BUFFERS=0 */
+    bool staged_only;   /* fused_siamese_bwd off, SiameseNorm's backward only */
+    bool ssbo;          /* texel buffers off */
 } cf_variant;
 static const cf_variant variants[] = {{"portable", "", 0, false, false},
                                       {"portable", "-staged", 0, true, false},
@@ -966,15 +966,17 @@ end:
 void cf_run_norm(cf_state *cf)
 {
     static const svk_norm_kind kinds[] = {SVK_NORM_LAYERNORM, SVK_NORM_RMSNORM};
-    /* The caller's SVK_KERNEL_VARIANT, restored at the end. */
-    char *saved = cf_env_save("SVK_KERNEL_VARIANT"), *saved_fused = cf_env_save("SVK_FUSED_SIAMESE_BWD");
-    char *saved_texel = cf_env_save("SVK_TEXEL_BUFFERS");
+    /* The caller's tuning, restored at the end. The fused backward is on
+     * in every variant but the staged ones, whatever the caller said. */
+    const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t vi = 0; vi < COUNT(variants); vi++) {
         const cf_variant *v = &variants[vi];
         const bool all = !v->staged_only;
-        setenv("SVK_KERNEL_VARIANT", v->env, 1);
-        cf_env_set("SVK_FUSED_SIAMESE_BWD", v->staged_only ? "0" : NULL);
-        cf_env_set("SVK_TEXEL_BUFFERS", v->ssbo ? "0" : saved_texel);
+        svk_ctx_tuning t = saved;
+        t.off = v->staged_only ? t.off | SVK_TUNE_OFF_FUSED_SIAMESE_BWD : t.off & ~SVK_TUNE_OFF_FUSED_SIAMESE_BWD;
+        if (v->ssbo)
+            t.texel = SVK_TUNE_TEXEL_OFF;
+        cf_tune_variant(cf, &t, v->env);
         for (size_t k = 0; k < COUNT(kinds) && all; k++)
             for (size_t i = 0; i < COUNT(norm_shapes); i++)
                 if (!cf->quick || norm_shapes[i].quick) {
@@ -999,12 +1001,7 @@ void cf_run_norm(cf_state *cf)
                         siamese_bwd_case(cf, kinds[k], &siamese_shapes[i], true, v);
                 }
     }
-    cf_env_set("SVK_KERNEL_VARIANT", saved);
-    cf_env_set("SVK_FUSED_SIAMESE_BWD", saved_fused);
-    cf_env_set("SVK_TEXEL_BUFFERS", saved_texel);
-    free(saved);
-    free(saved_fused);
-    free(saved_texel);
+    cf_tune(cf, &saved);
     /* The residual update is elementwise: one form. */
     for (size_t i = 0; i < COUNT(residual_shapes); i++)
         if (!cf->quick || residual_shapes[i].quick) {

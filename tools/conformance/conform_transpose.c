@@ -6,7 +6,7 @@
  * of 4 run again with dst on a vec4 (its VEC4 path). On CPU devices those
  * whose cols, ld and src offset are multiples of 4 too run as 4 x 4 blocks
  * through a texel view (transpose_texel.comp), and once more with
- * SVK_TEXEL_BUFFERS=0 ("ssbo"), transpose.comp's VEC4 path.
+ * texel buffers off ("ssbo"), transpose.comp's VEC4 path.
  */
 #include <math.h>
 #include <stdio.h>
@@ -78,7 +78,9 @@ end:
 
 void cf_run_transpose(cf_state *cf)
 {
-    char *saved = cf_env_save("SVK_TEXEL_BUFFERS");
+    const svk_ctx_tuning saved = cf_tuning(cf);
+    svk_ctx_tuning ssbo = saved;
+    ssbo.texel = SVK_TUNE_TEXEL_OFF;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const transpose_case *t = &cases[i];
         if (cf->quick && !t->quick)
@@ -86,10 +88,9 @@ void cf_run_transpose(cf_state *cf)
         for (int vec4 = 0; vec4 < 1 + (t->rows % 4 == 0); vec4++)
             run(cf, t, vec4, false);
         if (t->rows % 4 == 0 && t->cols % 4 == 0 && t->pad % 4 == 0 && t->src_off % 4 == 0) {
-            cf_env_set("SVK_TEXEL_BUFFERS", "0");
+            cf_tune(cf, &ssbo);
             run(cf, t, true, true);
-            cf_env_set("SVK_TEXEL_BUFFERS", saved);
+            cf_tune(cf, &saved);
         }
     }
-    free(saved);
 }

@@ -57,17 +57,22 @@ static void on_log(void *user, svk_log_level level, const char *msg)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: svk-conformance [--device N|NAME] [--kernel NAME] [--shape TEXT] [--seed S] [--quick] [-v] [--list]\n"
+            "usage: svk-conformance [--device N|NAME] [--kernel NAME] [--shape TEXT] [--seed S] [--tune LIST] [--quick] [-v]\n"
+            "                       [--list]\n"
             "Compares every libsvk kernel on a Vulkan device with the CPU reference.\n"
             "  --device N|NAME  device index or case-insensitive name substring (default: SVK_DEVICE, else the best device)\n"
             "  --kernel NAME    run one kernel family (see --list)\n"
             "  --shape TEXT     run only cases whose shape contains TEXT\n"
             "  --seed S         repeat a run's random inputs, 0..2^64-1 (the seed is printed at the start)\n"
+            "  --tune LIST      steer the kernel choices of the families that do not force their own forms, e.g.\n"
+            "                   --tune vec4=0,gemm_split=0 (lib/vk/tuning.h; docs/ENVIRONMENT.md), from:\n"
+            "%s"
             "  --quick          fewer, smaller shapes\n"
             "  -v               name the output with the largest error in each row\n"
             "  --validation     enable the Khronos validation layer (also SVK_VALIDATION=1); any message fails the run\n"
             "  --list           the kernel families, one a line\n"
-            SVK_EXIT_HELP " (1: a case failed, or the validation layer spoke)\n");
+            SVK_EXIT_HELP " (1: a case failed, or the validation layer spoke)\n",
+            svk_ctx_tuning_help);
 }
 
 int main(int argc, char **argv)
@@ -77,9 +82,11 @@ int main(int argc, char **argv)
     const char *kernel = NULL;
     svk_ctx_params p = svk_ctx_params_default();
     bool validation = false;
+    const char *tune = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if ((!strcmp(a, "--device") || !strcmp(a, "--kernel") || !strcmp(a, "--seed") || !strcmp(a, "--shape")) &&
+        if ((!strcmp(a, "--device") || !strcmp(a, "--kernel") || !strcmp(a, "--seed") || !strcmp(a, "--shape") ||
+             !strcmp(a, "--tune")) &&
             i + 1 < argc) {
             const char *v = argv[++i];
             svk_cli_error err;
@@ -90,6 +97,8 @@ int main(int argc, char **argv)
                 kernel = v;
             else if (!strcmp(a, "--shape"))
                 cf.shape = v;
+            else if (!strcmp(a, "--tune"))
+                tune = v;
             else
                 ok = svk_cli_u64(a, v, 0, UINT64_MAX, &cf.seed, &err);
             if (!ok) {
@@ -129,6 +138,16 @@ int main(int argc, char **argv)
     if (st != SVK_OK) {
         fprintf(stderr, "svk-conformance: %s: %s\n", svk_status_string(st), svk_last_error());
         return SVK_EXIT_FAILURE;
+    }
+    if (tune) {
+        svk_ctx_tuning t = *svk_ctx_tuning_get(cf.ctx);
+        char why[1024];
+        if (!svk_ctx_tuning_parse(tune, &t, why, sizeof(why))) {
+            fprintf(stderr, "svk-conformance: --tune %s\n", why);
+            svk_ctx_destroy(&cf.ctx);
+            return SVK_EXIT_USAGE;
+        }
+        svk_ctx_tuning_set(cf.ctx, &t);
     }
     const svk_device_info *di = svk_ctx_device_info(cf.ctx);
     printf("svk-conformance %s on %s (%s), subgroup size %u, validation %s\n", svk_version(), di->name,
