@@ -122,7 +122,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
      * this form, about 12% faster. Then TRANS_A, TRANS_B, the subgroup
      * size, EPI_FLAGS, READ_C and VEC_C, set per call by lib/ops/gemm.c;
      * the two forms differ only in how they load A and B and store C
-     * (common/gemm_cpu_body.glsl). */
+     * (shaders/gemm_cpu.comp). */
 #define GEMM_CPU_ENTRY(kernel_name, spv)                                                                       \
     {                                                                                                          \
         .name = kernel_name, SPV(spv), .n_buffers = 6, .write_mask = 1u << 2 | 1u << 4 | 1u << 5,              \
@@ -136,12 +136,12 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
      * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8
      * lanes about 10% faster than 8x4 and 4x4 over the training step's
      * shapes (TN 8 only with every loop unrolled, and 32 x 8 is many
-     * times slower there: common/gemm_texel_body.glsl);
+     * times slower there: shaders/gemm_texel.comp);
      * lib/ops/gemm.c takes TM 32 where C has 256 rows or more, and 16 x 8
      * for some products (texel_tile).
      * Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG, VEC_C, EPI_FLAGS and
      * READ_C, set per call by lib/ops/gemm.c. The two forms differ only in
-     * how they store C (common/gemm_texel_body.glsl). */
+     * how they store C (shaders/gemm_texel.comp). */
 #define GEMM_TEXEL_ENTRY(kernel_name, spv)                                                                     \
     {                                                                                                          \
         .name = kernel_name, SPV(spv), .n_buffers = 11, .write_mask = 1u << 4 | 1u << 6 | 1u << 7 | 1u << 10, \

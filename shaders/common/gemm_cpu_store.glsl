@@ -1,11 +1,11 @@
-/* The output loop of the CPU forms of GEMM (gemm_texel_body.glsl,
- * gemm_cpu_body.glsl): the invocation's TM x TN block of C from acc[],
+/* The output loop of the CPU forms of GEMM (gemm_texel.comp,
+ * gemm_cpu.comp): the invocation's TM x TN block of C from acc[],
  * rows from m0 and columns from n0, those past M or N left out. Include
  * after the epilogue (common/gemm_epilogue.glsl, with GEMM_EPILOGUE_VEC4)
  * and the declarations it reads: acc[], TM, TN, TN4, the spec constants
  * VEC_C and READ_C, C as c[] and c4[] (c8[] with GEMM_STORE64), the bias
  * as bias[] and bias4[]. Its constant-trip loops are marked [[unroll]]
- * (GL_EXT_control_flow_attributes), as gemm_texel_body.glsl says why.
+ * (GL_EXT_control_flow_attributes), as gemm_texel.comp says why.
  *
  * A CPU driver stores to a storage buffer lane by lane: with VEC_C (C, the
  * bias and the epilogue's operands aligned to 4 floats, N a multiple of 4)
