@@ -1,10 +1,11 @@
 /*
- * The split forms of the CPU row kernels (shaders/<name>_split.comp: the
- * forwards and backwards of SiameseNorm, LayerNorm and RMSNorm), where the
- * including shader defines RS_SPLIT;
- * without it, the macros below give the usual CPU form (row_cpu.glsl: a
- * group of RC_ROWS rows, or a lane of partials, per invocation). Include
- * after row_cpu.glsl.
+ * The split forms of the CPU row kernels (the <name>_split kernels of the
+ * forwards and backwards of SiameseNorm, LayerNorm and RMSNorm, built with
+ * SVK_SPLIT and SVK_TEXEL: shaders/meson.build); without SVK_SPLIT, the
+ * macros below give the usual CPU form (row_cpu.glsl: a group of RC_ROWS
+ * rows, or a lane of partials, per invocation). Include after row_cpu.glsl;
+ * the including shader enables GL_KHR_shader_subgroup_arithmetic with
+ * SVK_SPLIT.
  *
  * Split, the RS_LANES invocations of a subgroup share what one invocation
  * owns otherwise: lane l takes the vec4s l, l + RS_LANES, ... of each row,
@@ -27,7 +28,7 @@
  * 1.0-1.31 at C = 1024 and 0.91-0.97 at 512 (16 sums a row to reduce);
  * LayerNorm's and RMSNorm's forwards and backwards 1.6-1.9 at 1024.
  */
-#ifdef RS_SPLIT
+#ifdef SVK_SPLIT
 layout(constant_id = 5) const uint RS_LANES = 8u;
 #define RS_LANE gl_SubgroupInvocationID
 /* The subgroup's row group (forward) or lane of partials (backward). */
