@@ -20,9 +20,7 @@
  * dispatch's writes reads the right values. Same results, bit for bit.
  */
 #extension GL_GOOGLE_include_directive : require
-#ifdef SVK_TEXEL
-#extension GL_EXT_samplerless_texture_functions : require
-#endif
+#include "common/variants.glsl"
 
 #include "common/push_attention_softmax.h"
 

@@ -24,9 +24,7 @@
  * its lane mask; a texel fetch is one call. Conformance: the "-cpu" rows.
  */
 #extension GL_GOOGLE_include_directive : require
-#ifdef SVK_TEXEL
-#extension GL_EXT_samplerless_texture_functions : require
-#endif
+#include "common/variants.glsl"
 
 #include "common/push_colsum.h"
 

@@ -5,7 +5,7 @@
  *   du = rstd_I (dxhat - mean(dxhat) - xhat mean(dxhat xhat)),
  *   xhat = (u - mean_I) rstd_I, dxhat = dh g_I       (LayerNorm; RMSNorm
  *   drops the mean terms), into scratch, and I's parameter-gradient partials
- * (lanes as in layernorm_bwd.comp). The P and Q stages are then
+ * (lanes as in norm_bwd.comp). The P and Q stages are then
  * layernorm_bwd / rmsnorm_bwd dispatches reading du (lib/ops/siamese_norm.c),
  * and norm_param_reduce adds the partials of all three norms to dg, db.
  * Reference: svk_ref_siamese_norm_bwd and svk_ref_siamese_out_bwd
@@ -14,7 +14,7 @@
  * u is recomputed from x and y as the reference does, not stored by the
  * forward pass, with P's and Q's LayerNorm means as K + m: K the row's
  * first element, m the forward's shifted mean, saved beside the means
- * (SVK_SIAMESE_MEAN_ROWS, layernorm_fwd.comp): the saved float mean of a
+ * (SVK_SIAMESE_MEAN_ROWS, norm_fwd.comp): the saved float mean of a
  * row with a large offset is off by up to half an ulp of the offset, which
  * would shift every element of u by that much times rstd. The saved rstd
  * are exact as float (the forward pass computed them in float), and the

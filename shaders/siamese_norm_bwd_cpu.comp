@@ -5,7 +5,7 @@
  * the same partials of I's gain and bias gradients, with u recomputed as
  * there (its LayerNorm P and Q means as the forward's K + m). One invocation
  * per lane walking its rows in order, RC_ROWS at a time (lanes as in
- * layernorm_bwd_cpu.comp).
+ * norm_bwd_cpu.comp).
  * The P and Q stages are layernorm_bwd_cpu / rmsnorm_bwd_cpu dispatches
  * reading du (lib/ops/siamese_norm.c).
  * Reference: svk_ref_siamese_norm_bwd, svk_ref_siamese_out_bwd

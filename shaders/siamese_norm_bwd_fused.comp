@@ -27,7 +27,7 @@
  * forward's K + m (SVK_SIAMESE_MEAN_ROWS, see siamese_norm_bwd.comp), not
  * summed again: a pass and a row sum fewer.
  *
- * Lanes as in layernorm_bwd.comp: lane p, a row of WG_X invocations, walks
+ * Lanes as in norm_bwd.comp: lane p, a row of WG_X invocations, walks
  * rows [p R, (p + 1) R) in order, NR of them at once: their loads are
  * independent and one row sum (16 values) serves all of them, where rows
  * walked one by one left the device waiting on each row's chain of loads
@@ -259,7 +259,7 @@ void main()
                     const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
                     const float mdP = rms ? 0.0 : s3[k].x / float(C), mdxP = s3[k].y / float(C);
                     const float mdQ = rms ? 0.0 : s3[k].z / float(C), mdxQ = s3[k].w / float(C);
-                    /* precise, as in layernorm_bwd.comp: no fma may fuse a
+                    /* precise, as in norm_bwd.comp: no fma may fuse a
                      * product into the subtraction of its own mean. */
                     precise float vx = rsP[k] * (dvp * gp - mdP - xhp * mdxP);
                     precise float vy = rsQ[k] * (du * gq - mdQ - xhq * mdxQ);

@@ -29,7 +29,7 @@
  * the forward's K + m (SVK_SIAMESE_MEAN_ROWS), not summed again: a pass
  * over x and y fewer.
  *
- * Lanes as in layernorm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
+ * Lanes as in norm_bwd_cpu.comp: lane p walks rows [p R, (p + 1) R)
  * in order (common/row_cpu_lanes.glsl, RC_LANE_ROWS two groups: pass 1
  * RC_ROWS rows at a time, pass 2 up to twice that); the partials take the rows' contributions in row order. dx may
  * be dxn or dh exactly, dy may be dy_in or dh: a row's
@@ -61,12 +61,7 @@
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#ifdef SVK_TEXEL
-#extension GL_EXT_samplerless_texture_functions : require
-#endif
-#ifdef SVK_SPLIT
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#endif
+#include "common/variants.glsl"
 
 #include "common/push_siamese_norm_bwd_fused.h"
 

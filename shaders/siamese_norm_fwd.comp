@@ -11,7 +11,7 @@
  * Reference: svk_ref_siamese_norm_fwd, svk_ref_siamese_out_fwd
  * (lib/ref/siamese_norm.c). Conformance: tools/conformance/conform_norm.c.
  *
- * LayerNorm statistics are the shifted two-pass ones of layernorm_fwd.comp
+ * LayerNorm statistics are the shifted two-pass ones of norm_fwd.comp
  * (K = the row's first element), for x and y together, then for
  * u = P(x) + Q(y): 4 row reductions (2 for RMSNorm). u is kept in h
  * between passes: each invocation reads back only elements it wrote itself,
@@ -92,7 +92,7 @@ void main()
         return;
     }
 
-    /* LayerNorm. Means as K + m, see layernorm_fwd.comp. */
+    /* LayerNorm. Means as K + m, see norm_fwd.comp. */
     const float Kx = on ? x[bx] : 0.0, Ky = on ? y[by] : 0.0;
     float sx = 0.0, sy = 0.0;
     if (on)

@@ -31,12 +31,7 @@
  */
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#ifdef SVK_TEXEL
-#extension GL_EXT_samplerless_texture_functions : require
-#endif
-#ifdef SVK_SPLIT
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#endif
+#include "common/variants.glsl"
 
 #include "common/push_siamese_norm_fwd.h"
 
@@ -141,7 +136,7 @@ void main()
         return;
     }
 
-    /* LayerNorm. Means as K + m, see layernorm_fwd.comp. */
+    /* LayerNorm. Means as K + m, see norm_fwd.comp. */
     float Kx[RC_ROWS], Ky[RC_ROWS];
     float sx[RC_ROWS], sx_c[RC_ROWS], sy[RC_ROWS], sy_c[RC_ROWS];
     [[unroll]] for (uint k = 0u; k < RC_ROWS; k++) {

@@ -26,7 +26,7 @@ layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux2
 layout(set = 0, binding = GEMM_AUX_BINDING + 1, std430) writeonly buffer BufAux24 { vec4 aux24[]; };
 
 /* GEMM_STORE4(a, i, v): vec4 v to vec4 index i of buffer a (a##4[i]), or
- * with GEMM_STORE64 through its 64-bit view a##8 (gemm_texel_body.glsl
+ * with GEMM_STORE64 through its 64-bit view a##8 (gemm_texel.comp
  * says why; the shader declares c8 and enables the int64 types). */
 #ifdef GEMM_STORE64
 layout(set = 0, binding = GEMM_AUX_BINDING, std430) buffer BufAux8 { u64vec2 aux8[]; };

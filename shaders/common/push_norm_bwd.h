@@ -1,4 +1,4 @@
-/* Push constants of shaders/layernorm_bwd.comp and rmsnorm_bwd.comp (see
+/* Push constants of shaders/norm_bwd.comp and norm_bwd_cpu.comp (see
  * push_defs.h). Offsets are in elements (floats) from the start of each
  * bound buffer. */
 #ifndef SVK_PUSH_NORM_BWD_H

@@ -1,4 +1,4 @@
-/* Push constants of shaders/layernorm_fwd.comp and rmsnorm_fwd.comp (see
+/* Push constants of shaders/norm_fwd.comp and norm_fwd_cpu.comp (see
  * push_defs.h). Offsets are in elements (floats) from the start of each
  * bound buffer. */
 #ifndef SVK_PUSH_NORM_FWD_H

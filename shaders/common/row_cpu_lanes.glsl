@@ -1,7 +1,7 @@
 /*
  * main() of the backward CPU forms whose invocations are lanes of the gain
- * and bias partials (layernorm_bwd_cpu, rmsnorm_bwd_cpu,
- * siamese_norm_bwd_fused_cpu and their texel forms): lane p walks rows
+ * and bias partials (norm_bwd_cpu.comp and
+ * siamese_norm_bwd_fused_cpu.comp, in all their variants): lane p walks rows
  * [p R, (p + 1) R) in order (R = pc.rows_per_part), RC_ROWS at a time and
  * the rest one by one, so that its row of each partial block takes the
  * rows' contributions in row order.

@@ -1,23 +1,29 @@
 #version 450
 /*
- * LayerNorm forward over the last axis, biased variance:
- *   out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps),
- * saving mean and rstd per row for the backward pass.
- * Reference: lib/ref/layernorm.c. Conformance: tools/conformance/conform_norm.c.
+ * LayerNorm and RMSNorm forward over the last axis:
+ *   layernorm_fwd: out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps),
+ *     biased variance, saving mean and rstd per row for the backward pass;
+ *   rmsnorm_fwd (SVK_RMSNORM): out = x * rstd * g,  rstd = 1 / sqrt(mean(x^2) + eps),
+ *     saving rstd.
+ * Reference: lib/ref/layernorm.c, lib/ref/rmsnorm.c. Conformance:
+ * tools/conformance/conform_norm.c.
  *
- * Numerics: two passes around a shift. K = x[row, 0] is subtracted before
- * summing, so the mean is carried as K + m with m = mean(x - K) small when
- * the row has a large common offset: for x = 1e4 + noise, x - K is exact
- * (Sterbenz) and m, the deviations (x - K) - m and their squares keep full
- * float precision, where a float mean near 1e4 would already be off by up
- * to half an ulp of 1e4 (5e-4) and E[x^2] - mean^2 would cancel every digit.
- * The variance is the mean of squared deviations (second pass), so an error
- * e in the mean only adds e^2 to it.
+ * LayerNorm's numerics: two passes around a shift. K = x[row, 0] is
+ * subtracted before summing, so the mean is carried as K + m with
+ * m = mean(x - K) small when the row has a large common offset: for
+ * x = 1e4 + noise, x - K is exact (Sterbenz) and m, the deviations
+ * (x - K) - m and their squares keep full float precision, where a float
+ * mean near 1e4 would already be off by up to half an ulp of 1e4 (5e-4) and
+ * E[x^2] - mean^2 would cancel every digit. The variance is the mean of
+ * squared deviations (second pass), so an error e in the mean only adds e^2
+ * to it. RMSNorm's sum of squares has no cancellation: one pass. (Squares
+ * overflow float for |x| above ~1e19, far outside what a residual stream
+ * holds.)
  *
  * One lane (WG_X invocations) per row, WG_Y rows per workgroup (norm_row.glsl).
  * out may equal x: every invocation writes only the elements it read.
  *
- * CPU devices run the CPU form instead, layernorm_fwd_cpu.comp (lib/ops picks).
+ * CPU devices run the CPU forms instead, norm_fwd_cpu.comp (lib/ops picks).
  */
 #extension GL_GOOGLE_include_directive : require
 
@@ -27,10 +33,15 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
+#ifdef SVK_RMSNORM
+layout(set = 0, binding = 2, std430) writeonly buffer BufOut { float o[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
+#else
 layout(set = 0, binding = 2, std430) readonly buffer BufB { float b[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float o[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer BufMean { float mean[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
+#endif
 
 #include "common/grid.glsl"
 #include "common/norm_row.glsl"
@@ -46,31 +57,43 @@ void main()
     const uint W = pc.width;
     const uint base = pc.off_x + row * W;
 
+#ifdef SVK_RMSNORM
+#define NR_DEV(i) x[base + (i)]
+#else
     const float K = on ? x[base] : 0.0;
     float s = 0.0;
     if (on)
         for (uint i = lx; i < W; i += WG_X)
             s += x[base + i] - K;
     const float m = nr_row_sum(vec4(s, 0.0, 0.0, 0.0)).x / float(W);
+/* LayerNorm's deviation from the mean K + m. */
+#define NR_DEV(i) ((x[base + (i)] - K) - m)
+#endif
 
     float ss = 0.0;
     if (on)
         for (uint i = lx; i < W; i += WG_X) {
-            const float d = (x[base + i] - K) - m;
+            const float d = NR_DEV(i);
             ss += d * d;
         }
-    const float var = nr_row_sum(vec4(ss, 0.0, 0.0, 0.0)).x / float(W);
-    const float rs = inversesqrt(var + pc.eps);
+    const float ms = nr_row_sum(vec4(ss, 0.0, 0.0, 0.0)).x / float(W);
+    const float rs = inversesqrt(ms + pc.eps);
 
     if (!on)
         return;
     const uint ob = pc.off_out + row * W;
     for (uint i = lx; i < W; i += WG_X) {
-        const float d = (x[base + i] - K) - m;
+        const float d = NR_DEV(i);
+#ifdef SVK_RMSNORM
+        o[ob + i] = d * rs * g[pc.off_g + i];
+#else
         o[ob + i] = d * rs * g[pc.off_g + i] + b[pc.off_b + i];
+#endif
     }
+#ifndef SVK_RMSNORM
     if (lx == 0u && (pc.flags & SVK_NORM_FLAG_SAVE_MEAN) != 0u)
         mean[pc.off_mean + row] = K + m;
+#endif
     if (lx == 0u && (pc.flags & SVK_NORM_FLAG_SAVE_RSTD) != 0u)
         rstd[pc.off_rstd + row] = rs;
 }
