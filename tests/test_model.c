@@ -124,7 +124,7 @@ static void backends(svk_ctx *ctx, tu_tally *t)
 }
 
 /* SiameseNorm at a width whose rows CPU devices split over a subgroup
- * (SVK_NORM_SPLIT_MIN_WIDTH, shaders/siamese_norm_fwd_split.comp): the
+ * (SVK_NORM_SPLIT_MIN_WIDTH, the siamese_norm_fwd_split kernel): the
  * block inputs' and the output's norms in the step, against the CPU
  * reference. */
 static void wide(svk_ctx *ctx, tu_tally *t)

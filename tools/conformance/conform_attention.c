@@ -85,7 +85,7 @@ static const att_case cases[] = {
  * scalar one).
  * The pad must come back untouched. The flash kernel has one form.
  * Where the vec4 path applies the CPU form reads through texel views
- * (attention_softmax_*_texel.comp, and gemm_texel.comp for the products);
+ * (attention_softmax_*_texel, and gemm_texel for the products);
  * "-cpu-ssbo" runs it with texel buffers off, the storage-buffer forms. */
 typedef struct cf_variant {
     const char *env;    /* the variant forced: "portable" or "cpu" */

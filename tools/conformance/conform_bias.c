@@ -1,11 +1,12 @@
 /*
  * Bias add and its gradient, the column sums of lib/ops/colsum.c
- * (shaders/bias_fwd.comp, colsum.comp, colsum_texel.comp; lib/ref/bias.c),
- * the gradient in both forms (portable, cpu): rows of width 1 and
- * >= 8192, rows around the 32-row block and the 1024-block cap (where the
- * block grows), padded leading dimensions through svk_colsum_record, values
- * offset by 1e4 (the sums' relative error grows with the offset over the
- * sum), and accumulation into random initial gradients.
+ * (shaders/bias_fwd.comp, colsum.comp and its variant colsum_texel;
+ * lib/ref/bias.c), the gradient in both forms (portable, cpu): rows of
+ * width 1 and >= 8192, rows around the 32-row block and the 1024-block cap
+ * (where the block grows), padded leading dimensions through
+ * svk_colsum_record, values offset by 1e4 (the sums' relative error grows
+ * with the offset over the sum), and accumulation into random initial
+ * gradients.
  */
 #include <math.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ void cf_run_bias(cf_state *cf)
 {
     /* The gradient in both forms (the tuning's variant): "bwd" and "-" the
      * portable colsum.comp, "bwd-cpu" and "cpu" the CPU devices' choice
-     * (colsum_texel.comp where the vec4 path applies and src can be viewed
+     * (colsum_texel where the vec4 path applies and src can be viewed
      * as a texel buffer). The caller's tuning is restored. */
     const svk_ctx_tuning saved = cf_tuning(cf);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -1,14 +1,15 @@
 /*
- * GEMM (shaders/gemm.comp, gemm_texel.comp, gemm_texel_s64.comp,
- * gemm_cpu.comp and gemm_cpu_s64.comp, lib/ref/gemm.c), each case once per
+ * GEMM (shaders/gemm.comp; gemm_texel.comp, built as gemm_texel and
+ * gemm_texel_s64; gemm_cpu.comp, as gemm_cpu and gemm_cpu_s64;
+ * lib/ref/gemm.c), each case once per
  * kernel: rows "portable" (gemm.comp), "cpu" (the CPU variant as it runs
- * where texel buffers are usable: gemm_texel_s64.comp where the device has
+ * where texel buffers are usable: gemm_texel_s64 where the device has
  * shaderInt64 and op(A) is A, else gemm_texel.comp), "cpu-st32"
  * (gemm_texel.comp where row "cpu" ran the 64-bit form, forced by
  * gemm_store64=0), "cpu-ssbo" (the CPU variant falling back to the
  * storage-buffer form, forced by lowering the context's
  * maxTexelBufferElements to 0, as a buffer too large to view would:
- * gemm_cpu_s64.comp where the device has shaderInt64, else gemm_cpu.comp)
+ * gemm_cpu_s64 where the device has shaderInt64, else gemm_cpu)
  * and "cpu-ssbo32" (gemm_cpu.comp where "cpu-ssbo" ran the 64-bit form).
  * Each row checks that svk_gemm_record chose the kernel it names. Every
  * transpose combination, awkward shapes (1, primes, non-multiples of every

@@ -299,12 +299,12 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * "bwd-staged" and "bwd-cpu-staged" force the staged forms
  * (fused_siamese_bwd off), and run only the SiameseNorm backward cases.
  * Where the vec4 path applies, the CPU forms read their rows through texel
- * views (shaders/<name>_texel.comp: the norms' forwards and backwards,
+ * views (the <name>_texel kernels: the norms' forwards and backwards,
  * SiameseNorm's fused backward): "-cpu" tests those at the widths that are
  * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
  * (texel buffers off). SiameseNorm's texel forms are split forms at
  * widths from SVK_NORM_SPLIT_MIN_WIDTH or _WIDE_MIN_WIDTH on
- * (lib/ops/norm_param_reduce.h; shaders/<name>_split.comp, where the
+ * (lib/ops/norm_param_reduce.h; the <name>_split kernels, where the
  * device has subgroupAdd), and so are LayerNorm's and RMSNorm's:
  * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
  * shapes. */
@@ -615,7 +615,7 @@ static const siamese_shape siamese_shapes[] = {
      * passes reach it at 4095 above): within 12 iterations. */
     {769, 3071, FILL_RANDOM, FILL_RANDOM, GRADS_BOTH, 0, 0},
     {1790, 36, FILL_RANDOM, FILL_RANDOM, GRADS_INPLACE, 0, 0},
-    /* The split forms (shaders/siamese_norm_*_split.comp, rows of
+    /* The split forms (the siamese_norm_*_split kernels, rows of
      * SVK_NORM_SPLIT_MIN_WIDTH and more forward, _WIDE_ backward): 129
      * and 257 vec4s a row, not a multiple of any subgroup size; a last
      * group of 1 row; lanes of partials of several rows. */
