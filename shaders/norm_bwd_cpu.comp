@@ -49,30 +49,24 @@ layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufAdd4 { vec4 add4[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BufX4 { vec4 x4[]; };
+/* LayerNorm's saved mean, where the bindings after x start (NR_B). */
 #ifdef SVK_RMSNORM
-layout(set = 0, binding = 3, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
-layout(set = 0, binding = 6, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = 6, std430) buffer BufPart4 { vec4 part4[]; };
-#define NR_TEXEL_BINDING 7
+#define NR_B 3
 #else
 layout(set = 0, binding = 3, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
-layout(set = 0, binding = 7, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = 7, std430) buffer BufPart4 { vec4 part4[]; };
-#define NR_TEXEL_BINDING 8
+#define NR_B 4
 #endif
+layout(set = 0, binding = NR_B, std430) readonly buffer BufRstd { float rstd[]; };
+layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG { float g[]; };
+layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG4 { vec4 g4[]; };
+layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx { float dx[]; };
+layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
+layout(set = 0, binding = NR_B + 3, std430) buffer BufPart { float part[]; };
+layout(set = 0, binding = NR_B + 3, std430) buffer BufPart4 { vec4 part4[]; };
 #ifdef SVK_TEXEL
-layout(set = 0, binding = NR_TEXEL_BINDING) uniform textureBuffer dout_t4;
-layout(set = 0, binding = NR_TEXEL_BINDING + 1) uniform textureBuffer add_t4;
-layout(set = 0, binding = NR_TEXEL_BINDING + 2) uniform textureBuffer x_t4;
+layout(set = 0, binding = NR_B + 4) uniform textureBuffer dout_t4;
+layout(set = 0, binding = NR_B + 5) uniform textureBuffer add_t4;
+layout(set = 0, binding = NR_B + 6) uniform textureBuffer x_t4;
 #define NR_LD_DOUT(e) texelFetch(dout_t4, int((e) >> 2))
 #define NR_LD_ADD(e) texelFetch(add_t4, int((e) >> 2))
 #define NR_LD_X(e) texelFetch(x_t4, int((e) >> 2))
