@@ -3,9 +3,8 @@
  * forwards and backwards of SiameseNorm, LayerNorm and RMSNorm, built with
  * SVK_SPLIT and SVK_TEXEL: shaders/meson.build); without SVK_SPLIT, the
  * macros below give the usual CPU form (row_cpu.glsl: a group of RC_ROWS
- * rows, or a lane of partials, per invocation). Include after row_cpu.glsl;
- * the including shader enables GL_KHR_shader_subgroup_arithmetic with
- * SVK_SPLIT.
+ * rows, or a lane of partials, per invocation). Include after row_cpu.glsl,
+ * and common/variants.glsl first (the subgroup arithmetic SVK_SPLIT needs).
  *
  * Split, the RS_LANES invocations of a subgroup share what one invocation
  * owns otherwise: lane l takes the vec4s l, l + RS_LANES, ... of each row,
