@@ -160,7 +160,7 @@ static void plan_layers(tu_tally *t)
     /* Every parameter reference resolved: a failed lookup is SVK_NONE. */
     size_t unresolved = 0;
     for (size_t i = 0; st == SVK_OK && i < p.n_ops; i++)
-        if (p.ops[i].code == SVK_OP_GEMM && (p.ops[i].t[2] == SVK_NONE || p.ops[i].t[0] == SVK_NONE))
+        if (p.ops[i].code == SVK_OP_GEMM && (p.ops[i].gemm.b == SVK_NONE || p.ops[i].gemm.c == SVK_NONE))
             unresolved++;
     tu_check(t, st == SVK_OK && unresolved == 0 && dt < BOUND_S,
              "plan_layers: the plan of %u layers (%zu parameters) built in %.3f s (%s), %zu GEMMs unresolved", layers,

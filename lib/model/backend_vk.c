@@ -28,20 +28,11 @@
 #include "model.h"
 #include "ops/adamw.h"
 #include "ops/attention.h"
-#include "ops/bias.h"
 #include "ops/clip.h"
-#include "ops/colsum.h"
 #include "ops/copy.h"
-#include "ops/cross_entropy.h"
-#include "ops/embedding.h"
 #include "ops/finite_check.h"
 #include "ops/gemm.h"
-#include "ops/layernorm.h"
-#include "ops/rmsnorm.h"
-#include "ops/rope.h"
-#include "ops/siamese_norm.h"
-#include "ops/swiglu.h"
-#include "ops/transpose.h"
+#include "plan_vk.h"
 #include "vk/buffer.h"
 #include "vk/context.h"
 
@@ -111,25 +102,6 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-/* A plan GEMM's shape, factors and epilogue, without its operands: what
- * sizes its split-K scratch (scratch_elems) and what record_op completes. */
-static svk_gemm_args plan_gemm(const svk_plan_op *o)
-{
-    const uint32_t epi = o->flags & (SVK_FLAG_GELU | SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL);
-    return (svk_gemm_args){
-        .trans_a = (o->flags & SVK_FLAG_TA) != 0, .trans_b = (o->flags & SVK_FLAG_TB) != 0,
-        .M = (uint32_t)o->dims[0], .N = (uint32_t)o->dims[1], .K = (uint32_t)o->dims[2], .batch = 1,
-        .lda = (uint32_t)o->ld[0], .ldb = (uint32_t)o->ld[1], .ldc = (uint32_t)o->ld[2],
-        .alpha = o->f[0], .beta = o->f[1],
-        .epilogue = epi == 0                     ? SVK_GEMM_EPILOGUE_NONE
-                    : epi == SVK_FLAG_GELU       ? SVK_GEMM_EPILOGUE_GELU
-                    : epi == SVK_FLAG_GELU_BWD   ? SVK_GEMM_EPILOGUE_GELU_BWD
-                    : epi == SVK_FLAG_RESIDUAL   ? SVK_GEMM_EPILOGUE_RESIDUAL
-                                                 : SVK_GEMM_EPILOGUE_DUAL_RESIDUAL,
-        .res_c = o->f[2],
-    };
-}
-
 /* Whether op i + 1 of p (i + 1 < end) is the bias gradient of op i, a
  * Linear's weight gradient (plan.c's linear_bwd: dW += dy^T x, then
  * db += colsum(dy)): the GEMM then adds the column sums itself
@@ -140,52 +112,12 @@ static bool bias_in_gemm(const svk_plan *p, size_t i, size_t end)
     if (i + 1 >= end)
         return false;
     const svk_plan_op *g = &p->ops[i], *b = &p->ops[i + 1];
-    return g->code == SVK_OP_GEMM && b->code == SVK_OP_BIAS_BWD && g->flags == SVK_FLAG_TA &&
-           g->t[3] == SVK_NONE && g->t[1] == b->t[1] && g->dims[2] == b->dims[0] && g->dims[0] == b->dims[1] &&
-           g->ld[0] == b->ld[0];
-}
-
-/* The scratch floats the largest op of the plan needs on ctx's device. */
-static uint64_t scratch_elems(svk_ctx *ctx, const svk_plan *p)
-{
-    uint64_t need = 1;
-    for (size_t i = 0; i < p->n_ops; i++) {
-        const svk_plan_op *o = &p->ops[i];
-        const uint64_t *d = o->dims;
-        uint64_t n = 0;
-        svk_norm_kind kind = (o->flags & SVK_FLAG_RMS) ? SVK_NORM_RMSNORM : SVK_NORM_LAYERNORM;
-        switch (o->code) {
-        case SVK_OP_NORM_BWD:
-            n = kind == SVK_NORM_RMSNORM ? svk_rmsnorm_bwd_scratch_elems((uint32_t)d[0], (uint32_t)d[1])
-                                         : svk_layernorm_bwd_scratch_elems((uint32_t)d[0], (uint32_t)d[1]);
-            break;
-        case SVK_OP_SIAMESE_BWD:
-        case SVK_OP_SOUT_BWD:
-            n = svk_siamese_norm_bwd_scratch_elems(kind, (uint32_t)d[0], (uint32_t)d[1]);
-            break;
-        case SVK_OP_ATTN_BWD:
-            n = (o->flags & SVK_FLAG_FLASH)
-                    ? svk_attention_flash_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3])
-                    : svk_attention_scratch_elems((uint32_t)d[0], (uint32_t)d[1], (uint32_t)d[3]);
-            break;
-        case SVK_OP_BIAS_BWD:
-            n = svk_colsum_scratch_elems(d[0], d[1]);
-            break;
-        case SVK_OP_GEMM: {
-            /* Split-K's partials, where the GEMM would split (gemm_split.h),
-             * or the CPU texel form's packed operands (gemm_pack.h); a bias
-             * (t[3]) never splits, but plan_gemm has no buffer to say so. */
-            const svk_gemm_args g = plan_gemm(o);
-            n = o->t[3] != SVK_NONE ? svk_gemm_pack_scratch_elems(ctx, &g) : svk_gemm_scratch_elems(ctx, &g);
-            break;
-        }
-        default:
-            break;
-        }
-        if (n > need)
-            need = n;
-    }
-    return need;
+    if (g->code != SVK_OP_GEMM || b->code != SVK_OP_BIAS_BWD)
+        return false;
+    const svk_plan_gemm *gg = &g->gemm;
+    const svk_plan_bias_bwd *bb = &b->bias_bwd;
+    return gg->ta && !gg->tb && g->fuse == 0 && gg->bias == SVK_NONE && gg->a == bb->dout && gg->K == bb->rows &&
+           gg->M == bb->N && gg->ld.a == bb->ld;
 }
 
 static const char *const slab_names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
@@ -253,7 +185,7 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
             ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
                 (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4, SVK_MEMORY_DEVICE);
     uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
-    ADD(&s->scratch, "scratch", NULL, scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
+    ADD(&s->scratch, "scratch", NULL, svk_plan_vk_scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->clip_partials, "clip partials", NULL, svk_clip_scratch_elems(1, &grads) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->losses, "losses", NULL, (uint64_t)p->B * p->T * 4, SVK_MEMORY_DEVICE);
 #undef ADD
@@ -366,238 +298,22 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
     return st;
 }
 
-typedef struct rec {
-    svk_model *m;
-    const svk_plan *p;
-    vk_state *s;
-    svk_cmdlist *cl;
-    int parity;
-} rec;
-
 /* The inputs' or outputs' buffer of a parity. */
 static svk_buffer *io_buffer(const vk_state *s, svk_slab slab, int parity)
 {
     return parity ? s->alt[slab == SVK_SLAB_OUTPUT] : s->slab[slab];
 }
 
-static svk_tref T(const rec *r, uint32_t id)
+/* What a recording of m's plan into cl binds, for a parity. */
+static svk_plan_vk_rec recording(svk_model *m, svk_cmdlist *cl, int parity)
 {
-    if (id == SVK_NONE)
-        return (svk_tref){NULL, 0};
-    const svk_plan_tensor *t = &r->p->tensors[id];
-    if (t->slab == SVK_SLAB_ACT)
-        return (svk_tref){r->s->act[id], 0};
-    if (t->slab >= SVK_SLAB_INPUT)
-        return (svk_tref){io_buffer(r->s, t->slab, r->parity), t->offset};
-    return (svk_tref){r->s->slab[t->slab], t->offset};
-}
-
-static svk_tref OUT(const rec *r, uint32_t element)
-{
-    svk_tref t = T(r, r->p->output);
-    t.off += element;
-    return t;
-}
-
-/* An output of the previous step, which ran on the other parity. */
-static svk_tref PREV_OUT(const rec *r, uint32_t element)
-{
-    return (svk_tref){io_buffer(r->s, SVK_SLAB_OUTPUT, !r->parity), r->p->tensors[r->p->output].offset + element};
-}
-
-static svk_tref scratch(const rec *r)
-{
-    return (svk_tref){r->s->scratch, 0};
-}
-
-/* bias_op: the BIAS_BWD op that follows o, added by o's GEMM
- * (bias_in_gemm), or NULL. */
-static svk_status record_op(const rec *r, const svk_plan_op *o, const svk_plan_op *bias_op)
-{
-    const uint32_t *t = o->t;
-    const uint64_t *d = o->dims;
-    svk_cmdlist *cl = r->cl;
-    const float eps = r->p->eps;
-    const svk_norm_kind kind = (o->flags & SVK_FLAG_RMS) ? SVK_NORM_RMSNORM : SVK_NORM_LAYERNORM;
-    const char *label = o->label;
-    switch (o->code) {
-    case SVK_OP_ZERO:
-        return svk_fill_record(cl, T(r, t[0]), d[0], 0.0f, label);
-    case SVK_OP_COPY:
-        return svk_copy_record(cl, T(r, t[0]), T(r, t[1]), d[0], label);
-    case SVK_OP_ADD:
-        return svk_add_record(cl, T(r, t[0]), T(r, t[1]), d[0], label);
-    case SVK_OP_EMBED_FWD: {
-        svk_embedding_fwd_args a = {.B = d[0], .T = d[1], .C = d[2], .V = d[3], .tokens = T(r, t[1]),
-                                    .wte = T(r, t[2]), .wpe = T(r, t[3]), .out = T(r, t[0]),
-                                    .counts = OUT(r, SVK_OUT_VALID_TOKENS), .label = label};
-        return svk_embedding_fwd_record(cl, &a);
-    }
-    case SVK_OP_EMBED_BWD: {
-        svk_embedding_bwd_args a = {.B = d[0], .T = d[1], .C = d[2], .V = d[3], .tokens = T(r, t[2]),
-                                    .dout = T(r, t[3]), .dwte = T(r, t[0]), .dwpe = T(r, t[1]), .label = label};
-        return svk_embedding_bwd_record(cl, &a);
-    }
-    case SVK_OP_NORM_FWD:
-        if (kind == SVK_NORM_RMSNORM) {
-            svk_rmsnorm_fwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .eps = eps, .x = T(r, t[3]),
-                                      .g = T(r, t[4]), .out = T(r, t[0]), .rstd = T(r, t[2]), .label = label};
-            return svk_rmsnorm_fwd_record(cl, &a);
-        } else {
-            svk_layernorm_fwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .eps = eps,
-                                        .x = T(r, t[3]), .g = T(r, t[4]), .b = T(r, t[5]), .out = T(r, t[0]),
-                                        .mean = T(r, t[1]), .rstd = T(r, t[2]), .label = label};
-            return svk_layernorm_fwd_record(cl, &a);
-        }
-    case SVK_OP_NORM_BWD:
-        if (kind == SVK_NORM_RMSNORM) {
-            svk_rmsnorm_bwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .dout = T(r, t[3]),
-                                      .x = T(r, t[4]), .rstd = T(r, t[6]), .g = T(r, t[7]), .dx = T(r, t[0]),
-                                      .dg = T(r, t[1]), .scratch = scratch(r), .label = label};
-            return svk_rmsnorm_bwd_record(cl, &a);
-        } else {
-            svk_layernorm_bwd_args a = {.rows = (uint32_t)d[0], .width = (uint32_t)d[1], .dout = T(r, t[3]),
-                                        .x = T(r, t[4]), .mean = T(r, t[5]), .rstd = T(r, t[6]), .g = T(r, t[7]),
-                                        .dx = T(r, t[0]), .dg = T(r, t[1]), .db = T(r, t[2]),
-                                        .scratch = scratch(r), .label = label};
-            return svk_layernorm_bwd_record(cl, &a);
-        }
-    case SVK_OP_SIAMESE_FWD: {
-        svk_siamese_norm_fwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1], .eps = eps,
-                                       .x = T(r, t[4]), .y = T(r, t[5]), .g = T(r, t[6]), .b = T(r, t[7]),
-                                       .xn = T(r, t[0]), .h = T(r, t[1]), .mean = T(r, t[2]), .rstd = T(r, t[3]),
-                                       .label = label};
-        return svk_siamese_norm_fwd_record(cl, &a);
-    }
-    case SVK_OP_SIAMESE_BWD: {
-        svk_siamese_norm_bwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1],
-                                       .dh = T(r, t[4]), .dxn = T(r, t[5]), .dy_in = T(r, t[6]), .x = T(r, t[7]),
-                                       .y = T(r, t[8]), .mean = T(r, t[9]), .rstd = T(r, t[10]), .g = T(r, t[11]),
-                                       .b = T(r, t[12]), .dx = T(r, t[0]), .dy = T(r, t[1]), .dg = T(r, t[2]),
-                                       .db = T(r, t[3]), .scratch = scratch(r), .dz = T(r, t[14]),
-                                       .dz_c = o->f[0], .label = label};
-        return svk_siamese_norm_bwd_record(cl, &a);
-    }
-    case SVK_OP_SOUT_FWD: {
-        svk_siamese_out_fwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1], .eps = eps,
-                                      .x = T(r, t[3]), .y = T(r, t[4]), .g = T(r, t[5]), .b = T(r, t[6]),
-                                      .out = T(r, t[0]), .mean = T(r, t[1]), .rstd = T(r, t[2]), .label = label};
-        return svk_siamese_out_fwd_record(cl, &a);
-    }
-    case SVK_OP_SOUT_BWD: {
-        svk_siamese_out_bwd_args a = {.kind = kind, .rows = (uint32_t)d[0], .C = (uint32_t)d[1],
-                                      .dout = T(r, t[4]), .x = T(r, t[5]), .y = T(r, t[6]), .mean = T(r, t[7]),
-                                      .rstd = T(r, t[8]), .g = T(r, t[9]), .b = T(r, t[10]), .dx = T(r, t[0]),
-                                      .dy = T(r, t[1]), .dg = T(r, t[2]), .db = T(r, t[3]),
-                                      .scratch = scratch(r), .dz = T(r, t[12]), .dz_c = o->f[0],
-                                      .label = label};
-        return svk_siamese_out_bwd_record(cl, &a);
-    }
-    case SVK_OP_GEMM: {
-        svk_tref c = T(r, t[0]), a = T(r, t[1]), b = T(r, t[2]), bias = T(r, t[3]);
-        svk_gemm_args g = plan_gemm(o);
-        g.a = a.buf, g.b = b.buf, g.c = c.buf, g.bias = bias.buf;
-        g.off_a = a.off, g.off_b = b.off, g.off_c = c.off, g.off_bias = bias.off;
-        g.label = label;
-        /* Room for split-K partials (gemm_split.h) or the bias's column
-         * sums, sized by scratch_elems (the BIAS_BWD op counts the latter). */
-        g.scratch = r->s->scratch;
-        g.scratch_elems = r->s->scratch ? r->s->scratch->size / 4 : 0;
-        if (bias_op) {
-            const svk_tref db = T(r, bias_op->t[0]);
-            g.sum_a = db.buf;
-            g.off_sum_a = db.off;
-        }
-        if (g.epilogue != SVK_GEMM_EPILOGUE_NONE) {
-            const svk_tref aux = T(r, t[4]), aux2 = T(r, t[5]);
-            g.aux = aux.buf;
-            g.off_aux = aux.off;
-            g.aux2 = aux2.buf;
-            g.off_aux2 = aux2.off;
-        }
-        return svk_gemm_record(cl, &g);
-    }
-    case SVK_OP_ROPE_FWD:
-    case SVK_OP_ROPE_BWD: {
-        svk_rope_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2], .H = (uint32_t)d[3],
-                           .theta = o->f[0], .qkv = T(r, t[0]), .label = label};
-        return o->code == SVK_OP_ROPE_FWD ? svk_rope_fwd_record(cl, &a) : svk_rope_bwd_record(cl, &a);
-    }
-    case SVK_OP_ATTN_FWD: {
-        if (o->flags & SVK_FLAG_FLASH) {
-            svk_attention_flash_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
-                                          .H = (uint32_t)d[3], .qkv = T(r, t[2]), .out = T(r, t[0]),
-                                          .stats = T(r, t[1]), .label = label};
-            return svk_attention_flash_fwd_record(cl, &a);
-        }
-        svk_attention_fwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
-                                    .H = (uint32_t)d[3], .qkv = T(r, t[2]), .out = T(r, t[0]), .att = T(r, t[1]),
-                                    .label = label};
-        return svk_attention_fwd_record(cl, &a);
-    }
-    case SVK_OP_ATTN_BWD: {
-        if (o->flags & SVK_FLAG_FLASH) {
-            svk_attention_flash_bwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
-                                              .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]),
-                                              .out = T(r, t[4]), .stats = T(r, t[3]), .dqkv = T(r, t[0]),
-                                              .scratch = scratch(r), .label = label};
-            return svk_attention_flash_bwd_record(cl, &a);
-        }
-        svk_attention_bwd_args a = {.B = (uint32_t)d[0], .T = (uint32_t)d[1], .C = (uint32_t)d[2],
-                                    .H = (uint32_t)d[3], .dout = T(r, t[1]), .qkv = T(r, t[2]), .att = T(r, t[3]),
-                                    .dqkv = T(r, t[0]), .scratch = scratch(r), .label = label};
-        return svk_attention_bwd_record(cl, &a);
-    }
-    case SVK_OP_SWIGLU_FWD: {
-        svk_swiglu_fwd_args a = {.n = d[0], .gate = T(r, t[1]), .up = T(r, t[2]), .out = T(r, t[0]), .label = label};
-        return svk_swiglu_fwd_record(cl, &a);
-    }
-    case SVK_OP_SWIGLU_BWD: {
-        svk_swiglu_bwd_args a = {.n = d[0], .gate = T(r, t[2]), .up = T(r, t[3]), .dout = T(r, t[4]),
-                                 .dgate = T(r, t[0]), .dup = T(r, t[1]), .label = label};
-        return svk_swiglu_bwd_record(cl, &a);
-    }
-    case SVK_OP_TRANSPOSE: {
-        svk_transpose_args a = {.rows = (uint32_t)d[0], .cols = (uint32_t)d[1], .src = T(r, t[1]),
-                                .dst = T(r, t[0]), .label = label};
-        return svk_transpose_record(cl, &a);
-    }
-    case SVK_OP_BIAS_BWD: {
-        svk_bias_bwd_args a = {.rows = d[0], .N = d[1], .ld = o->ld[0], .dout = T(r, t[1]), .dbias = T(r, t[0]),
-                               .scratch = scratch(r), .label = label};
-        return svk_bias_bwd_record(cl, &a);
-    }
-    case SVK_OP_XENT: {
-        svk_cross_entropy_args a = {.rows = d[0], .V = d[1], .logits = T(r, t[2]), .targets = T(r, t[3]),
-                                    .dlogits = T(r, t[1]), .losses = (svk_tref){r->s->losses, 0},
-                                    .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
-                                    .label = label};
-        return svk_cross_entropy_record(cl, &a);
-    }
-    case SVK_OP_CLIP: {
-        svk_tref g = T(r, t[1]);
-        uint64_t n = d[0];
-        svk_clip_args a = {.count = 1, .grads = &g, .sizes = &n, .partials = (svk_tref){r->s->clip_partials, 0},
-                           .max_norm = r->m->params.optimizer.max_norm, .out = OUT(r, SVK_OUT_GRAD_NORM),
-                           .label = label};
-        return svk_clip_record(cl, &a);
-    }
-    case SVK_OP_ADAMW: {
-        const svk_optimizer *opt = &r->m->params.optimizer;
-        svk_adamw_args a = {
-            .n = d[0], .p = T(r, t[0]), .g = T(r, t[1]), .m = T(r, t[2]), .v = T(r, t[3]),
-            .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->s->hparams[r->parity], 0},
-            .guard = OUT(r, SVK_OUT_LOSS), /* loss, then the norm: SVK_OUT_GRAD_NORM follows */
-            .prev_guard = PREV_OUT(r, SVK_OUT_LOSS),
-            .beta1 = opt->beta1, .beta2 = opt->beta2, .eps = opt->eps, .weight_decay = opt->weight_decay,
-            .decay = (o->flags & SVK_FLAG_DECAY) != 0, .label = label,
-        };
-        return svk_adamw_record(cl, &a);
-    }
-    case SVK_OP_COUNT_:
-        break;
-    }
-    return svk_error(svk_model_log(r->m), SVK_ERROR_INTERNAL, "plan op '%s' has no device operation", label);
+    const vk_state *s = m->backend;
+    return (svk_plan_vk_rec){
+        .p = &m->plan, .cl = cl, .log = svk_model_log(m), .opt = &m->params.optimizer, .slab = s->slab,
+        .act = s->act, .input = io_buffer(s, SVK_SLAB_INPUT, parity), .output = io_buffer(s, SVK_SLAB_OUTPUT, parity),
+        .prev_output = io_buffer(s, SVK_SLAB_OUTPUT, !parity), .step = s->hparams[parity], .scratch = s->scratch,
+        .clip_partials = s->clip_partials, .losses = s->losses,
+    };
 }
 
 /* Prints the GPU time of the last submission of cl, summed by label
@@ -644,15 +360,17 @@ static void print_profile(svk_cmdlist *cl, svk_profile_mode mode)
     }
 }
 
-/* Records ops [begin, end) of r's plan, a Linear's bias gradient inside
- * its weight-gradient GEMM where they are neighbours (bias_in_gemm); st:
- * the status so far (nothing is recorded unless SVK_OK). */
-static svk_status record_ops(const rec *r, size_t begin, size_t end, svk_status st)
+/* Records ops [begin, end) of m's plan into cl for a parity, a Linear's
+ * bias gradient inside its weight-gradient GEMM where they are neighbours
+ * (bias_in_gemm); st: the status so far (nothing is recorded unless
+ * SVK_OK). */
+static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, svk_status st)
 {
-    const svk_plan *p = r->p;
+    const svk_plan_vk_rec r = recording(m, cl, parity);
+    const svk_plan *p = r.p;
     for (size_t i = begin; i < end && st == SVK_OK; i++) {
         const bool fused = bias_in_gemm(p, i, end);
-        st = record_op(r, &p->ops[i], fused ? &p->ops[i + 1] : NULL);
+        st = svk_plan_vk_record_op(&r, &p->ops[i], fused ? &p->ops[i + 1] : NULL);
         i += fused;
     }
     return st;
@@ -674,24 +392,24 @@ static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, s
     }
     if (free_slot < 0)
         return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
-    rec r = {m, &m->plan, s, NULL, parity};
+    svk_cmdlist *cl = NULL;
     /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
      * each submission (a developer's tool; replays stay unchanged). */
     svk_cmdlist_params lp = {0};
     if (m->ctx->settings.profile != SVK_PROFILE_OFF && m->ctx->info.timestamps)
         lp.timestamp_capacity = (uint32_t)(8 * (end - begin) + 16);
-    svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
+    svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
     if (st == SVK_OK)
-        st = svk_cmdlist_begin(r.cl);
-    st = record_ops(&r, begin, end, st);
+        st = svk_cmdlist_begin(cl);
+    st = record_ops(m, cl, parity, begin, end, st);
     if (st == SVK_OK)
-        st = svk_cmdlist_end(r.cl);
+        st = svk_cmdlist_end(cl);
     if (st != SVK_OK) {
-        svk_cmdlist_destroy(&r.cl);
+        svk_cmdlist_destroy(&cl);
         return st;
     }
-    s->lists[free_slot] = (vk_list){begin, end, parity, r.cl};
-    *out = r.cl;
+    s->lists[free_slot] = (vk_list){begin, end, parity, cl};
+    *out = cl;
     return SVK_OK;
 }
 
@@ -838,20 +556,20 @@ static svk_status record_external(svk_model *m, void *vk_command_buffer)
 {
     vk_state *s = m->backend;
     svk_cmdlist_destroy(&s->external);
-    rec r = {m, &m->plan, s, NULL, 0};
+    svk_cmdlist *cl = NULL;
     svk_cmdlist_params lp = {.external = (VkCommandBuffer)vk_command_buffer};
-    svk_status st = svk_cmdlist_create(m->ctx, &lp, &r.cl);
+    svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
     if (st == SVK_OK)
-        st = svk_cmdlist_begin(r.cl);
-    st = record_ops(&r, m->plan.phases.forward, m->plan.phases.end, st);
+        st = svk_cmdlist_begin(cl);
+    st = record_ops(m, cl, 0, m->plan.phases.forward, m->plan.phases.end, st);
     if (st == SVK_OK)
-        st = svk_cmdlist_end(r.cl);
+        st = svk_cmdlist_end(cl);
     if (st != SVK_OK) {
-        svk_cmdlist_destroy(&r.cl);
+        svk_cmdlist_destroy(&cl);
         return st;
     }
     /* Kept: without push descriptors it owns the descriptor sets. */
-    s->external = r.cl;
+    s->external = cl;
     return SVK_OK;
 }
 
@@ -901,38 +619,39 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
     bp.size = (n ? n : 1) * SVK_FINITE_STATS * 4;
     bp.memory = SVK_MEMORY_HOST_MAPPED;
     bp.name = "finite-check statistics";
-    rec r = {m, p, s, NULL, s->cur};
+    svk_cmdlist *cl = NULL;
     if ((st = svk_buffer_create(m->ctx, &bp, &stats)) == SVK_OK &&
-        (st = svk_cmdlist_create(m->ctx, &(svk_cmdlist_params){0}, &r.cl)) == SVK_OK)
-        st = svk_cmdlist_begin(r.cl);
+        (st = svk_cmdlist_create(m->ctx, &(svk_cmdlist_params){0}, &cl)) == SVK_OK)
+        st = svk_cmdlist_begin(cl);
+    const svk_plan_vk_rec r = recording(m, cl, s->cur);
     /* Every activation starts as zeros, so that a probe never sees what an
      * earlier step (or nothing) left in a buffer. */
     for (size_t i = 0; i < s->n_act && begin < end && st == SVK_OK; i++)
         if (s->act[i])
-            st = svk_fill_record(r.cl, (svk_tref){s->act[i], 0}, s->act[i]->size / 4, 0.0f, "finite-check zero");
+            st = svk_fill_record(cl, (svk_tref){s->act[i], 0}, s->act[i]->size / 4, 0.0f, "finite-check zero");
     size_t i = 0;
     for (size_t k = begin; st == SVK_OK; k++) {
         for (; i < n && probes[i].at == k && st == SVK_OK; i++) {
             const svk_finite_probe *q = &probes[i];
-            svk_tref x = T(&r, q->tensor);
+            svk_tref x = svk_plan_vk_tensor(&r, q->tensor);
             x.off += q->offset;
             svk_finite_check_args a = {
                 .rows = q->rows, .cols = q->cols, .ld = q->ld, .x = x,
                 .stats = {stats, i * SVK_FINITE_STATS}, .label = p->tensors[q->tensor].name,
             };
-            st = svk_finite_check_record(r.cl, &a);
+            st = svk_finite_check_record(cl, &a);
         }
         if (k >= end || st != SVK_OK)
             break;
-        st = record_op(&r, &p->ops[k], NULL);
+        st = svk_plan_vk_record_op(&r, &p->ops[k], NULL);
     }
-    if (st == SVK_OK && (st = svk_cmdlist_end(r.cl)) == SVK_OK && (st = svk_cmdlist_submit(r.cl)) == SVK_OK)
-        st = svk_cmdlist_wait(r.cl);
+    if (st == SVK_OK && (st = svk_cmdlist_end(cl)) == SVK_OK && (st = svk_cmdlist_submit(cl)) == SVK_OK)
+        st = svk_cmdlist_wait(cl);
     uint32_t *raw = NULL;
     if (st == SVK_OK && (st = svk_buffer_map(stats, (void **)&raw)) == SVK_OK)
         for (i = 0; i < n; i++)
             svk_finite_stats_decode(raw + i * SVK_FINITE_STATS, probes[i].rows * probes[i].cols, &out[i]);
-    svk_cmdlist_destroy(&r.cl);
+    svk_cmdlist_destroy(&cl);
     svk_buffer_destroy(&stats);
     return st;
 }

@@ -14,7 +14,6 @@
 
 #include "core/alloc.h"
 #include "core/checked.h"
-#include "ops/siamese_norm.h" /* SVK_SIAMESE_MEAN_ROWS */
 #include "plan.h"
 
 static bool is_post(const svk_model_config *c)
@@ -92,8 +91,6 @@ static svk_plan_op *op(builder *b, svk_plan_opcode code, const char *fmt, ...)
     svk_plan_op *o = &p->ops[p->n_ops++];
     memset(o, 0, sizeof(*o));
     o->code = code;
-    for (int i = 0; i < SVK_PLAN_MAX_T; i++)
-        o->t[i] = SVK_NONE;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(o->label, sizeof(o->label), fmt, ap);
@@ -206,29 +203,26 @@ static void gemm(builder *b, const char *label, uint32_t c, uint32_t a, uint32_t
                  bool tb, uint64_t M, uint64_t N, uint64_t K, float beta)
 {
     svk_plan_op *o = op(b, SVK_OP_GEMM, "%s", label);
-    o->t[0] = c;
-    o->t[1] = a;
-    o->t[2] = bm;
-    o->t[3] = bias;
-    o->dims[0] = M;
-    o->dims[1] = N;
-    o->dims[2] = K;
-    o->f[0] = 1.0f;
-    o->f[1] = beta;
-    o->flags = (ta ? SVK_FLAG_TA : 0) | (tb ? SVK_FLAG_TB : 0);
+    o->gemm = (svk_plan_gemm){
+        .c = c, .a = a, .b = bm, .bias = bias, .M = M, .N = N, .K = K, .ta = ta, .tb = tb, .alpha = 1.0f,
+        .beta = beta, .fused = {.act = SVK_NONE, .residual = SVK_NONE, .residual_out = SVK_NONE, .dbias = SVK_NONE},
+    };
 }
 
-/* Gives the GEMM op just added an epilogue (flag GELU, GELU_BWD, RESIDUAL
- * or DUAL_RESIDUAL; see SVK_OP_GEMM) with its operands t4, t5 and f[2]. */
-static void gemm_epilogue(builder *b, uint32_t flag, uint32_t aux, uint32_t aux2, float scale)
+/* Fuses into the GEMM op just added an activation (SVK_FUSE_GELU or
+ * GELU_BWD) over act, or a residual update (SVK_FUSE_RESIDUAL or
+ * DUAL_RESIDUAL) reading residual (and writing residual_out). */
+static void gemm_epilogue(builder *b, uint32_t fuse, uint32_t act, uint32_t residual, uint32_t residual_out,
+                          float scale)
 {
     if (b->oom)
         return;
     svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
-    o->flags |= flag;
-    o->t[4] = aux;
-    o->t[5] = aux2;
-    o->f[2] = scale;
+    o->fuse |= fuse;
+    o->gemm.fused.act = act;
+    o->gemm.fused.residual = residual;
+    o->gemm.fused.residual_out = residual_out;
+    o->gemm.fused.scale = scale;
 }
 
 /* Gives the GEMM op just added leading dimensions for A, B and C (0:
@@ -237,8 +231,8 @@ static void gemm_ld(builder *b, uint64_t lda, uint64_t ldb, uint64_t ldc)
 {
     if (b->oom)
         return;
-    svk_plan_op *o = &b->p->ops[b->p->n_ops - 1];
-    o->ld[0] = lda, o->ld[1] = ldb, o->ld[2] = ldc;
+    svk_plan_gemm *g = &b->p->ops[b->p->n_ops - 1].gemm;
+    g->ld.a = lda, g->ld.b = ldb, g->ld.c = ldc;
 }
 
 /* Forward of a Linear: y [N, out] = x [N, in] W^T + bias; with linear_nn
@@ -253,24 +247,21 @@ static void linear_fwd(builder *b, const char *name, uint32_t y, uint32_t x, uin
         return;
     }
     svk_plan_op *o = op(b, SVK_OP_TRANSPOSE, "%s.wt", name);
-    o->t[0] = b->wt;
-    o->t[1] = w;
-    o->dims[0] = out;
-    o->dims[1] = in;
+    o->transpose = (svk_plan_transpose){.dst = b->wt, .src = w, .rows = out, .cols = in};
     gemm(b, name, y, x, b->wt, bias, false, false, rows, out, in, 0.0f);
 }
 
-/* The same, then act = gelu(y) in the same op (flag GELU). */
+/* The same, then act = gelu(y) in the same op (SVK_FUSE_GELU). */
 static void linear_gelu_fwd(builder *b, const char *name, uint32_t y, uint32_t act, uint32_t x, uint64_t rows,
                             uint64_t out, uint64_t in)
 {
     linear_fwd(b, name, y, x, rows, out, in);
-    gemm_epilogue(b, SVK_FLAG_GELU, act, SVK_NONE, 0.0f);
+    gemm_epilogue(b, SVK_FUSE_GELU, act, SVK_NONE, SVK_NONE, 0.0f);
 }
 
 /* Backward of a Linear: dx (= or +=) dy W; dW += dy^T x; db += colsum(dy).
  * gelu_in != SVK_NONE: x was gelu(gelu_in), and dx is the gradient of
- * gelu_in instead, dy W times gelu'(gelu_in) (flag GELU_BWD). ld_in: the
+ * gelu_in instead, dy W times gelu'(gelu_in) (SVK_FUSE_GELU_BWD). ld_in: the
  * leading dimension of x, dx and gelu_in ([rows, in]), ld_out that of dy
  * ([rows, out]); 0: dense. */
 static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, uint32_t x, uint64_t rows,
@@ -284,7 +275,7 @@ static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, u
              accumulate_dx ? 1.0f : 0.0f);
         gemm_ld(b, ld_out, 0, ld_in);
         if (gelu_in != SVK_NONE)
-            gemm_epilogue(b, SVK_FLAG_GELU_BWD, gelu_in, SVK_NONE, 0.0f);
+            gemm_epilogue(b, SVK_FUSE_GELU_BWD, gelu_in, SVK_NONE, SVK_NONE, 0.0f);
     }
     snprintf(label, sizeof(label), "%s.dW", name);
     gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
@@ -292,27 +283,22 @@ static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, u
     uint32_t db = W(b, SVK_SLAB_GRAD, "%s.bias", name);
     if (db != SVK_NONE) {
         svk_plan_op *o = op(b, SVK_OP_BIAS_BWD, "%s.db", name);
-        o->t[0] = db;
-        o->t[1] = dy;
-        o->dims[0] = rows;
-        o->dims[1] = out;
-        o->ld[0] = ld_out;
+        o->bias_bwd = (svk_plan_bias_bwd){.dbias = db, .dout = dy, .rows = rows, .N = out, .ld = ld_out};
     }
 }
 
-static void elementwise(builder *b, svk_plan_opcode code, const char *label, uint32_t t0, uint32_t t1, uint64_t n)
+/* COPY or ADD. */
+static void elementwise(builder *b, svk_plan_opcode code, const char *label, uint32_t dst, uint32_t src, uint64_t n)
 {
     svk_plan_op *o = op(b, code, "%s", label);
-    o->t[0] = t0;
-    o->t[1] = t1;
-    o->dims[0] = n;
+    o->copy = (svk_plan_elementwise){.dst = dst, .src = src, .n = n};
 }
 
 /* Where a sublayer's output z goes: the residual update its last GEMM
- * makes in its epilogue (flags RESIDUAL, DUAL_RESIDUAL), so z itself is
- * never stored. */
+ * makes in its epilogue (SVK_FUSE_RESIDUAL, DUAL_RESIDUAL), so z itself
+ * is never stored. */
 typedef struct residual_out {
-    uint32_t flag;   /* SVK_FLAG_RESIDUAL: c = in + z; SVK_FLAG_DUAL_RESIDUAL: c += z / scale, out = in + z */
+    uint32_t flag;   /* SVK_FUSE_RESIDUAL: c = in + z; SVK_FUSE_DUAL_RESIDUAL: c += z / scale, out = in + z */
     uint32_t c, in, out;
     float scale;
 } residual_out;
@@ -368,7 +354,7 @@ static void proj_fwd(builder *b, const char *name, const residual_out *r, uint32
                      uint64_t in)
 {
     linear_fwd(b, name, r->c, x, rows, out, in);
-    gemm_epilogue(b, r->flag, r->in, r->out, r->scale);
+    gemm_epilogue(b, r->flag, SVK_NONE, r->in, r->out, r->scale);
 }
 
 static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const sub_acts *s,
@@ -381,14 +367,11 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         linear_fwd(b, name, s->qkv, s->h, d->N, 3 * d->C, d->C);
         if (c->pos == SVK_POS_ROPE) {
             svk_plan_op *o = op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
-            o->t[0] = s->qkv;
-            o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
-            o->f[0] = c->rope_theta;
+            o->rope = (svk_plan_rope){.qkv = s->qkv, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
         }
         svk_plan_op *o = op(b, SVK_OP_ATTN_FWD, "blocks.%u.attn", l);
-        o->t[0] = s->att_out, o->t[1] = s->att, o->t[2] = s->qkv;
-        o->flags = b->p->flash_attention ? SVK_FLAG_FLASH : 0;
-        o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+        o->attn_fwd = (svk_plan_attn_fwd){.out = s->att_out, .att = s->att, .qkv = s->qkv, .B = d->B, .T = d->T,
+                                          .C = d->C, .H = d->H, .flash = b->p->flash_attention};
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
         proj_fwd(b, name, r, s->att_out, d->N, d->C, d->C);
     } else if (c->mlp == SVK_MLP_GELU) {
@@ -404,8 +387,7 @@ static void sublayer_fwd(builder *b, const dims *d, uint32_t l, bool attn, const
         snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
         linear_fwd(b, name, s->up, s->h, d->N, d->F, d->C);
         svk_plan_op *o = op(b, SVK_OP_SWIGLU_FWD, "blocks.%u.swiglu", l);
-        o->t[0] = s->g, o->t[1] = s->gate, o->t[2] = s->up;
-        o->dims[0] = d->N * d->F;
+        o->swiglu_fwd = (svk_plan_swiglu_fwd){.out = s->g, .gate = s->gate, .up = s->up, .n = d->N * d->F};
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
         proj_fwd(b, name, r, s->g, d->N, d->C, d->F);
     }
@@ -432,17 +414,13 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
         snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
         linear_bwd(b, name, s_c, dz, s->att_out, d->N, d->C, d->C, false, SVK_NONE, 0, 0);
         svk_plan_op *o = op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
-        o->t[0] = s_big, o->t[1] = s_c, o->t[2] = s->qkv, o->t[3] = s->att;
-        if (b->p->flash_attention) {
-            o->flags = SVK_FLAG_FLASH;
-            o->t[4] = s->att_out;
-        }
-        o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
+        const bool flash = b->p->flash_attention;
+        o->attn_bwd = (svk_plan_attn_bwd){.dqkv = s_big, .dout = s_c, .qkv = s->qkv, .att = s->att,
+                                          .out = flash ? s->att_out : SVK_NONE, .B = d->B, .T = d->T, .C = d->C,
+                                          .H = d->H, .flash = flash};
         if (c->pos == SVK_POS_ROPE) {
             o = op(b, SVK_OP_ROPE_BWD, "blocks.%u.attn.rope.bwd", l);
-            o->t[0] = s_big;
-            o->dims[0] = d->B, o->dims[1] = d->T, o->dims[2] = d->C, o->dims[3] = d->H;
-            o->f[0] = c->rope_theta;
+            o->rope = (svk_plan_rope){.qkv = s_big, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
         }
         snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
         linear_bwd(b, name, dh, s_big, s->h, d->N, 3 * d->C, d->C, false, SVK_NONE, 0, 0);
@@ -457,8 +435,8 @@ static void sublayer_bwd(builder *b, const dims *d, uint32_t l, bool attn, const
         snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
         linear_bwd(b, name, s_big, dz, s->g, d->N, d->C, d->F, false, SVK_NONE, 0, 0);
         svk_plan_op *o = op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
-        o->t[0] = s_big2, o->t[1] = s->a, o->t[2] = s->gate, o->t[3] = s->up, o->t[4] = s_big;
-        o->dims[0] = d->N * d->F;
+        o->swiglu_bwd = (svk_plan_swiglu_bwd){.dgate = s_big2, .dup = s->a, .gate = s->gate, .up = s->up,
+                                              .dout = s_big, .n = d->N * d->F};
         snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
         linear_bwd(b, name, dh, s_big2, s->h, d->N, d->F, d->C, false, SVK_NONE, 0, 0);
         snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
@@ -470,21 +448,21 @@ static void norm_fwd(builder *b, const char *prefix, uint32_t out, uint32_t mean
                      uint64_t rows, uint64_t width)
 {
     svk_plan_op *o = op(b, SVK_OP_NORM_FWD, "%s", prefix);
-    o->t[0] = out, o->t[1] = mean, o->t[2] = rstd, o->t[3] = x;
-    o->t[4] = W(b, SVK_SLAB_PARAM, "%s.weight", prefix);
-    o->t[5] = W(b, SVK_SLAB_PARAM, "%s.bias", prefix);
-    o->dims[0] = rows, o->dims[1] = width;
-    o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
+    o->norm_fwd = (svk_plan_norm_fwd){
+        .shape = {rows, width, b->p->config.norm == SVK_NORM_RMSNORM}, .out = out, .mean = mean, .rstd = rstd,
+        .x = x, .gamma = W(b, SVK_SLAB_PARAM, "%s.weight", prefix), .beta = W(b, SVK_SLAB_PARAM, "%s.bias", prefix),
+    };
 }
 
 static void norm_bwd(builder *b, const char *prefix, uint32_t dx, uint32_t dout, uint32_t x, uint32_t mean,
                      uint32_t rstd, uint64_t rows, uint64_t width)
 {
     svk_plan_op *o = op(b, SVK_OP_NORM_BWD, "%s.bwd", prefix);
-    o->t[0] = dx, o->t[1] = W(b, SVK_SLAB_GRAD, "%s.weight", prefix), o->t[2] = W(b, SVK_SLAB_GRAD, "%s.bias", prefix);
-    o->t[3] = dout, o->t[4] = x, o->t[5] = mean, o->t[6] = rstd, o->t[7] = W(b, SVK_SLAB_PARAM, "%s.weight", prefix);
-    o->dims[0] = rows, o->dims[1] = width;
-    o->flags = b->p->config.norm == SVK_NORM_RMSNORM ? SVK_FLAG_RMS : 0;
+    o->norm_bwd = (svk_plan_norm_bwd){
+        .shape = {rows, width, b->p->config.norm == SVK_NORM_RMSNORM}, .dx = dx,
+        .dgamma = W(b, SVK_SLAB_GRAD, "%s.weight", prefix), .dbeta = W(b, SVK_SLAB_GRAD, "%s.bias", prefix),
+        .dout = dout, .x = x, .mean = mean, .rstd = rstd, .gamma = W(b, SVK_SLAB_PARAM, "%s.weight", prefix),
+    };
 }
 
 svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, const svk_plan_options *opt,
@@ -541,9 +519,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 
     /* Activations. */
     const uint64_t NC = d.N * d.C, stats = (siamese ? 3 : 1) * d.N;
-    /* The device's SiameseNorm keeps two more rows of means than the CPU
-     * reference reads (lib/ops/siamese_norm.h). */
-    const uint64_t means = (siamese ? SVK_SIAMESE_MEAN_ROWS : 1) * d.N;
+    const uint64_t means = (siamese ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d.N;
     uint32_t *x = svk_calloc(S + 1, sizeof(*x)), *y = svk_calloc(S + 1, sizeof(*y));
     sub_acts *sa = svk_calloc(S, sizeof(*sa));
     if (!x || !y || !sa || !index_params(&b)) {
@@ -616,11 +592,10 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     {
         /* The whole gradient slab: it starts with parameter 0's gradient. */
         svk_plan_op *o = op(&b, SVK_OP_ZERO, "zero grads");
-        o->t[0] = svk_plan_slab_start(p, SVK_SLAB_GRAD);
-        o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
+        o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
         o = op(&b, SVK_OP_EMBED_FWD, "embedding");
-        o->t[0] = x[0], o->t[1] = p->tokens, o->t[2] = wte, o->t[3] = wpe, o->t[4] = p->output;
-        o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
+        o->embed_fwd = (svk_plan_embed_fwd){.out = x[0], .tokens = p->tokens, .wte = wte, .wpe = wpe,
+                                            .output = p->output, .B = d.B, .T = d.T, .C = d.C, .V = d.V};
     }
     for (uint32_t k = 0; k < S; k++) {
         uint32_t l = k / 2;
@@ -631,31 +606,31 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         if (siamese) {
             /* x_{k+1} = P(x_k) (the new x stream), h = I(x_{k+1} + Q(y_k)) */
             svk_plan_op *o = op(&b, SVK_OP_SIAMESE_FWD, "%s", name);
-            o->t[0] = x[k + 1], o->t[1] = s->h, o->t[2] = s->mean, o->t[3] = s->rstd, o->t[4] = x[k], o->t[5] = y[k];
-            o->t[6] = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name);
-            o->t[7] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
-            o->dims[0] = d.N, o->dims[1] = d.C;
-            o->flags = ln ? 0 : SVK_FLAG_RMS;
+            o->siamese_fwd = (svk_plan_siamese_fwd){
+                .shape = {d.N, d.C, !ln}, .xn = x[k + 1], .h = s->h, .mean = s->mean, .rstd = s->rstd, .x = x[k],
+                .y = y[k], .gamma = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name),
+                .beta = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name),
+            };
             /* x_{k+1} += z / c, y_{k+1} = y_k + z in the projection's epilogue. */
-            const residual_out r = {SVK_FLAG_DUAL_RESIDUAL, x[k + 1], y[k], y[k + 1], sqrtf(2.0f * (float)(l + 1))};
+            const residual_out r = {SVK_FUSE_DUAL_RESIDUAL, x[k + 1], y[k], y[k + 1], sqrtf(2.0f * (float)(l + 1))};
             sublayer_fwd(&b, &d, l, attn, s, &r);
         } else if (pre) {
             norm_fwd(&b, name, s->h, s->mean, s->rstd, x[k], d.N, d.C);
-            const residual_out r = {SVK_FLAG_RESIDUAL, x[k + 1], x[k], SVK_NONE, 1.0f}; /* x_{k+1} = x_k + z */
+            const residual_out r = {SVK_FUSE_RESIDUAL, x[k + 1], x[k], SVK_NONE, 1.0f}; /* x_{k+1} = x_k + z */
             sublayer_fwd(&b, &d, l, attn, s, &r);
         } else { /* post: x_{k+1} = N(x_k + F(x_k)) */
-            const residual_out r = {SVK_FLAG_RESIDUAL, s->u, x[k], SVK_NONE, 1.0f}; /* u = x_k + z */
+            const residual_out r = {SVK_FUSE_RESIDUAL, s->u, x[k], SVK_NONE, 1.0f}; /* u = x_k + z */
             sublayer_fwd(&b, &d, l, attn, s, &r);
             norm_fwd(&b, name, x[k + 1], s->mean, s->rstd, s->u, d.N, d.C);
         }
     }
     if (siamese) {
         svk_plan_op *o = op(&b, SVK_OP_SOUT_FWD, "norm_f");
-        o->t[0] = final_out, o->t[1] = final_mean, o->t[2] = final_rstd, o->t[3] = x[S], o->t[4] = y[S];
-        o->t[5] = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), o->t[6] = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias");
-        o->t[7] = work;
-        o->dims[0] = d.N, o->dims[1] = d.C;
-        o->flags = ln ? 0 : SVK_FLAG_RMS;
+        o->sout_fwd = (svk_plan_sout_fwd){
+            .shape = {d.N, d.C, !ln}, .out = final_out, .mean = final_mean, .rstd = final_rstd, .x = x[S], .y = y[S],
+            .gamma = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), .beta = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias"),
+            .work = work,
+        };
     } else if (pre) {
         norm_fwd(&b, "norm_f", final_out, final_mean, final_rstd, x[S], d.N, d.C);
     } else {
@@ -667,8 +642,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     p->phases.loss = p->n_ops;
     {
         svk_plan_op *o = op(&b, SVK_OP_XENT, "cross_entropy");
-        o->t[0] = p->output, o->t[1] = dlogits, o->t[2] = p->logits, o->t[3] = p->targets;
-        o->dims[0] = d.N, o->dims[1] = d.V;
+        o->xent = (svk_plan_xent){.output = p->output, .dlogits = dlogits, .logits = p->logits, .targets = p->targets,
+                                  .rows = d.N, .V = d.V};
     }
 
     /* ---- backward ---- */
@@ -677,14 +652,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     gemm(&b, "logits.dW", dlm, dlogits, final_out, SVK_NONE, true, false, d.V, d.C, d.N, 1.0f);
     if (siamese) {
         svk_plan_op *o = op(&b, SVK_OP_SOUT_BWD, "norm_f.bwd");
-        o->t[0] = dx, o->t[1] = dy;
-        o->t[2] = W(&b, SVK_SLAB_GRAD, "norm_f.x.weight"), o->t[3] = W(&b, SVK_SLAB_GRAD, "norm_f.x.bias");
-        o->t[4] = s_c, o->t[5] = x[S], o->t[6] = y[S], o->t[7] = final_mean, o->t[8] = final_rstd;
-        o->t[9] = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"), o->t[10] = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias");
-        o->t[11] = work;
-        o->t[12] = dz, o->f[0] = dz_scale(S);
-        o->dims[0] = d.N, o->dims[1] = d.C;
-        o->flags = ln ? 0 : SVK_FLAG_RMS;
+        o->fuse = SVK_FUSE_RESIDUAL_GRAD;
+        o->sout_bwd = (svk_plan_sout_bwd){
+            .shape = {d.N, d.C, !ln}, .dx = dx, .dy = dy, .dgamma = W(&b, SVK_SLAB_GRAD, "norm_f.x.weight"),
+            .dbeta = W(&b, SVK_SLAB_GRAD, "norm_f.x.bias"), .dout = s_c, .x = x[S], .y = y[S], .mean = final_mean,
+            .rstd = final_rstd, .gamma = W(&b, SVK_SLAB_PARAM, "norm_f.x.weight"),
+            .beta = W(&b, SVK_SLAB_PARAM, "norm_f.x.bias"), .work = work, .dz = dz, .dz_c = dz_scale(S),
+        };
     } else if (pre) {
         norm_bwd(&b, "norm_f", dx, s_c, x[S], final_mean, final_rstd, d.N, d.C);
     } else {
@@ -701,15 +675,14 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
              * (x = x + z / c, y = y + z: dz = dx / c + dy). */
             sublayer_bwd(&b, &d, l, attn, s, dz, dh, s_big, s_big2, s_c);
             svk_plan_op *o = op(&b, SVK_OP_SIAMESE_BWD, "%s.bwd", name);
-            o->t[0] = dx2, o->t[1] = dy2;
-            o->t[2] = W(&b, SVK_SLAB_GRAD, "%s.post.weight", name), o->t[3] = W(&b, SVK_SLAB_GRAD, "%s.post.bias", name);
-            o->t[4] = dh, o->t[5] = dx, o->t[6] = dy, o->t[7] = x[kk], o->t[8] = y[kk], o->t[9] = s->mean;
-            o->t[10] = s->rstd;
-            o->t[11] = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name), o->t[12] = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name);
-            o->t[13] = work;
-            o->t[14] = dz, o->f[0] = dz_scale(kk);
-            o->dims[0] = d.N, o->dims[1] = d.C;
-            o->flags = ln ? 0 : SVK_FLAG_RMS;
+            o->fuse = SVK_FUSE_RESIDUAL_GRAD;
+            o->siamese_bwd = (svk_plan_siamese_bwd){
+                .shape = {d.N, d.C, !ln}, .dx = dx2, .dy = dy2,
+                .dgamma = W(&b, SVK_SLAB_GRAD, "%s.post.weight", name),
+                .dbeta = W(&b, SVK_SLAB_GRAD, "%s.post.bias", name), .dh = dh, .dxn = dx, .dy_in = dy, .x = x[kk],
+                .y = y[kk], .mean = s->mean, .rstd = s->rstd, .gamma = W(&b, SVK_SLAB_PARAM, "%s.post.weight", name),
+                .beta = W(&b, SVK_SLAB_PARAM, "%s.post.bias", name), .work = work, .dz = dz, .dz_c = dz_scale(kk),
+            };
             uint32_t t0 = dy;
             dy = dy2;
             dy2 = t0;
@@ -731,17 +704,18 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     {
         /* SiameseNorm: de = dx + dy, which the last backward norm wrote to dz. */
         svk_plan_op *o = op(&b, SVK_OP_EMBED_BWD, "embedding.bwd");
-        o->t[0] = W(&b, SVK_SLAB_GRAD, "wte.weight"), o->t[1] = W(&b, SVK_SLAB_GRAD, "wpe.weight");
-        o->t[2] = p->tokens, o->t[3] = siamese ? dz : dx;
-        o->dims[0] = d.B, o->dims[1] = d.T, o->dims[2] = d.C, o->dims[3] = d.V;
+        o->embed_bwd = (svk_plan_embed_bwd){
+            .dwte = W(&b, SVK_SLAB_GRAD, "wte.weight"), .dwpe = W(&b, SVK_SLAB_GRAD, "wpe.weight"),
+            .tokens = p->tokens, .dout = siamese ? dz : dx, .B = d.B, .T = d.T, .C = d.C, .V = d.V,
+        };
     }
 
     /* ---- clipping and optimiser ---- */
     p->phases.clip = p->n_ops;
     {
         svk_plan_op *o = op(&b, SVK_OP_CLIP, "clip");
-        o->t[0] = p->output, o->t[1] = svk_plan_slab_start(p, SVK_SLAB_GRAD);
-        o->dims[0] = p->slab_elems[SVK_SLAB_GRAD];
+        o->clip = (svk_plan_clip){.output = p->output, .grads = svk_plan_slab_start(p, SVK_SLAB_GRAD),
+                                  .n = p->slab_elems[SVK_SLAB_GRAD]};
     }
     p->phases.optimizer = p->n_ops;
     /* One update per group of the layout (layout_params). */
@@ -750,11 +724,11 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         if (svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n) == SVK_NONE)
             continue;
         svk_plan_op *o = op(&b, SVK_OP_ADAMW, decay ? "adamw (weight decay)" : "adamw (no decay)");
-        for (int s2 = 0; s2 < 4; s2++)
-            o->t[s2] = svk_plan_param_group(p, decay, (svk_slab)s2, &n);
-        o->t[4] = p->output;
-        o->dims[0] = n;
-        o->flags = decay ? SVK_FLAG_DECAY : 0;
+        o->adamw = (svk_plan_adamw){
+            .p = svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n), .g = svk_plan_param_group(p, decay, SVK_SLAB_GRAD, &n),
+            .m = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_M, &n), .v = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_V, &n),
+            .output = p->output, .n = n, .decay = decay,
+        };
     }
     p->phases.end = p->n_ops;
     free(x);

@@ -3,8 +3,9 @@
  * named tensors that one step of the model runs — forward, loss, backward,
  * clipping, AdamW — for one configuration and batch shape. This is the one
  * place the model's structure is written (docs/MODEL.md); both
- * backends execute it (plan_cpu.c with the CPU reference, plan_vk.c by
- * recording device operations), so they cannot disagree on the model.
+ * backends execute it (plan_cpu_tmpl.c with the CPU reference,
+ * backend_vk.c by recording device operations), so they cannot disagree
+ * on the model. Its ops are defined in plan_op.h.
  *
  * Tensors live in slabs by lifetime; every tensor has an element offset in
  * its slab, assigned when the plan is built. Parameters, their gradients and
@@ -21,6 +22,7 @@
 
 #include "core/error.h"
 #include "params.h"
+#include "plan_op.h"
 
 typedef enum svk_slab {
     SVK_SLAB_PARAM = 0,   /* weights */
@@ -60,8 +62,6 @@ static inline bool svk_step_finite(float loss, float grad_norm)
     return isfinite(loss) && isfinite(sq);
 }
 
-#define SVK_NONE UINT32_MAX
-
 typedef struct svk_plan_tensor {
     char name[80];
     svk_slab slab;
@@ -69,62 +69,6 @@ typedef struct svk_plan_tensor {
     uint64_t offset;      /* elements from the start of the slab */
     int32_t param;        /* index into the parameter list, or -1 */
 } svk_plan_tensor;
-
-typedef enum svk_plan_opcode {
-    SVK_OP_ZERO,          /* dims[0] elements from t0's offset in its slab = 0 (may span tensors) */
-    SVK_OP_COPY,          /* t0 = t1 */
-    SVK_OP_ADD,           /* t0 += t1 */
-    SVK_OP_EMBED_FWD,     /* t0 out [N,C] = wte t2 [tokens t1] + wpe t3 (opt); output t4 counts bad tokens; dims B,T,C,V */
-    SVK_OP_EMBED_BWD,     /* dwte t0 +=, dwpe t1 (opt) +=, tokens t2, dout t3 */
-    SVK_OP_NORM_FWD,      /* out t0, mean t1 (layernorm), rstd t2, x t3, g t4, b t5 (layernorm); dims rows, width */
-    SVK_OP_NORM_BWD,      /* dx t0, dg t1 +=, db t2 +=, dout t3, x t4, mean t5, rstd t6, g t7 */
-    SVK_OP_SIAMESE_FWD,   /* xn t0, h t1, mean t2, rstd t3, x t4, y t5, g t6 [3,C], b t7 */
-    SVK_OP_SIAMESE_BWD,   /* dx t0, dy t1, dg t2, db t3, dh t4, dxn t5, dy_in t6, x t7, y t8, mean t9, rstd t10,
-                             g t11, b t12, work t13, then dz t14 = dx / f[0] + dy: the residual gradient of the
-                             sublayer below (c = f[0]), or with f[0] = 1 the embedding's */
-    SVK_OP_SOUT_FWD,      /* out t0, mean t1, rstd t2, x t3, y t4, g t5, b t6, work t7 */
-    SVK_OP_SOUT_BWD,      /* dx t0, dy t1, dg t2, db t3, dout t4, x t5, y t6, mean t7, rstd t8, g t9, b t10, work t11,
-                             then dz t12 = dx / f[0] + dy as SIAMESE_BWD's */
-    SVK_OP_GEMM,          /* C t0 = alpha op(A t1) op(B t2) + beta C (+ bias t3); dims M, N, K; flags TA|TB;
-                             ld[] the leading dimensions of A, B and C (0: dense);
-                             then with flag GELU t4 = gelu(C), with GELU_BWD C *= gelu'(t4) (the MLP's
-                             activation folded into its GEMMs: lib/ops/gemm.h, svk_gemm_epilogue);
-                             with RESIDUAL (beta 0) C = t4 + z, with DUAL_RESIDUAL C += z / f[2] and
-                             t5 = t4 + z, z the GEMM's result (a sublayer's output into the residual
-                             streams) */
-    SVK_OP_ROPE_FWD,      /* qkv t0 in place; dims B, T, C, H; f[0] = theta */
-    SVK_OP_ROPE_BWD,      /* dqkv t0 in place */
-    SVK_OP_ATTN_FWD,      /* out t0, att t1, qkv t2; dims B, T, C, H. att: the probabilities [B, H, T, T],
-                             or with flag FLASH the softmax stats [B, H, T, 2] (lib/ops/attention.h) */
-    SVK_OP_ATTN_BWD,      /* dqkv t0, dout t1, qkv t2, att t3; with flag FLASH the forward's out t4 */
-    SVK_OP_SWIGLU_FWD,    /* out t0 = silu(gate t1) * up t2 */
-    SVK_OP_SWIGLU_BWD,    /* dgate t0, dup t1, gate t2, up t3, dout t4 */
-    SVK_OP_BIAS_BWD,      /* dbias t0 += column sums of dout t1 [rows, N] (leading dimension ld[0], 0: N);
-                             dims rows, N */
-    SVK_OP_XENT,          /* output t0 (loss, counts), dlogits t1, logits t2, targets t3; dims rows, V */
-    SVK_OP_CLIP,          /* output t0: norm of dims[0] elements from t1 (the whole grad slab), clip scale */
-    SVK_OP_ADAMW,         /* dims[0] elements from the offsets of p t0, g t1, m t2, v t3 (a group of
-                             svk_plan_param_group, spanning tensors), output t4 (clip scale; no update
-                             unless the loss and gradient norm there pass svk_step_finite); flags DECAY */
-    SVK_OP_TRANSPOSE,     /* dst t0 [cols, rows] = src t1 [rows, cols] transposed; dims rows, cols */
-    SVK_OP_COUNT_
-} svk_plan_opcode;
-
-#define SVK_PLAN_MAX_T 15
-enum {
-    SVK_FLAG_TA = 1, SVK_FLAG_TB = 2, SVK_FLAG_DECAY = 4, SVK_FLAG_RMS = 8, SVK_FLAG_FLASH = 16,
-    SVK_FLAG_GELU = 32, SVK_FLAG_GELU_BWD = 64, SVK_FLAG_RESIDUAL = 128, SVK_FLAG_DUAL_RESIDUAL = 256,
-};
-
-typedef struct svk_plan_op {
-    svk_plan_opcode code;
-    uint32_t t[SVK_PLAN_MAX_T];  /* tensor ids, SVK_NONE where absent */
-    uint64_t dims[4];
-    uint64_t ld[3];              /* GEMM, BIAS_BWD: leading dimensions (see the opcode; 0: dense) */
-    float f[3];
-    uint32_t flags;
-    char label[48];              /* e.g. "blocks.2.attn.qkv" */
-} svk_plan_op;
 
 /* Where the phases of a step begin in ops[]. */
 typedef struct svk_plan_phases {
@@ -150,7 +94,7 @@ typedef struct svk_plan {
 } svk_plan;
 
 /* How a backend wants its plans built; all false is the CPU backend's.
- *  flash_attention  the attention ops are the flash pair (flag FLASH),
+ *  flash_attention  the attention ops are the flash pair (their flash),
  *                   which keep [B, H, T, 2] per attention sublayer for the
  *                   backward instead of [B, H, T, T]; only the Vulkan
  *                   backend runs it;
@@ -195,8 +139,6 @@ uint32_t svk_plan_param_group(const svk_plan *p, bool decay, svk_slab slab, uint
 /* The tensor at the start (offset 0) of a parameter-shaped slab. */
 uint32_t svk_plan_slab_start(const svk_plan *p, svk_slab slab);
 
-const char *svk_plan_opcode_name(svk_plan_opcode code);
-
 /* One float operand of a plan op: the rows x cols elements
  * tensor[offset + r * ld + c] that it reads and/or writes. */
 typedef struct svk_plan_operand {
@@ -213,7 +155,6 @@ typedef struct svk_plan_operand {
  * out), inputs first; returns their number (lib/model/plan_operands.c). */
 uint32_t svk_plan_op_operands(const svk_plan *p, const svk_plan_op *o, svk_plan_operand out[SVK_PLAN_MAX_OPERANDS]);
 
-#endif
 
 /* What changes from step to step, or from run to run, and so is not part of
  * the plan: the optimiser's hyperparameters and the step number. */
@@ -233,3 +174,5 @@ svk_status svk_plan_cpu_run_f32(svk_log *log, const svk_plan *p, void *const sla
                                 size_t end, const svk_step_hparams *h);
 svk_status svk_plan_cpu_run_f64(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
                                 size_t end, const svk_step_hparams *h);
+
+#endif

@@ -30,8 +30,11 @@ static void set_count(svk_real *out, int idx, size_t v)
 }
 
 typedef struct cpu {
+    svk_log *log;
     const svk_plan *p;
     void *const *slabs;
+    const svk_step_hparams *h;
+    size_t index; /* of the op running, for messages */
 } cpu;
 
 /* The svk_real view of tensor id (NULL for SVK_NONE). */
@@ -49,191 +52,303 @@ static const int32_t *I(const cpu *c, uint32_t id)
     return (const int32_t *)c->slabs[t->slab] + t->offset;
 }
 
-static enum svk_ref_norm kind_of(const svk_plan_op *o)
+static enum svk_ref_norm kind_of(const svk_plan_norm_shape *s)
 {
-    return (o->flags & SVK_FLAG_RMS) ? SVK_REF_RMSNORM : SVK_REF_LAYERNORM;
+    return s->rms ? SVK_REF_RMSNORM : SVK_REF_LAYERNORM;
 }
 
-svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin,
-                            size_t end, const svk_step_hparams *h)
+static svk_status zero(const cpu *c, const svk_plan_op *o)
 {
-    cpu c = {p, slabs};
-    const svk_real eps = p->eps;
+    memset(F(c, o->zero.dst), 0, o->zero.n * sizeof(svk_real));
+    return SVK_OK;
+}
+
+static svk_status copy(const cpu *c, const svk_plan_op *o)
+{
+    memcpy(F(c, o->copy.dst), F(c, o->copy.src), o->copy.n * sizeof(svk_real));
+    return SVK_OK;
+}
+
+static svk_status add(const cpu *c, const svk_plan_op *o)
+{
+    svk_real *a = F(c, o->add.dst);
+    const svk_real *b = F(c, o->add.src);
+    for (uint64_t k = 0; k < o->add.n; k++)
+        a[k] += b[k];
+    return SVK_OK;
+}
+
+static svk_status embed_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_embed_fwd *e = &o->embed_fwd;
+    svk_real *out = F(c, e->output);
+    const size_t bad = SVK_REF(embedding_fwd)(e->B, e->T, e->C, e->V, I(c, e->tokens), F(c, e->wte), F(c, e->wpe),
+                                              F(c, e->out));
+    set_count(out, SVK_OUT_VALID_TOKENS, e->B * e->T - bad);
+    set_count(out, SVK_OUT_BAD_TOKENS, bad);
+    return SVK_OK;
+}
+
+static svk_status embed_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_embed_bwd *e = &o->embed_bwd;
+    SVK_REF(embedding_bwd)(e->B, e->T, e->C, e->V, I(c, e->tokens), F(c, e->dout), F(c, e->dwte), F(c, e->dwpe));
+    return SVK_OK;
+}
+
+static svk_status norm_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_norm_fwd *n = &o->norm_fwd;
+    const svk_plan_norm_shape *s = &n->shape;
+    if (s->rms)
+        SVK_REF(rmsnorm_fwd)(s->rows, s->width, c->p->eps, F(c, n->x), F(c, n->gamma), F(c, n->out), F(c, n->rstd));
+    else
+        SVK_REF(layernorm_fwd)(s->rows, s->width, c->p->eps, F(c, n->x), F(c, n->gamma), F(c, n->beta),
+                               F(c, n->out), F(c, n->mean), F(c, n->rstd));
+    return SVK_OK;
+}
+
+static svk_status norm_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_norm_bwd *n = &o->norm_bwd;
+    const svk_plan_norm_shape *s = &n->shape;
+    if (s->rms)
+        SVK_REF(rmsnorm_bwd)(s->rows, s->width, F(c, n->dout), F(c, n->x), F(c, n->rstd), F(c, n->gamma),
+                             F(c, n->dx), F(c, n->dgamma));
+    else
+        SVK_REF(layernorm_bwd)(s->rows, s->width, F(c, n->dout), F(c, n->x), F(c, n->mean), F(c, n->rstd),
+                               F(c, n->gamma), F(c, n->dx), F(c, n->dgamma), F(c, n->dbeta));
+    return SVK_OK;
+}
+
+static svk_status siamese_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_siamese_fwd *n = &o->siamese_fwd;
+    SVK_REF(siamese_norm_fwd)(kind_of(&n->shape), n->shape.rows, n->shape.width, c->p->eps, F(c, n->x), F(c, n->y),
+                              F(c, n->gamma), F(c, n->beta), F(c, n->xn), F(c, n->h), F(c, n->mean), F(c, n->rstd));
+    return SVK_OK;
+}
+
+/* SVK_FUSE_RESIDUAL_GRAD of the SiameseNorm backwards: residual_bwd's
+ * formula over the dx and dy just written. */
+static void residual_grad(const cpu *c, const svk_plan_op *o, const svk_plan_norm_shape *s, uint32_t dx, uint32_t dy,
+                          uint32_t dz, float dz_c)
+{
+    if (o->fuse & SVK_FUSE_RESIDUAL_GRAD)
+        SVK_REF(residual_bwd)(s->rows * s->width, dz_c, F(c, dx), F(c, dy), F(c, dz));
+}
+
+static svk_status siamese_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_siamese_bwd *n = &o->siamese_bwd;
+    SVK_REF(siamese_norm_bwd)(kind_of(&n->shape), n->shape.rows, n->shape.width, c->p->eps, F(c, n->dh),
+                              F(c, n->dxn), F(c, n->dy_in), F(c, n->x), F(c, n->y), F(c, n->mean), F(c, n->rstd),
+                              F(c, n->gamma), F(c, n->beta), F(c, n->dx), F(c, n->dy), F(c, n->dgamma),
+                              F(c, n->dbeta), F(c, n->work));
+    residual_grad(c, o, &n->shape, n->dx, n->dy, n->dz, n->dz_c);
+    return SVK_OK;
+}
+
+static svk_status sout_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_sout_fwd *n = &o->sout_fwd;
+    SVK_REF(siamese_out_fwd)(kind_of(&n->shape), n->shape.rows, n->shape.width, c->p->eps, F(c, n->x), F(c, n->y),
+                             F(c, n->gamma), F(c, n->beta), F(c, n->out), F(c, n->mean), F(c, n->rstd),
+                             F(c, n->work));
+    return SVK_OK;
+}
+
+static svk_status sout_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_sout_bwd *n = &o->sout_bwd;
+    SVK_REF(siamese_out_bwd)(kind_of(&n->shape), n->shape.rows, n->shape.width, c->p->eps, F(c, n->dout),
+                             F(c, n->x), F(c, n->y), F(c, n->mean), F(c, n->rstd), F(c, n->gamma), F(c, n->beta),
+                             F(c, n->dx), F(c, n->dy), F(c, n->dgamma), F(c, n->dbeta), F(c, n->work));
+    residual_grad(c, o, &n->shape, n->dx, n->dy, n->dz, n->dz_c);
+    return SVK_OK;
+}
+
+/* A GEMM's fusions after its product, in the order the device applies
+ * them (lib/ops/gemm.h, svk_gemm_epilogue). ldc: C's leading dimension. */
+static void gemm_fusions(const cpu *c, const svk_plan_op *o, uint64_t ldc)
+{
+    const svk_plan_gemm *g = &o->gemm;
+    const svk_plan_gemm_fused *f = &g->fused;
+    const uint64_t M = g->M, N = g->N;
+    if (o->fuse & SVK_FUSE_RESIDUAL) {
+        svk_real *cz = F(c, g->c);
+        const svk_real *in = F(c, f->residual);
+        for (uint64_t e = 0; e < M * N; e++)
+            cz[e] = in[e] + cz[e];
+    }
+    if (o->fuse & SVK_FUSE_DUAL_RESIDUAL) {
+        /* residual_fwd's formulas: x += z / c; y' = y + z (z was written to residual_out). */
+        svk_real *x = F(c, g->c), *z = F(c, f->residual_out);
+        const svk_real *y = F(c, f->residual), rc = f->scale;
+        for (uint64_t e = 0; e < M * N; e++) {
+            x[e] += z[e] / rc;
+            z[e] = y[e] + z[e];
+        }
+    }
+    /* The activation is laid out as C: row by row. */
+    for (uint64_t r = 0; r < M && (o->fuse & (SVK_FUSE_GELU | SVK_FUSE_GELU_BWD)); r++) {
+        svk_real *cr = F(c, g->c) + r * ldc;
+        if (o->fuse & SVK_FUSE_GELU)
+            SVK_REF(gelu_fwd)(N, cr, F(c, f->act) + r * ldc);
+        else
+            SVK_REF(gelu_bwd)(N, F(c, f->act) + r * ldc, cr, cr);
+    }
+}
+
+static svk_status gemm(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_gemm *g = &o->gemm;
+    const uint64_t M = g->M, N = g->N, K = g->K;
+    const uint64_t lda = g->ld.a ? g->ld.a : g->ta ? M : K, ldb = g->ld.b ? g->ld.b : g->tb ? K : N;
+    const uint64_t ldc = g->ld.c ? g->ld.c : N;
+    if (ldc != N && (o->fuse & (SVK_FUSE_RESIDUAL | SVK_FUSE_DUAL_RESIDUAL)))
+        return svk_error(c->log, SVK_ERROR_INTERNAL, "plan op %zu (%s): a residual fusion with ldc %llu != N",
+                         c->index, o->label, (unsigned long long)ldc);
+    /* A dual residual's z goes to residual_out first (C is the x stream it updates). */
+    svk_real *dst = (o->fuse & SVK_FUSE_DUAL_RESIDUAL) ? F(c, g->fused.residual_out) : F(c, g->c);
+    SVK_REF(gemm)(g->ta, g->tb, M, N, K, g->alpha, F(c, g->a), lda, 0, F(c, g->b), ldb, 0, g->beta, dst, ldc, 0,
+                  F(c, g->bias), 1);
+    gemm_fusions(c, o, ldc);
+    return SVK_OK;
+}
+
+static svk_status rope(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_rope *r = &o->rope;
+    if (o->code == SVK_OP_ROPE_FWD)
+        SVK_REF(rope_fwd)(r->B, r->T, r->C, r->H, r->theta, F(c, r->qkv));
+    else
+        SVK_REF(rope_bwd)(r->B, r->T, r->C, r->H, r->theta, F(c, r->qkv));
+    return SVK_OK;
+}
+
+static svk_status attn_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_attn_fwd *a = &o->attn_fwd;
+    if (a->flash)
+        return svk_error(c->log, SVK_ERROR_INTERNAL, "plan op %zu (%s): flash attention on the CPU reference",
+                         c->index, o->label);
+    SVK_REF(attention_fwd)(a->B, a->T, a->C, a->H, F(c, a->qkv), F(c, a->out), F(c, a->att));
+    return SVK_OK;
+}
+
+static svk_status attn_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_attn_bwd *a = &o->attn_bwd;
+    SVK_REF(attention_bwd)(a->B, a->T, a->C, a->H, F(c, a->dout), F(c, a->qkv), F(c, a->att), F(c, a->dqkv));
+    return SVK_OK;
+}
+
+static svk_status swiglu_fwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_swiglu_fwd *s = &o->swiglu_fwd;
+    SVK_REF(swiglu_fwd)(s->n, F(c, s->gate), F(c, s->up), F(c, s->out));
+    return SVK_OK;
+}
+
+static svk_status swiglu_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_swiglu_bwd *s = &o->swiglu_bwd;
+    SVK_REF(swiglu_bwd)(s->n, F(c, s->gate), F(c, s->up), F(c, s->dout), F(c, s->dgate), F(c, s->dup));
+    return SVK_OK;
+}
+
+/* Row by row (dout's rows ld apart), in row order: the sums of one call
+ * over dense rows. */
+static svk_status bias_bwd(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_bias_bwd *b = &o->bias_bwd;
+    const uint64_t ld = b->ld ? b->ld : b->N;
+    for (uint64_t r = 0; r < b->rows; r++)
+        SVK_REF(bias_bwd)(1, b->N, F(c, b->dout) + r * ld, F(c, b->dbias));
+    return SVK_OK;
+}
+
+static svk_status xent(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_xent *x = &o->xent;
+    svk_real *out = F(c, x->output);
+    size_t invalid = 0, valid = 0;
+    const int32_t *tg = I(c, x->targets);
+    for (uint64_t r = 0; r < x->rows; r++)
+        valid += tg[r] >= 0 && (uint64_t)tg[r] < x->V;
+    out[SVK_OUT_LOSS] = SVK_REF(cross_entropy)(x->rows, x->V, F(c, x->logits), tg, F(c, x->dlogits), NULL, &invalid);
+    set_count(out, SVK_OUT_VALID_TARGETS, valid);
+    set_count(out, SVK_OUT_BAD_TARGETS, invalid);
+    return SVK_OK;
+}
+
+static svk_status clip(const cpu *c, const svk_plan_op *o)
+{
+    svk_real *out = F(c, o->clip.output);
+    const svk_real *g = F(c, o->clip.grads);
+    size_t n = o->clip.n;
+    const svk_real norm = SVK_REF(global_norm)(1, &g, &n);
+    out[SVK_OUT_GRAD_NORM] = norm;
+    out[SVK_OUT_CLIP_SCALE] = SVK_REF(clip_scale)(norm, c->h ? c->h->max_norm : 0.0f);
+    return SVK_OK;
+}
+
+static svk_status adamw(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_adamw *a = &o->adamw;
+    const svk_step_hparams *h = c->h;
+    if (!h)
+        return svk_error(c->log, SVK_ERROR_INTERNAL, "plan op '%s' needs step hyperparameters", o->label);
+    const svk_real *out = F(c, a->output);
+    /* A non-finite step leaves p, m and v as they were, as the device does. */
+    if (!svk_step_finite((float)out[SVK_OUT_LOSS], (float)out[SVK_OUT_GRAD_NORM]))
+        return SVK_OK;
+    SVK_REF(adamw)(a->n, F(c, a->p), F(c, a->g), F(c, a->m), F(c, a->v), out[SVK_OUT_CLIP_SCALE], h->lr, h->beta1,
+                   h->beta2, h->adam_eps, h->weight_decay, a->decay, h->t);
+    return SVK_OK;
+}
+
+static svk_status transpose(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_transpose *t = &o->transpose;
+    svk_real *dst = F(c, t->dst);
+    const svk_real *src = F(c, t->src);
+    for (uint64_t r = 0; r < t->rows; r++)
+        for (uint64_t k = 0; k < t->cols; k++)
+            dst[k * t->rows + r] = src[r * t->cols + k];
+    return SVK_OK;
+}
+
+typedef svk_status (*runner)(const cpu *c, const svk_plan_op *o);
+
+static const runner runners[SVK_OP_COUNT_] = {
+    [SVK_OP_ZERO] = zero,           [SVK_OP_COPY] = copy,
+    [SVK_OP_ADD] = add,             [SVK_OP_EMBED_FWD] = embed_fwd,
+    [SVK_OP_EMBED_BWD] = embed_bwd, [SVK_OP_NORM_FWD] = norm_fwd,
+    [SVK_OP_NORM_BWD] = norm_bwd,   [SVK_OP_SIAMESE_FWD] = siamese_fwd,
+    [SVK_OP_SIAMESE_BWD] = siamese_bwd, [SVK_OP_SOUT_FWD] = sout_fwd,
+    [SVK_OP_SOUT_BWD] = sout_bwd,   [SVK_OP_GEMM] = gemm,
+    [SVK_OP_ROPE_FWD] = rope,       [SVK_OP_ROPE_BWD] = rope,
+    [SVK_OP_ATTN_FWD] = attn_fwd,   [SVK_OP_ATTN_BWD] = attn_bwd,
+    [SVK_OP_SWIGLU_FWD] = swiglu_fwd, [SVK_OP_SWIGLU_BWD] = swiglu_bwd,
+    [SVK_OP_BIAS_BWD] = bias_bwd,   [SVK_OP_XENT] = xent,
+    [SVK_OP_CLIP] = clip,           [SVK_OP_ADAMW] = adamw,
+    [SVK_OP_TRANSPOSE] = transpose,
+};
+
+svk_status RUN(svk_log *log, const svk_plan *p, void *const slabs[SVK_SLAB_COUNT], size_t begin, size_t end,
+               const svk_step_hparams *h)
+{
+    cpu c = {log, p, slabs, h, 0};
     for (size_t i = begin; i < end && i < p->n_ops; i++) {
         const svk_plan_op *o = &p->ops[i];
-        const uint32_t *t = o->t;
-        const uint64_t *d = o->dims;
-        svk_real *out = NULL;
-        switch (o->code) {
-        case SVK_OP_ZERO:
-            memset(F(&c, t[0]), 0, d[0] * sizeof(svk_real));
-            break;
-        case SVK_OP_COPY:
-            memcpy(F(&c, t[0]), F(&c, t[1]), d[0] * sizeof(svk_real));
-            break;
-        case SVK_OP_ADD: {
-            svk_real *a = F(&c, t[0]);
-            const svk_real *b = F(&c, t[1]);
-            for (uint64_t k = 0; k < d[0]; k++)
-                a[k] += b[k];
-            break;
-        }
-        case SVK_OP_EMBED_FWD: {
-            out = F(&c, t[4]);
-            size_t bad = SVK_REF(embedding_fwd)(d[0], d[1], d[2], d[3], I(&c, t[1]), F(&c, t[2]), F(&c, t[3]),
-                                                F(&c, t[0]));
-            set_count(out, SVK_OUT_VALID_TOKENS, d[0] * d[1] - bad);
-            set_count(out, SVK_OUT_BAD_TOKENS, bad);
-            break;
-        }
-        case SVK_OP_EMBED_BWD:
-            SVK_REF(embedding_bwd)(d[0], d[1], d[2], d[3], I(&c, t[2]), F(&c, t[3]), F(&c, t[0]), F(&c, t[1]));
-            break;
-        case SVK_OP_NORM_FWD:
-            if (kind_of(o) == SVK_REF_RMSNORM)
-                SVK_REF(rmsnorm_fwd)(d[0], d[1], eps, F(&c, t[3]), F(&c, t[4]), F(&c, t[0]), F(&c, t[2]));
-            else
-                SVK_REF(layernorm_fwd)(d[0], d[1], eps, F(&c, t[3]), F(&c, t[4]), F(&c, t[5]), F(&c, t[0]),
-                                          F(&c, t[1]), F(&c, t[2]));
-            break;
-        case SVK_OP_NORM_BWD:
-            if (kind_of(o) == SVK_REF_RMSNORM)
-                SVK_REF(rmsnorm_bwd)(d[0], d[1], F(&c, t[3]), F(&c, t[4]), F(&c, t[6]), F(&c, t[7]), F(&c, t[0]),
-                                        F(&c, t[1]));
-            else
-                SVK_REF(layernorm_bwd)(d[0], d[1], F(&c, t[3]), F(&c, t[4]), F(&c, t[5]), F(&c, t[6]),
-                                          F(&c, t[7]), F(&c, t[0]), F(&c, t[1]), F(&c, t[2]));
-            break;
-        case SVK_OP_SIAMESE_FWD:
-            SVK_REF(siamese_norm_fwd)(kind_of(o), d[0], d[1], eps, F(&c, t[4]), F(&c, t[5]), F(&c, t[6]),
-                                         F(&c, t[7]), F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[3]));
-            break;
-        case SVK_OP_SIAMESE_BWD:
-            SVK_REF(siamese_norm_bwd)(kind_of(o), d[0], d[1], eps, F(&c, t[4]), F(&c, t[5]), F(&c, t[6]),
-                                         F(&c, t[7]), F(&c, t[8]), F(&c, t[9]), F(&c, t[10]), F(&c, t[11]),
-                                         F(&c, t[12]), F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[3]),
-                                         F(&c, t[13]));
-            if (t[14] != SVK_NONE)
-                SVK_REF(residual_bwd)(d[0] * d[1], o->f[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[14]));
-            break;
-        case SVK_OP_SOUT_FWD:
-            SVK_REF(siamese_out_fwd)(kind_of(o), d[0], d[1], eps, F(&c, t[3]), F(&c, t[4]), F(&c, t[5]),
-                                        F(&c, t[6]), F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[7]));
-            break;
-        case SVK_OP_SOUT_BWD:
-            SVK_REF(siamese_out_bwd)(kind_of(o), d[0], d[1], eps, F(&c, t[4]), F(&c, t[5]), F(&c, t[6]),
-                                        F(&c, t[7]), F(&c, t[8]), F(&c, t[9]), F(&c, t[10]), F(&c, t[0]),
-                                        F(&c, t[1]), F(&c, t[2]), F(&c, t[3]), F(&c, t[11]));
-            if (t[12] != SVK_NONE)
-                SVK_REF(residual_bwd)(d[0] * d[1], o->f[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[12]));
-            break;
-        case SVK_OP_GEMM: {
-            bool ta = o->flags & SVK_FLAG_TA, tb = o->flags & SVK_FLAG_TB;
-            uint64_t M = d[0], N = d[1], K = d[2];
-            const uint64_t lda = o->ld[0] ? o->ld[0] : ta ? M : K, ldb = o->ld[1] ? o->ld[1] : tb ? K : N;
-            const uint64_t ldc = o->ld[2] ? o->ld[2] : N;
-            if (ldc != N && (o->flags & (SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL)))
-                return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu (%s): a residual epilogue with ldc %llu != N",
-                                 i, o->label, (unsigned long long)ldc);
-            /* A dual residual's z goes to t5 first (C is the x stream it updates). */
-            svk_real *dst = (o->flags & SVK_FLAG_DUAL_RESIDUAL) ? F(&c, t[5]) : F(&c, t[0]);
-            SVK_REF(gemm)(ta, tb, M, N, K, o->f[0], F(&c, t[1]), lda, 0, F(&c, t[2]), ldb, 0, o->f[1], dst, ldc, 0,
-                          F(&c, t[3]), 1);
-            if (o->flags & SVK_FLAG_RESIDUAL) {
-                svk_real *cz = F(&c, t[0]);
-                const svk_real *in = F(&c, t[4]);
-                for (uint64_t e = 0; e < M * N; e++)
-                    cz[e] = in[e] + cz[e];
-            }
-            if (o->flags & SVK_FLAG_DUAL_RESIDUAL) {
-                /* residual_fwd's formulas: x += z / c; y' = y + z. */
-                svk_real *x = F(&c, t[0]), *z = F(&c, t[5]);
-                const svk_real *y = F(&c, t[4]), rc = o->f[2];
-                for (uint64_t e = 0; e < M * N; e++) {
-                    x[e] += z[e] / rc;
-                    z[e] = y[e] + z[e];
-                }
-            }
-            /* The activation's aux is laid out as C: row by row. */
-            for (uint64_t r = 0; r < M; r++) {
-                svk_real *cr = F(&c, t[0]) + r * ldc;
-                if (o->flags & SVK_FLAG_GELU)
-                    SVK_REF(gelu_fwd)(N, cr, F(&c, t[4]) + r * ldc);
-                if (o->flags & SVK_FLAG_GELU_BWD)
-                    SVK_REF(gelu_bwd)(N, F(&c, t[4]) + r * ldc, cr, cr);
-            }
-            break;
-        }
-        case SVK_OP_ROPE_FWD:
-            SVK_REF(rope_fwd)(d[0], d[1], d[2], d[3], o->f[0], F(&c, t[0]));
-            break;
-        case SVK_OP_ROPE_BWD:
-            SVK_REF(rope_bwd)(d[0], d[1], d[2], d[3], o->f[0], F(&c, t[0]));
-            break;
-        case SVK_OP_ATTN_FWD:
-            if (o->flags & SVK_FLAG_FLASH)
-                return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu (%s): flash attention on the CPU reference",
-                                 i, o->label);
-            SVK_REF(attention_fwd)(d[0], d[1], d[2], d[3], F(&c, t[2]), F(&c, t[0]), F(&c, t[1]));
-            break;
-        case SVK_OP_ATTN_BWD:
-            SVK_REF(attention_bwd)(d[0], d[1], d[2], d[3], F(&c, t[1]), F(&c, t[2]), F(&c, t[3]), F(&c, t[0]));
-            break;
-        case SVK_OP_SWIGLU_FWD:
-            SVK_REF(swiglu_fwd)(d[0], F(&c, t[1]), F(&c, t[2]), F(&c, t[0]));
-            break;
-        case SVK_OP_SWIGLU_BWD:
-            SVK_REF(swiglu_bwd)(d[0], F(&c, t[2]), F(&c, t[3]), F(&c, t[4]), F(&c, t[0]), F(&c, t[1]));
-            break;
-        case SVK_OP_BIAS_BWD: {
-            /* Row by row (dout's rows ld[0] apart), in row order: the sums
-             * of one call over dense rows. */
-            const uint64_t ld = o->ld[0] ? o->ld[0] : d[1];
-            for (uint64_t r = 0; r < d[0]; r++)
-                SVK_REF(bias_bwd)(1, d[1], F(&c, t[1]) + r * ld, F(&c, t[0]));
-            break;
-        }
-        case SVK_OP_XENT: {
-            out = F(&c, t[0]);
-            size_t invalid = 0, valid = 0;
-            const int32_t *tg = I(&c, t[3]);
-            for (uint64_t r = 0; r < d[0]; r++)
-                valid += tg[r] >= 0 && (uint64_t)tg[r] < d[1];
-            out[SVK_OUT_LOSS] = SVK_REF(cross_entropy)(d[0], d[1], F(&c, t[2]), tg, F(&c, t[1]), NULL, &invalid);
-            set_count(out, SVK_OUT_VALID_TARGETS, valid);
-            set_count(out, SVK_OUT_BAD_TARGETS, invalid);
-            break;
-        }
-        case SVK_OP_CLIP: {
-            out = F(&c, t[0]);
-            const svk_real *g = F(&c, t[1]);
-            size_t n = d[0];
-            svk_real norm = SVK_REF(global_norm)(1, &g, &n);
-            out[SVK_OUT_GRAD_NORM] = norm;
-            out[SVK_OUT_CLIP_SCALE] = SVK_REF(clip_scale)(norm, h ? h->max_norm : 0.0f);
-            break;
-        }
-        case SVK_OP_ADAMW:
-            if (!h)
-                return svk_error(log, SVK_ERROR_INTERNAL, "plan op '%s' needs step hyperparameters", o->label);
-            /* A non-finite step leaves p, m and v as they were, as the device does. */
-            if (!svk_step_finite((float)F(&c, t[4])[SVK_OUT_LOSS], (float)F(&c, t[4])[SVK_OUT_GRAD_NORM]))
-                break;
-            SVK_REF(adamw)(d[0], F(&c, t[0]), F(&c, t[1]), F(&c, t[2]), F(&c, t[3]),
-                              F(&c, t[4])[SVK_OUT_CLIP_SCALE], h->lr, h->beta1, h->beta2, h->adam_eps,
-                              h->weight_decay, (o->flags & SVK_FLAG_DECAY) != 0, h->t);
-            break;
-        case SVK_OP_TRANSPOSE: {
-            svk_real *dst = F(&c, t[0]);
-            const svk_real *src = F(&c, t[1]);
-            for (uint64_t r = 0; r < d[0]; r++)
-                for (uint64_t k = 0; k < d[1]; k++)
-                    dst[k * d[0] + r] = src[r * d[1] + k];
-            break;
-        }
-        case SVK_OP_COUNT_:
+        if ((unsigned)o->code >= SVK_OP_COUNT_ || !runners[o->code])
             return svk_error(log, SVK_ERROR_INTERNAL, "plan op %zu has no code", i);
-        }
+        c.index = i;
+        const svk_status st = runners[o->code](&c, o);
+        if (st != SVK_OK)
+            return st;
     }
     return SVK_OK;
 }

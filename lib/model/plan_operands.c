@@ -1,7 +1,8 @@
 /* Which elements of which tensors each plan op reads and writes: the one
  * table svk_model_find_nonfinite checks a step against (lib/model/finite.c).
- * The extents follow the opcodes' definitions in plan.h and their device
- * operations in backend_vk.c. */
+ * One function per op kind, each listing its operands by their names in
+ * plan_op.h; the extents follow those definitions and the device
+ * operations of backend_vk.c. */
 #include "plan.h"
 
 typedef struct builder {
@@ -30,7 +31,7 @@ static void dense(builder *b, uint32_t t, const char *role, bool read, bool writ
 }
 
 /* The whole of t: tensors the op owns outright (parameters, saved
- * statistics), whose extent the op's dims do not spell out. */
+ * statistics), whose extent the op's shape does not spell out. */
 static void whole(builder *b, uint32_t t, const char *role, bool read, bool written)
 {
     if (t != SVK_NONE)
@@ -41,171 +42,262 @@ static void whole(builder *b, uint32_t t, const char *role, bool read, bool writ
 #define OUT false, true
 #define INOUT true, true
 
+static void zero(builder *b, const svk_plan_op *o)
+{
+    dense(b, o->zero.dst, "out", OUT, o->zero.n);
+}
+
+static void copy(builder *b, const svk_plan_op *o)
+{
+    dense(b, o->copy.src, "src", IN, o->copy.n);
+    dense(b, o->copy.dst, "dst", OUT, o->copy.n);
+}
+
+static void add_op(builder *b, const svk_plan_op *o)
+{
+    dense(b, o->add.src, "src", IN, o->add.n);
+    dense(b, o->add.dst, "dst", INOUT, o->add.n);
+}
+
+/* The tokens and the count of bad ones are integers: not listed. */
+static void embed_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_embed_fwd *e = &o->embed_fwd;
+    whole(b, e->wte, "wte", IN);
+    dense(b, e->wpe, "wpe", IN, e->T * e->C);
+    dense(b, e->out, "out", OUT, e->B * e->T * e->C);
+}
+
+static void embed_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_embed_bwd *e = &o->embed_bwd;
+    dense(b, e->dout, "dout", IN, e->B * e->T * e->C);
+    whole(b, e->dwte, "dwte", INOUT);
+    dense(b, e->dwpe, "dwpe", INOUT, e->T * e->C);
+}
+
+static void norm_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_norm_fwd *n = &o->norm_fwd;
+    const uint64_t e = n->shape.rows * n->shape.width;
+    dense(b, n->x, "x", IN, e);
+    whole(b, n->gamma, "g", IN);
+    whole(b, n->beta, "b", IN);
+    dense(b, n->out, "out", OUT, e);
+    whole(b, n->mean, "mean", OUT);
+    whole(b, n->rstd, "rstd", OUT);
+}
+
+static void norm_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_norm_bwd *n = &o->norm_bwd;
+    const uint64_t e = n->shape.rows * n->shape.width;
+    dense(b, n->dout, "dout", IN, e);
+    dense(b, n->x, "x", IN, e);
+    whole(b, n->mean, "mean", IN);
+    whole(b, n->rstd, "rstd", IN);
+    whole(b, n->gamma, "g", IN);
+    dense(b, n->dx, "dx", OUT, e);
+    whole(b, n->dgamma, "dg", INOUT);
+    whole(b, n->dbeta, "db", INOUT);
+}
+
+/* gamma and beta (and their gradients) are [3, width]: three norms'. */
+static void siamese_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_siamese_fwd *n = &o->siamese_fwd;
+    const uint64_t e = n->shape.rows * n->shape.width, w3 = 3 * n->shape.width;
+    dense(b, n->x, "x", IN, e);
+    dense(b, n->y, "y", IN, e);
+    dense(b, n->gamma, "g", IN, w3);
+    dense(b, n->beta, "b", IN, w3);
+    dense(b, n->xn, "xn", OUT, e);
+    dense(b, n->h, "h", OUT, e);
+    whole(b, n->mean, "mean", OUT);
+    whole(b, n->rstd, "rstd", OUT);
+}
+
+/* work is scratch: not listed. */
+static void siamese_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_siamese_bwd *n = &o->siamese_bwd;
+    const uint64_t e = n->shape.rows * n->shape.width, w3 = 3 * n->shape.width;
+    dense(b, n->dh, "dh", IN, e);
+    dense(b, n->dxn, "dxn", IN, e);
+    dense(b, n->dy_in, "dy_in", IN, e);
+    dense(b, n->x, "x", IN, e);
+    dense(b, n->y, "y", IN, e);
+    whole(b, n->mean, "mean", IN);
+    whole(b, n->rstd, "rstd", IN);
+    dense(b, n->gamma, "g", IN, w3);
+    dense(b, n->beta, "b", IN, w3);
+    dense(b, n->dx, "dx", OUT, e);
+    dense(b, n->dy, "dy", OUT, e);
+    dense(b, n->dgamma, "dg", INOUT, w3);
+    dense(b, n->dbeta, "db", INOUT, w3);
+    if (o->fuse & SVK_FUSE_RESIDUAL_GRAD)
+        dense(b, n->dz, "dz", OUT, e);
+}
+
+static void sout_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_sout_fwd *n = &o->sout_fwd;
+    const uint64_t e = n->shape.rows * n->shape.width, w3 = 3 * n->shape.width;
+    dense(b, n->x, "x", IN, e);
+    dense(b, n->y, "y", IN, e);
+    dense(b, n->gamma, "g", IN, w3);
+    dense(b, n->beta, "b", IN, w3);
+    dense(b, n->out, "out", OUT, e);
+    whole(b, n->mean, "mean", OUT);
+    whole(b, n->rstd, "rstd", OUT);
+}
+
+static void sout_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_sout_bwd *n = &o->sout_bwd;
+    const uint64_t e = n->shape.rows * n->shape.width, w3 = 3 * n->shape.width;
+    dense(b, n->dout, "dout", IN, e);
+    dense(b, n->x, "x", IN, e);
+    dense(b, n->y, "y", IN, e);
+    whole(b, n->mean, "mean", IN);
+    whole(b, n->rstd, "rstd", IN);
+    dense(b, n->gamma, "g", IN, w3);
+    dense(b, n->beta, "b", IN, w3);
+    dense(b, n->dx, "dx", OUT, e);
+    dense(b, n->dy, "dy", OUT, e);
+    dense(b, n->dgamma, "dg", INOUT, w3);
+    dense(b, n->dbeta, "db", INOUT, w3);
+    if (o->fuse & SVK_FUSE_RESIDUAL_GRAD)
+        dense(b, n->dz, "dz", OUT, e);
+}
+
+/* A [M, K] or, with ta, [K, M]; B [K, N] or, with tb, [N, K]; the
+ * fusions' operands are laid out as C. */
+static void gemm(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_gemm *g = &o->gemm;
+    const svk_plan_gemm_fused *f = &g->fused;
+    const uint64_t M = g->M, N = g->N, K = g->K;
+    add(b, g->a, "A", IN, 0, g->ta ? K : M, g->ta ? M : K, g->ld.a);
+    add(b, g->b, "B", IN, 0, g->tb ? N : K, g->tb ? K : N, g->ld.b);
+    dense(b, g->bias, "bias", IN, N);
+    if (o->fuse & SVK_FUSE_GELU_BWD)
+        add(b, f->act, "act", IN, 0, M, N, g->ld.c);
+    if (o->fuse & (SVK_FUSE_RESIDUAL | SVK_FUSE_DUAL_RESIDUAL))
+        add(b, f->residual, "residual", IN, 0, M, N, g->ld.c);
+    const bool c_read = g->beta != 0.0f || (o->fuse & SVK_FUSE_DUAL_RESIDUAL);
+    add(b, g->c, "C", c_read, true, 0, M, N, g->ld.c);
+    if (o->fuse & SVK_FUSE_GELU)
+        add(b, f->act, "gelu", OUT, 0, M, N, g->ld.c);
+    if (o->fuse & SVK_FUSE_DUAL_RESIDUAL)
+        add(b, f->residual_out, "residual_out", OUT, 0, M, N, g->ld.c);
+    if (o->fuse & SVK_FUSE_BIAS_GRAD)
+        dense(b, f->dbias, "dbias", INOUT, M);
+}
+
+static void rope(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_rope *r = &o->rope;
+    dense(b, r->qkv, "qkv", INOUT, r->B * r->T * 3 * r->C);
+}
+
+static void attn_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_attn_fwd *a = &o->attn_fwd;
+    dense(b, a->qkv, "qkv", IN, a->B * a->T * 3 * a->C);
+    dense(b, a->out, "out", OUT, a->B * a->T * a->C);
+    whole(b, a->att, a->flash ? "stats" : "att", OUT);
+}
+
+static void attn_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_attn_bwd *a = &o->attn_bwd;
+    dense(b, a->dout, "dout", IN, a->B * a->T * a->C);
+    dense(b, a->qkv, "qkv", IN, a->B * a->T * 3 * a->C);
+    whole(b, a->att, a->flash ? "stats" : "att", IN);
+    if (a->flash)
+        dense(b, a->out, "out", IN, a->B * a->T * a->C);
+    dense(b, a->dqkv, "dqkv", OUT, a->B * a->T * 3 * a->C);
+}
+
+static void swiglu_fwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_swiglu_fwd *s = &o->swiglu_fwd;
+    dense(b, s->gate, "gate", IN, s->n);
+    dense(b, s->up, "up", IN, s->n);
+    dense(b, s->out, "out", OUT, s->n);
+}
+
+static void swiglu_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_swiglu_bwd *s = &o->swiglu_bwd;
+    dense(b, s->gate, "gate", IN, s->n);
+    dense(b, s->up, "up", IN, s->n);
+    dense(b, s->dout, "dout", IN, s->n);
+    dense(b, s->dgate, "dgate", OUT, s->n);
+    dense(b, s->dup, "dup", OUT, s->n);
+}
+
+static void bias_bwd(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_bias_bwd *s = &o->bias_bwd;
+    add(b, s->dout, "dout", IN, 0, s->rows, s->N, s->ld);
+    dense(b, s->dbias, "dbias", INOUT, s->N);
+}
+
+/* The targets are integers: not listed. */
+static void xent(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_xent *x = &o->xent;
+    dense(b, x->logits, "logits", IN, x->rows * x->V);
+    dense(b, x->dlogits, "dlogits", OUT, x->rows * x->V);
+    add(b, x->output, "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
+}
+
+static void clip(builder *b, const svk_plan_op *o)
+{
+    dense(b, o->clip.grads, "gradients", IN, o->clip.n);
+    add(b, o->clip.output, "gradient norm", OUT, SVK_OUT_GRAD_NORM, 1, 2, 0);
+}
+
+/* output's clip scale and guards are read too; not listed. */
+static void adamw(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_adamw *a = &o->adamw;
+    dense(b, a->g, "g", IN, a->n);
+    dense(b, a->p, "p", INOUT, a->n);
+    dense(b, a->m, "m", INOUT, a->n);
+    dense(b, a->v, "v", INOUT, a->n);
+}
+
+static void transpose(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_transpose *t = &o->transpose;
+    dense(b, t->src, "src", IN, t->rows * t->cols);
+    dense(b, t->dst, "dst", OUT, t->rows * t->cols);
+}
+
+typedef void (*lister)(builder *b, const svk_plan_op *o);
+
+static const lister listers[SVK_OP_COUNT_] = {
+    [SVK_OP_ZERO] = zero,           [SVK_OP_COPY] = copy,
+    [SVK_OP_ADD] = add_op,          [SVK_OP_EMBED_FWD] = embed_fwd,
+    [SVK_OP_EMBED_BWD] = embed_bwd, [SVK_OP_NORM_FWD] = norm_fwd,
+    [SVK_OP_NORM_BWD] = norm_bwd,   [SVK_OP_SIAMESE_FWD] = siamese_fwd,
+    [SVK_OP_SIAMESE_BWD] = siamese_bwd, [SVK_OP_SOUT_FWD] = sout_fwd,
+    [SVK_OP_SOUT_BWD] = sout_bwd,   [SVK_OP_GEMM] = gemm,
+    [SVK_OP_ROPE_FWD] = rope,       [SVK_OP_ROPE_BWD] = rope,
+    [SVK_OP_ATTN_FWD] = attn_fwd,   [SVK_OP_ATTN_BWD] = attn_bwd,
+    [SVK_OP_SWIGLU_FWD] = swiglu_fwd, [SVK_OP_SWIGLU_BWD] = swiglu_bwd,
+    [SVK_OP_BIAS_BWD] = bias_bwd,   [SVK_OP_XENT] = xent,
+    [SVK_OP_CLIP] = clip,           [SVK_OP_ADAMW] = adamw,
+    [SVK_OP_TRANSPOSE] = transpose,
+};
+
 uint32_t svk_plan_op_operands(const svk_plan *p, const svk_plan_op *o, svk_plan_operand out[SVK_PLAN_MAX_OPERANDS])
 {
     builder b = {p, out, 0};
-    const uint32_t *t = o->t;
-    const uint64_t *d = o->dims;
-    switch (o->code) {
-    case SVK_OP_ZERO:
-        dense(&b, t[0], "out", OUT, d[0]);
-        break;
-    case SVK_OP_COPY:
-        dense(&b, t[1], "src", IN, d[0]);
-        dense(&b, t[0], "dst", OUT, d[0]);
-        break;
-    case SVK_OP_ADD:
-        dense(&b, t[1], "src", IN, d[0]);
-        dense(&b, t[0], "dst", INOUT, d[0]);
-        break;
-    case SVK_OP_EMBED_FWD: /* dims B, T, C, V; tokens t1 and the count t4 are integers */
-        whole(&b, t[2], "wte", IN);
-        dense(&b, t[3], "wpe", IN, d[1] * d[2]);
-        dense(&b, t[0], "out", OUT, d[0] * d[1] * d[2]);
-        break;
-    case SVK_OP_EMBED_BWD:
-        dense(&b, t[3], "dout", IN, d[0] * d[1] * d[2]);
-        whole(&b, t[0], "dwte", INOUT);
-        dense(&b, t[1], "dwpe", INOUT, d[1] * d[2]);
-        break;
-    case SVK_OP_NORM_FWD: /* dims rows, width */
-        dense(&b, t[3], "x", IN, d[0] * d[1]);
-        whole(&b, t[4], "g", IN);
-        whole(&b, t[5], "b", IN);
-        dense(&b, t[0], "out", OUT, d[0] * d[1]);
-        whole(&b, t[1], "mean", OUT);
-        whole(&b, t[2], "rstd", OUT);
-        break;
-    case SVK_OP_NORM_BWD:
-        dense(&b, t[3], "dout", IN, d[0] * d[1]);
-        dense(&b, t[4], "x", IN, d[0] * d[1]);
-        whole(&b, t[5], "mean", IN);
-        whole(&b, t[6], "rstd", IN);
-        whole(&b, t[7], "g", IN);
-        dense(&b, t[0], "dx", OUT, d[0] * d[1]);
-        whole(&b, t[1], "dg", INOUT);
-        whole(&b, t[2], "db", INOUT);
-        break;
-    case SVK_OP_SIAMESE_FWD: /* dims rows, C; g and b (and dg, db) are [3, C]: three norms' parameters */
-        dense(&b, t[4], "x", IN, d[0] * d[1]);
-        dense(&b, t[5], "y", IN, d[0] * d[1]);
-        dense(&b, t[6], "g", IN, 3 * d[1]);
-        dense(&b, t[7], "b", IN, 3 * d[1]);
-        dense(&b, t[0], "xn", OUT, d[0] * d[1]);
-        dense(&b, t[1], "h", OUT, d[0] * d[1]);
-        whole(&b, t[2], "mean", OUT);
-        whole(&b, t[3], "rstd", OUT);
-        break;
-    case SVK_OP_SIAMESE_BWD: /* t13 is scratch */
-        dense(&b, t[4], "dh", IN, d[0] * d[1]);
-        dense(&b, t[5], "dxn", IN, d[0] * d[1]);
-        dense(&b, t[6], "dy_in", IN, d[0] * d[1]);
-        dense(&b, t[7], "x", IN, d[0] * d[1]);
-        dense(&b, t[8], "y", IN, d[0] * d[1]);
-        whole(&b, t[9], "mean", IN);
-        whole(&b, t[10], "rstd", IN);
-        dense(&b, t[11], "g", IN, 3 * d[1]);
-        dense(&b, t[12], "b", IN, 3 * d[1]);
-        dense(&b, t[0], "dx", OUT, d[0] * d[1]);
-        dense(&b, t[1], "dy", OUT, d[0] * d[1]);
-        dense(&b, t[2], "dg", INOUT, 3 * d[1]);
-        dense(&b, t[3], "db", INOUT, 3 * d[1]);
-        dense(&b, t[14], "dz", OUT, d[0] * d[1]);
-        break;
-    case SVK_OP_SOUT_FWD: /* t7 is scratch */
-        dense(&b, t[3], "x", IN, d[0] * d[1]);
-        dense(&b, t[4], "y", IN, d[0] * d[1]);
-        dense(&b, t[5], "g", IN, 3 * d[1]);
-        dense(&b, t[6], "b", IN, 3 * d[1]);
-        dense(&b, t[0], "out", OUT, d[0] * d[1]);
-        whole(&b, t[1], "mean", OUT);
-        whole(&b, t[2], "rstd", OUT);
-        break;
-    case SVK_OP_SOUT_BWD: /* t11 is scratch */
-        dense(&b, t[4], "dout", IN, d[0] * d[1]);
-        dense(&b, t[5], "x", IN, d[0] * d[1]);
-        dense(&b, t[6], "y", IN, d[0] * d[1]);
-        whole(&b, t[7], "mean", IN);
-        whole(&b, t[8], "rstd", IN);
-        dense(&b, t[9], "g", IN, 3 * d[1]);
-        dense(&b, t[10], "b", IN, 3 * d[1]);
-        dense(&b, t[0], "dx", OUT, d[0] * d[1]);
-        dense(&b, t[1], "dy", OUT, d[0] * d[1]);
-        dense(&b, t[2], "dg", INOUT, 3 * d[1]);
-        dense(&b, t[3], "db", INOUT, 3 * d[1]);
-        dense(&b, t[12], "dz", OUT, d[0] * d[1]);
-        break;
-    case SVK_OP_GEMM: { /* dims M, N, K; A [M, K] or, with TA, [K, M]; B [K, N] or, with TB, [N, K] */
-        const uint64_t M = d[0], N = d[1], K = d[2];
-        const bool ta = o->flags & SVK_FLAG_TA, tb = o->flags & SVK_FLAG_TB;
-        add(&b, t[1], "A", IN, 0, ta ? K : M, ta ? M : K, o->ld[0]);
-        add(&b, t[2], "B", IN, 0, tb ? N : K, tb ? K : N, o->ld[1]);
-        dense(&b, t[3], "bias", IN, N);
-        /* The epilogue's operands are laid out as C (plan.h). */
-        if (o->flags & (SVK_FLAG_GELU_BWD | SVK_FLAG_RESIDUAL | SVK_FLAG_DUAL_RESIDUAL))
-            add(&b, t[4], "aux", IN, 0, M, N, o->ld[2]);
-        const bool c_read = o->f[1] != 0.0f || (o->flags & SVK_FLAG_DUAL_RESIDUAL);
-        add(&b, t[0], "C", c_read, true, 0, M, N, o->ld[2]);
-        if (o->flags & SVK_FLAG_GELU)
-            add(&b, t[4], "gelu", OUT, 0, M, N, o->ld[2]);
-        if (o->flags & SVK_FLAG_DUAL_RESIDUAL)
-            add(&b, t[5], "aux2", OUT, 0, M, N, o->ld[2]);
-        break;
-    }
-    case SVK_OP_ROPE_FWD:
-    case SVK_OP_ROPE_BWD: /* dims B, T, C, H */
-        dense(&b, t[0], "qkv", INOUT, d[0] * d[1] * 3 * d[2]);
-        break;
-    case SVK_OP_ATTN_FWD:
-        dense(&b, t[2], "qkv", IN, d[0] * d[1] * 3 * d[2]);
-        dense(&b, t[0], "out", OUT, d[0] * d[1] * d[2]);
-        whole(&b, t[1], (o->flags & SVK_FLAG_FLASH) ? "stats" : "att", OUT);
-        break;
-    case SVK_OP_ATTN_BWD:
-        dense(&b, t[1], "dout", IN, d[0] * d[1] * d[2]);
-        dense(&b, t[2], "qkv", IN, d[0] * d[1] * 3 * d[2]);
-        whole(&b, t[3], (o->flags & SVK_FLAG_FLASH) ? "stats" : "att", IN);
-        if (o->flags & SVK_FLAG_FLASH)
-            dense(&b, t[4], "out", IN, d[0] * d[1] * d[2]);
-        dense(&b, t[0], "dqkv", OUT, d[0] * d[1] * 3 * d[2]);
-        break;
-    case SVK_OP_SWIGLU_FWD:
-        dense(&b, t[1], "gate", IN, d[0]);
-        dense(&b, t[2], "up", IN, d[0]);
-        dense(&b, t[0], "out", OUT, d[0]);
-        break;
-    case SVK_OP_SWIGLU_BWD:
-        dense(&b, t[2], "gate", IN, d[0]);
-        dense(&b, t[3], "up", IN, d[0]);
-        dense(&b, t[4], "dout", IN, d[0]);
-        dense(&b, t[0], "dgate", OUT, d[0]);
-        dense(&b, t[1], "dup", OUT, d[0]);
-        break;
-    case SVK_OP_BIAS_BWD: /* dims rows, N */
-        add(&b, t[1], "dout", IN, 0, d[0], d[1], o->ld[0]);
-        dense(&b, t[0], "dbias", INOUT, d[1]);
-        break;
-    case SVK_OP_XENT: /* dims rows, V; targets t3 are integers */
-        dense(&b, t[2], "logits", IN, d[0] * d[1]);
-        dense(&b, t[1], "dlogits", OUT, d[0] * d[1]);
-        add(&b, t[0], "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
-        break;
-    case SVK_OP_CLIP:
-        dense(&b, t[1], "gradients", IN, d[0]);
-        add(&b, t[0], "gradient norm", OUT, SVK_OUT_GRAD_NORM, 1, 2, 0);
-        break;
-    case SVK_OP_ADAMW: /* t4's clip scale and guards are read too; not listed */
-        dense(&b, t[1], "g", IN, d[0]);
-        dense(&b, t[0], "p", INOUT, d[0]);
-        dense(&b, t[2], "m", INOUT, d[0]);
-        dense(&b, t[3], "v", INOUT, d[0]);
-        break;
-    case SVK_OP_TRANSPOSE: /* dims rows, cols of src */
-        dense(&b, t[1], "src", IN, d[0] * d[1]);
-        dense(&b, t[0], "dst", OUT, d[0] * d[1]);
-        break;
-    case SVK_OP_COUNT_:
-        break;
-    }
+    if ((unsigned)o->code < SVK_OP_COUNT_ && listers[o->code])
+        listers[o->code](&b, o);
     return b.n;
 }
