@@ -96,6 +96,62 @@ static bool check(tu_tally *t, const char *name, const svk_model_config *c, cons
     return rel < 1e-6;
 }
 
+/* A Linear's bias gradient fused into its weight gradient's GEMM
+ * (SVK_FUSE_BIAS_GRAD, the plans' default) or as a BIAS_BWD op of its own
+ * (svk_plan_options.bias_grad_apart): the float CPU backend gives the same
+ * gradients bit for bit, and the fused plan has one op fewer per bias. */
+static void bias_grad_fusion(tu_tally *t, cf_rng *rng)
+{
+    enum { B = 2, T = 5 };
+    svk_model_config c = svk_model_config_default();
+    c.vocab = 11, c.ctx = 8, c.width = 8, c.layers = 2, c.heads = 2, c.mlp_hidden = 12;
+    const svk_plan_options opt[2] = {{.bias_grad_apart = false}, {.bias_grad_apart = true}};
+    run r[2];
+    float *grads[2] = {NULL, NULL};
+    bool built = true;
+    for (int k = 0; k < 2; k++)
+        built = svk_plan_build(NULL, &c, B, T, &opt[k], &r[k].p) == SVK_OK && built;
+    if (!built) {
+        tu_check(t, false, "bias_grad_fusion: plans: %s", svk_last_error());
+        return;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int s = 0; s < SVK_SLAB_COUNT; s++)
+            r[k].slabs[s] = calloc(r[k].p.slab_elems[s] + 1, 4);
+    float *w = r[0].slabs[SVK_SLAB_PARAM];
+    for (uint64_t i = 0; i < r[0].p.slab_elems[SVK_SLAB_PARAM]; i++)
+        w[i] = cf_rng_uniform(rng, -0.6f, 0.6f);
+    int32_t tokens[B * T], targets[B * T];
+    for (int i = 0; i < B * T; i++) {
+        tokens[i] = (int32_t)(cf_rng_next(rng) % c.vocab);
+        targets[i] = (int32_t)(cf_rng_next(rng) % c.vocab);
+    }
+    /* The Linears' biases: blocks.l.attn.qkv.bias, ... (not the norms',
+     * blocks.l.attn_norm.*.bias). */
+    size_t biases = 0;
+    for (size_t i = 0; i < r[0].p.n_params; i++) {
+        const char *name = r[0].p.params[i].name;
+        biases += (strstr(name, ".attn.") || strstr(name, ".mlp.")) && !strcmp(strrchr(name, '.'), ".bias");
+    }
+    for (int k = 0; k < 2; k++) {
+        memcpy(r[k].slabs[SVK_SLAB_PARAM], w, r[0].p.slab_elems[SVK_SLAB_PARAM] * 4);
+        svk_plan_write_inputs(&r[k].p, r[k].slabs[SVK_SLAB_INPUT], tokens, targets);
+        svk_plan_cpu_run_f32(NULL, &r[k].p, r[k].slabs, r[k].p.phases.forward, r[k].p.phases.clip, NULL);
+        grads[k] = r[k].slabs[SVK_SLAB_GRAD];
+    }
+    const uint64_t n = r[0].p.slab_elems[SVK_SLAB_GRAD];
+    tu_check(t, n == r[1].p.slab_elems[SVK_SLAB_GRAD] && !memcmp(grads[0], grads[1], n * 4) && biases > 0 &&
+                    r[1].p.n_ops - r[0].p.n_ops == biases,
+             "bias_grad_fusion: fused and apart bias gradients agree bit for bit over %llu gradients (%zu and %zu "
+             "ops, %zu Linear biases)",
+             (unsigned long long)n, r[0].p.n_ops, r[1].p.n_ops, biases);
+    for (int k = 0; k < 2; k++) {
+        for (int s = 0; s < SVK_SLAB_COUNT; s++)
+            free(r[k].slabs[s]);
+        svk_plan_free(&r[k].p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_args args;
@@ -131,6 +187,7 @@ int main(int argc, char **argv)
                              opt.linear_nn ? " linear-nn" : "", opt.mlp_ld ? " padded" : "");
                     check(&t, name, &c, &opt, &rng);
                 }
+    bias_grad_fusion(&t, &rng);
     {
         /* A leading dimension under the MLP's width is refused, by name. */
         svk_model_config c = svk_model_config_default();

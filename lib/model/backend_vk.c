@@ -102,24 +102,6 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-/* Whether op i + 1 of p (i + 1 < end) is the bias gradient of op i, a
- * Linear's weight gradient (plan.c's linear_bwd: dW += dy^T x, then
- * db += colsum(dy)): the GEMM then adds the column sums itself
- * (svk_gemm_args.sum_a; on CPU devices in its k loop, a pass over dy and
- * two dispatches fewer), and op i + 1 records nothing. */
-static bool bias_in_gemm(const svk_plan *p, size_t i, size_t end)
-{
-    if (i + 1 >= end)
-        return false;
-    const svk_plan_op *g = &p->ops[i], *b = &p->ops[i + 1];
-    if (g->code != SVK_OP_GEMM || b->code != SVK_OP_BIAS_BWD)
-        return false;
-    const svk_plan_gemm *gg = &g->gemm;
-    const svk_plan_bias_bwd *bb = &b->bias_bwd;
-    return gg->ta && !gg->tb && g->fuse == 0 && gg->bias == SVK_NONE && gg->a == bb->dout && gg->K == bb->rows &&
-           gg->M == bb->N && gg->ld.a == bb->ld;
-}
-
 static const char *const slab_names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
                                                        "outputs"};
 
@@ -360,19 +342,13 @@ static void print_profile(svk_cmdlist *cl, svk_profile_mode mode)
     }
 }
 
-/* Records ops [begin, end) of m's plan into cl for a parity, a Linear's
- * bias gradient inside its weight-gradient GEMM where they are neighbours
- * (bias_in_gemm); st: the status so far (nothing is recorded unless
- * SVK_OK). */
+/* Records ops [begin, end) of m's plan into cl for a parity; st: the
+ * status so far (nothing is recorded unless SVK_OK). */
 static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, svk_status st)
 {
     const svk_plan_vk_rec r = recording(m, cl, parity);
-    const svk_plan *p = r.p;
-    for (size_t i = begin; i < end && st == SVK_OK; i++) {
-        const bool fused = bias_in_gemm(p, i, end);
-        st = svk_plan_vk_record_op(&r, &p->ops[i], fused ? &p->ops[i + 1] : NULL);
-        i += fused;
-    }
+    for (size_t i = begin; i < end && st == SVK_OK; i++)
+        st = svk_plan_vk_record_op(&r, &r.p->ops[i]);
     return st;
 }
 
@@ -599,9 +575,8 @@ static void forget_recordings(svk_model *m)
 }
 
 /* A list of its own, recorded for this run and dropped after it: ops one
- * by one (no bias folded into its GEMM, so that every op's outputs exist
- * when its probes look), each probe a finite_check dispatch into its slot
- * of a mapped statistics buffer. */
+ * by one, each probe a finite_check dispatch into its slot of a mapped
+ * statistics buffer. */
 static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
                         const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out)
 {
@@ -643,7 +618,7 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
         }
         if (k >= end || st != SVK_OK)
             break;
-        st = svk_plan_vk_record_op(&r, &p->ops[k], NULL);
+        st = svk_plan_vk_record_op(&r, &p->ops[k]);
     }
     if (st == SVK_OK && (st = svk_cmdlist_end(cl)) == SVK_OK && (st = svk_cmdlist_submit(cl)) == SVK_OK)
         st = svk_cmdlist_wait(cl);

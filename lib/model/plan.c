@@ -28,6 +28,7 @@ typedef struct builder {
     bool oom;
     int overflow;         /* the slab whose size wrapped + 1, or 0 */
     uint32_t wt;          /* linear_nn: the tensor each Linear's weight is transposed into */
+    bool bias_grad_apart; /* svk_plan_options.bias_grad_apart */
     uint32_t *slots;      /* the parameters' names hashed (param_id): parameter index, or SVK_NONE */
     size_t mask;          /* slots has mask + 1 entries, a power of two */
 } builder;
@@ -280,8 +281,15 @@ static void linear_bwd(builder *b, const char *name, uint32_t dx, uint32_t dy, u
     snprintf(label, sizeof(label), "%s.dW", name);
     gemm(b, label, W(b, SVK_SLAB_GRAD, "%s.weight", name), dy, x, SVK_NONE, true, false, out, in, rows, 1.0f);
     gemm_ld(b, ld_out, ld_in, 0);
-    uint32_t db = W(b, SVK_SLAB_GRAD, "%s.bias", name);
-    if (db != SVK_NONE) {
+    const uint32_t db = W(b, SVK_SLAB_GRAD, "%s.bias", name);
+    if (db != SVK_NONE && !b->bias_grad_apart) {
+        /* db's column sums of dy in the pass dW's product makes over dy. */
+        if (!b->oom) {
+            svk_plan_op *g = &b->p->ops[b->p->n_ops - 1];
+            g->fuse |= SVK_FUSE_BIAS_GRAD;
+            g->gemm.fused.dbias = db;
+        }
+    } else if (db != SVK_NONE) {
         svk_plan_op *o = op(b, SVK_OP_BIAS_BWD, "%s.db", name);
         o->bias_bwd = (svk_plan_bias_bwd){.dbias = db, .dout = dy, .rows = rows, .N = out, .ld = ld_out};
     }
@@ -475,7 +483,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     if (B == 0 || T == 0 || T > c->ctx)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "batch shape B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", B, T,
                          c->ctx);
-    builder b = {.p = p, .log = log, .wt = SVK_NONE};
+    builder b = {.p = p, .log = log, .wt = SVK_NONE, .bias_grad_apart = opt->bias_grad_apart};
     p->config = *c;
     p->B = B;
     p->T = T;

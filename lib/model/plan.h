@@ -113,11 +113,16 @@ typedef struct svk_plan {
  *                   reads an operand whose rows share L1 sets from a
  *                   padded copy (lib/ops/gemm_pack.h); written padded by
  *                   the GEMM that produces it, it is read in place. The
- *                   results do not change. */
+ *                   results do not change;
+ *  bias_grad_apart  each Linear's bias gradient is a BIAS_BWD op of its
+ *                   own after its weight gradient, not fused into that
+ *                   GEMM (SVK_FUSE_BIAS_GRAD): for tests, which check that
+ *                   both give the same gradients. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
     uint64_t mlp_ld;
+    bool bias_grad_apart;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx);

@@ -168,9 +168,19 @@ static svk_status sout_bwd(const cpu *c, const svk_plan_op *o)
     return SVK_OK;
 }
 
+/* Row by row (rows ld apart), in row order: the sums of one call over
+ * dense rows. BIAS_BWD's, and SVK_FUSE_BIAS_GRAD's over A. */
+static void column_sums(uint64_t rows, uint64_t N, const svk_real *dout, uint64_t ld, svk_real *dbias)
+{
+    for (uint64_t r = 0; r < rows; r++)
+        SVK_REF(bias_bwd)(1, N, dout + r * ld, dbias);
+}
+
 /* A GEMM's fusions after its product, in the order the device applies
- * them (lib/ops/gemm.h, svk_gemm_epilogue). ldc: C's leading dimension. */
-static void gemm_fusions(const cpu *c, const svk_plan_op *o, uint64_t ldc)
+ * them (lib/ops/gemm.h, svk_gemm_epilogue), then the bias gradient the
+ * BIAS_BWD op after it would have added. lda, ldc: A's and C's leading
+ * dimensions. */
+static void gemm_fusions(const cpu *c, const svk_plan_op *o, uint64_t lda, uint64_t ldc)
 {
     const svk_plan_gemm *g = &o->gemm;
     const svk_plan_gemm_fused *f = &g->fused;
@@ -198,6 +208,9 @@ static void gemm_fusions(const cpu *c, const svk_plan_op *o, uint64_t ldc)
         else
             SVK_REF(gelu_bwd)(N, F(c, f->act) + r * ldc, cr, cr);
     }
+    /* A is [K, M] (ta): dy of the Linear whose dW this is. */
+    if (o->fuse & SVK_FUSE_BIAS_GRAD)
+        column_sums(g->K, M, F(c, g->a), lda, F(c, f->dbias));
 }
 
 static svk_status gemm(const cpu *c, const svk_plan_op *o)
@@ -213,7 +226,10 @@ static svk_status gemm(const cpu *c, const svk_plan_op *o)
     svk_real *dst = (o->fuse & SVK_FUSE_DUAL_RESIDUAL) ? F(c, g->fused.residual_out) : F(c, g->c);
     SVK_REF(gemm)(g->ta, g->tb, M, N, K, g->alpha, F(c, g->a), lda, 0, F(c, g->b), ldb, 0, g->beta, dst, ldc, 0,
                   F(c, g->bias), 1);
-    gemm_fusions(c, o, ldc);
+    if ((o->fuse & SVK_FUSE_BIAS_GRAD) && !g->ta)
+        return svk_error(c->log, SVK_ERROR_INTERNAL, "plan op %zu (%s): a bias gradient fused into an NN product",
+                         c->index, o->label);
+    gemm_fusions(c, o, lda, ldc);
     return SVK_OK;
 }
 
@@ -258,14 +274,10 @@ static svk_status swiglu_bwd(const cpu *c, const svk_plan_op *o)
     return SVK_OK;
 }
 
-/* Row by row (dout's rows ld apart), in row order: the sums of one call
- * over dense rows. */
 static svk_status bias_bwd(const cpu *c, const svk_plan_op *o)
 {
     const svk_plan_bias_bwd *b = &o->bias_bwd;
-    const uint64_t ld = b->ld ? b->ld : b->N;
-    for (uint64_t r = 0; r < b->rows; r++)
-        SVK_REF(bias_bwd)(1, b->N, F(c, b->dout) + r * ld, F(c, b->dbias));
+    column_sums(b->rows, b->N, F(c, b->dout), b->ld ? b->ld : b->N, F(c, b->dbias));
     return SVK_OK;
 }
 

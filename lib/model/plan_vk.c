@@ -200,7 +200,7 @@ static svk_gemm_args gemm_shape(const svk_plan_op *o)
     };
 }
 
-static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o, const svk_plan_op *bias_op)
+static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_gemm *pg = &o->gemm;
     const svk_tref c = T(pg->c), a = T(pg->a), b = T(pg->b), bias = T(pg->bias);
@@ -208,12 +208,14 @@ static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o, const svk
     g.a = a.buf, g.b = b.buf, g.c = c.buf, g.bias = bias.buf;
     g.off_a = a.off, g.off_b = b.off, g.off_c = c.off, g.off_bias = bias.off;
     g.label = o->label;
-    /* Room for split-K partials (gemm_split.h) or the bias's column sums,
-     * sized by svk_plan_vk_scratch_elems. */
+    /* Room for split-K partials (gemm_split.h) or the bias gradient's
+     * column sums, sized by svk_plan_vk_scratch_elems. */
     g.scratch = r->scratch;
     g.scratch_elems = r->scratch ? r->scratch->size / 4 : 0;
-    if (bias_op) {
-        const svk_tref db = T(bias_op->bias_bwd.dbias);
+    if (o->fuse & SVK_FUSE_BIAS_GRAD) {
+        /* On CPU devices the sums come from the kernel's k loop: a pass over
+         * dy and two dispatches fewer than a BIAS_BWD op of its own. */
+        const svk_tref db = T(pg->fused.dbias);
         g.sum_a = db.buf;
         g.off_sum_a = db.off;
     }
@@ -341,7 +343,8 @@ static const recorder recorders[SVK_OP_COUNT_] = {
     [SVK_OP_EMBED_BWD] = embed_bwd, [SVK_OP_NORM_FWD] = norm_fwd,
     [SVK_OP_NORM_BWD] = norm_bwd,   [SVK_OP_SIAMESE_FWD] = siamese_fwd,
     [SVK_OP_SIAMESE_BWD] = siamese_bwd, [SVK_OP_SOUT_FWD] = sout_fwd,
-    [SVK_OP_SOUT_BWD] = sout_bwd,   [SVK_OP_ROPE_FWD] = rope,
+    [SVK_OP_SOUT_BWD] = sout_bwd,   [SVK_OP_GEMM] = gemm,
+    [SVK_OP_ROPE_FWD] = rope,
     [SVK_OP_ROPE_BWD] = rope,       [SVK_OP_ATTN_FWD] = attn_fwd,
     [SVK_OP_ATTN_BWD] = attn_bwd,   [SVK_OP_SWIGLU_FWD] = swiglu_fwd,
     [SVK_OP_SWIGLU_BWD] = swiglu_bwd, [SVK_OP_BIAS_BWD] = bias_bwd,
@@ -349,10 +352,8 @@ static const recorder recorders[SVK_OP_COUNT_] = {
     [SVK_OP_ADAMW] = adamw,         [SVK_OP_TRANSPOSE] = transpose,
 };
 
-svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o, const svk_plan_op *bias_op)
+svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
-    if (o->code == SVK_OP_GEMM)
-        return gemm(r, o, bias_op);
     if ((unsigned)o->code < SVK_OP_COUNT_ && recorders[o->code])
         return recorders[o->code](r, o);
     return svk_error(r->log, SVK_ERROR_INTERNAL, "plan op '%s' has no device operation", o->label);
@@ -382,9 +383,14 @@ static uint64_t op_scratch(svk_ctx *ctx, const svk_plan_op *o)
     case SVK_OP_GEMM: {
         /* Split-K's partials, where the GEMM would split (gemm_split.h),
          * or the CPU texel form's packed operands (gemm_pack.h); a bias
-         * never splits, but gemm_shape has no buffer to say so. */
+         * never splits, but gemm_shape has no buffer to say so. A fused
+         * bias gradient's column sums, where the kernel does not add them
+         * itself, use the room before the product does. */
         const svk_gemm_args g = gemm_shape(o);
-        return o->gemm.bias != SVK_NONE ? svk_gemm_pack_scratch_elems(ctx, &g) : svk_gemm_scratch_elems(ctx, &g);
+        const uint64_t n = o->gemm.bias != SVK_NONE ? svk_gemm_pack_scratch_elems(ctx, &g)
+                                                    : svk_gemm_scratch_elems(ctx, &g);
+        const uint64_t sums = (o->fuse & SVK_FUSE_BIAS_GRAD) ? svk_colsum_scratch_elems(o->gemm.K, o->gemm.M) : 0;
+        return n > sums ? n : sums;
     }
     default:
         return 0;

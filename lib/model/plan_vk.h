@@ -30,9 +30,8 @@ typedef struct svk_plan_vk_rec {
 /* Where tensor id lives ({NULL, 0} for SVK_NONE). */
 svk_tref svk_plan_vk_tensor(const svk_plan_vk_rec *r, uint32_t id);
 
-/* Records op o into r->cl. bias_op: the BIAS_BWD op that follows o, added
- * by o's GEMM, or NULL. */
-svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o, const svk_plan_op *bias_op);
+/* Records op o, with its fusions, into r->cl. */
+svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o);
 
 /* The scratch floats the largest op of p needs on ctx's device. */
 uint64_t svk_plan_vk_scratch_elems(svk_ctx *ctx, const svk_plan *p);
