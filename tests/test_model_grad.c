@@ -1,6 +1,6 @@
 /*
  * The whole model's gradients against finite differences: the step plan
- * (lib/model/plan.c) run in double precision with the CPU reference, for
+ * (lib/model/plan_model.c) run in double precision with the CPU reference, for
  * every placement, norm, MLP and position kind. This is what proves the
  * plan's backward pass is the derivative of its forward pass; the kernels'
  * own derivatives are checked one by one in tests/ref/.

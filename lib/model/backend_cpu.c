@@ -1,4 +1,4 @@
-/* The CPU backend: slabs in host memory, plans run by plan_cpu.c. */
+/* The CPU backend: slabs in host memory, plans run by plan_cpu_tmpl.c. */
 #include <stdlib.h>
 #include <string.h>
 

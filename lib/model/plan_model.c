@@ -1,0 +1,556 @@
+/*
+ * The model of docs/MODEL.md as plan ops, written once: the embedding, each
+ * block's attention and MLP sublayers with the norms where the placement
+ * puts them, the output and the loss, then the backward of each in reverse,
+ * clipping and AdamW.
+ *
+ * Streams: the residual stream (x, and y for siamese) is one tensor per
+ * sublayer boundary, x_0 .. x_2L, so the backward pass finds every
+ * sublayer's input intact without recomputation. Sublayer k (of 2L) is
+ * block k / 2's attention when k is even, its MLP when odd.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "plan_builder.h"
+
+/* Per-sublayer activations kept for the backward pass. */
+typedef struct sub_acts {
+    uint32_t h;                 /* the sublayer's input [N, C] */
+    uint32_t mean, rstd;        /* norm statistics: [3, N] (siamese) or [N] */
+    uint32_t u;                 /* post: x + z, the norm's input */
+    uint32_t qkv, att, att_out; /* attention */
+    uint32_t a, g, gate, up;    /* MLP */
+} sub_acts;
+
+/* The gradients flowing down the streams: those of x_{k+1} and y_{k+1}
+ * (dx, dy) while sublayer k's backward writes those of x_k and y_k (dx_next,
+ * dy_next); then they swap. */
+typedef struct stream_grads {
+    uint32_t dx, dx_next, dy, dy_next;
+} stream_grads;
+
+/* The step's activations. */
+typedef struct acts {
+    uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
+    sub_acts *sub;                         /* [2L] */
+    uint32_t final_out, final_mean, final_rstd, dlogits;
+    stream_grads gr;
+    uint32_t dz, dh;                       /* a sublayer's output's and input's gradients */
+    uint32_t s_big, s_big2, s_c, work;     /* scratch: [N, max(3C, F)] twice, [N, C], the norms' [2, N, C] */
+} acts;
+
+static bool siamese(const svk_pb *b)
+{
+    return b->p->config.placement == SVK_PLACEMENT_SIAMESE;
+}
+
+static bool post(const svk_pb *b)
+{
+    return b->p->config.placement == SVK_PLACEMENT_POST;
+}
+
+static bool rms(const svk_pb *b)
+{
+    return b->p->config.norm == SVK_NORM_RMSNORM;
+}
+
+/* The leading dimension of the GELU MLP's [N, F] activations in GEMM ops:
+ * 0 where they are dense. */
+static uint64_t mlp_ld(const svk_pb *b)
+{
+    return b->p->mlp_ld != svk_model_config_hidden(&b->p->config) ? b->p->mlp_ld : 0;
+}
+
+/* c_l of docs/MODEL.md for sublayer k: sqrt(2 (l + 1)). */
+static float residual_scale(uint32_t k)
+{
+    return sqrtf(2.0f * (float)(k / 2 + 1));
+}
+
+/* SiameseNorm's backward passes the streams' gradients down and, with them,
+ * dz = dx / c + dy for the residual update that produced x_k and y_k, the
+ * k-th sublayer inputs: that of sublayer k - 1, or for k = 0 the
+ * embedding's gradient (x_0 = y_0 = e: c = 1). */
+static float dz_scale(uint32_t k)
+{
+    return k > 0 ? residual_scale(k - 1) : 1.0f;
+}
+
+/* The activations of sublayer k. */
+static void sublayer_tensors(svk_pb *b, uint32_t k, uint32_t x_k, sub_acts *s)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint64_t NC = d->N * d->C, stats = (siamese(b) ? 3 : 1) * d->N;
+    /* The device's SiameseNorm keeps more rows of means than the norms. */
+    const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
+    memset(s, 0xff, sizeof(*s)); /* SVK_NONE everywhere */
+    s->h = post(b) ? x_k : svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "h.%u", k);
+    s->mean = rms(b) ? SVK_NONE : svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "mean.%u", k);
+    s->rstd = svk_pb_tensor(b, SVK_SLAB_ACT, stats, -1, "rstd.%u", k);
+    if (post(b))
+        s->u = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
+    if (k % 2 == 0) {
+        s->qkv = svk_pb_tensor(b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
+        if (b->p->flash_attention) {
+            /* Read as vec2s: an even offset. */
+            b->p->slab_elems[SVK_SLAB_ACT] += b->p->slab_elems[SVK_SLAB_ACT] % 2;
+            s->att = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * d->B * d->H * d->T, -1, "att.stats.%u", k);
+        } else {
+            s->att = svk_pb_tensor(b, SVK_SLAB_ACT, d->B * d->H * d->T * d->T, -1, "att.%u", k);
+        }
+        s->att_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "att_out.%u", k);
+    } else {
+        s->a = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->FL, -1, "a.%u", k);
+        s->g = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->FL, -1, "g.%u", k);
+        if (b->p->config.mlp == SVK_MLP_SWIGLU) {
+            s->gate = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->F, -1, "gate.%u", k);
+            s->up = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->F, -1, "up.%u", k);
+        }
+    }
+}
+
+/* The tensors after the blocks': the output's, the logits', the backward
+ * pass's gradients and scratch. */
+static void step_tensors(svk_pb *b, acts *a)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint64_t NC = d->N * d->C, big = (3 * d->C > d->FL ? 3 * d->C : d->FL) * d->N;
+    const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
+    /* One tensor for the blocks' transposed weights, each transposed just
+     * before its product: the largest is qkv's [C, 3C] or the MLP's
+     * [C, F] (or [F, C]). */
+    if (b->p->linear_nn)
+        b->wt = svk_pb_tensor(b, SVK_SLAB_ACT, (d->F > 3 * d->C ? d->F : 3 * d->C) * d->C, -1, "linear.wt");
+    a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
+    a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
+    a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
+    b->p->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+    a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
+    a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
+    a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
+    a->gr.dy = siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dy") : SVK_NONE;
+    a->gr.dy_next = siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dy.next") : SVK_NONE;
+    a->dz = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dz");
+    a->dh = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dh");
+    a->s_big = svk_pb_tensor(b, SVK_SLAB_ACT, big, -1, "scratch.big");
+    a->s_big2 = svk_pb_tensor(b, SVK_SLAB_ACT, big, -1, "scratch.big2");
+    a->s_c = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "scratch.c");
+    a->work = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
+}
+
+/* Every activation of the step; false when out of host memory. */
+static bool alloc_acts(svk_pb *b, acts *a)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    a->x = svk_calloc(S + 1, sizeof(*a->x));
+    a->y = svk_calloc(S + 1, sizeof(*a->y));
+    a->sub = svk_calloc(S, sizeof(*a->sub));
+    if (!a->x || !a->y || !a->sub)
+        return false;
+    /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
+    for (uint32_t k = 0; k <= S; k++) {
+        a->x[k] = svk_pb_tensor(b, SVK_SLAB_ACT, b->d.N * b->d.C, -1, "x.%u", k);
+        a->y[k] = !siamese(b) ? SVK_NONE
+                  : k == 0    ? a->x[0]
+                              : svk_pb_tensor(b, SVK_SLAB_ACT, b->d.N * b->d.C, -1, "y.%u", k);
+    }
+    for (uint32_t k = 0; k < S; k++)
+        sublayer_tensors(b, k, a->x[k], &a->sub[k]);
+    step_tensors(b, a);
+    return true;
+}
+
+static void free_acts(acts *a)
+{
+    free(a->x);
+    free(a->y);
+    free(a->sub);
+}
+
+/* ---- forward ---- */
+
+/* The gradients start at zero (the whole slab, which starts with parameter
+ * 0's); x_0 = wte[tokens] (+ wpe). */
+static void embedding_fwd(svk_pb *b, const acts *a)
+{
+    svk_plan *p = b->p;
+    const svk_pb_dims *d = &b->d;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_ZERO, "zero grads");
+    o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
+    o = svk_pb_op(b, SVK_OP_EMBED_FWD, "embedding");
+    o->embed_fwd = (svk_plan_embed_fwd){
+        .out = a->x[0], .tokens = p->tokens, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
+        .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .output = p->output, .B = d->B, .T = d->T,
+        .C = d->C, .V = d->V,
+    };
+}
+
+/* The sublayer's output projection: z = x W^T + bias, into the residual
+ * streams as r says. */
+static svk_plan_op *proj_fwd(svk_pb *b, const char *name, const svk_pb_residual *r, uint32_t x, uint64_t in)
+{
+    svk_plan_op *o = svk_pb_linear_fwd(b, name, r->c, x, b->d.N, b->d.C, in);
+    o->fuse |= r->fuse;
+    o->gemm.fused.residual = r->in;
+    o->gemm.fused.residual_out = r->out;
+    o->gemm.fused.scale = r->scale;
+    return o;
+}
+
+/* qkv = Linear_qkv(h), RoPE on q and k, causal attention, Linear_proj. */
+static void attention_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb_residual *r)
+{
+    const svk_pb_dims *d = &b->d;
+    const svk_model_config *c = &b->p->config;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
+    svk_pb_linear_fwd(b, name, s->qkv, s->h, d->N, 3 * d->C, d->C);
+    if (c->pos == SVK_POS_ROPE) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
+        o->rope = (svk_plan_rope){.qkv = s->qkv, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
+    }
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_FWD, "blocks.%u.attn", l);
+    o->attn_fwd = (svk_plan_attn_fwd){.out = s->att_out, .att = s->att, .qkv = s->qkv, .B = d->B, .T = d->T,
+                                      .C = d->C, .H = d->H, .flash = b->p->flash_attention};
+    snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+    proj_fwd(b, name, r, s->att_out, d->C);
+}
+
+/* Linear_proj(gelu(Linear_fc(h))), the activation in fc's GEMM. */
+static void mlp_gelu_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb_residual *r)
+{
+    const svk_pb_dims *d = &b->d;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
+    svk_plan_op *o = svk_pb_linear_fwd(b, name, s->a, s->h, d->N, d->F, d->C);
+    o->fuse |= SVK_FUSE_GELU;
+    o->gemm.fused.act = s->g;
+    o->gemm.ld.c = mlp_ld(b);
+    snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+    proj_fwd(b, name, r, s->g, d->F)->gemm.ld.a = mlp_ld(b);
+}
+
+/* Linear_proj(silu(Linear_gate(h)) * Linear_up(h)). */
+static void mlp_swiglu_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb_residual *r)
+{
+    const svk_pb_dims *d = &b->d;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
+    svk_pb_linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
+    snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
+    svk_pb_linear_fwd(b, name, s->up, s->h, d->N, d->F, d->C);
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_SWIGLU_FWD, "blocks.%u.swiglu", l);
+    o->swiglu_fwd = (svk_plan_swiglu_fwd){.out = s->g, .gate = s->gate, .up = s->up, .n = d->N * d->F};
+    snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+    proj_fwd(b, name, r, s->g, d->F);
+}
+
+/* z = F_k(h), into the streams as r says. */
+static void sublayer_fwd(svk_pb *b, uint32_t k, const sub_acts *s, const svk_pb_residual *r)
+{
+    if (k % 2 == 0)
+        attention_fwd(b, k / 2, s, r);
+    else if (b->p->config.mlp == SVK_MLP_GELU)
+        mlp_gelu_fwd(b, k / 2, s, r);
+    else
+        mlp_swiglu_fwd(b, k / 2, s, r);
+}
+
+/* The norms' name prefix of sublayer k. */
+static void norm_name(char name[64], uint32_t k)
+{
+    snprintf(name, 64, "blocks.%u.%s", k / 2, k % 2 == 0 ? "attn_norm" : "mlp_norm");
+}
+
+/* siamese: x_{k+1} = P(x_k), h = I(x_{k+1} + Q(y_k)); z = F(h);
+ * x_{k+1} += z / c_l, y_{k+1} = y_k + z (in the projection's epilogue). */
+static void siamese_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_SIAMESE_FWD, "%s", name);
+    o->siamese_fwd = (svk_plan_siamese_fwd){
+        .shape = {b->d.N, b->d.C, rms(b)}, .xn = a->x[k + 1], .h = s->h, .mean = s->mean, .rstd = s->rstd,
+        .x = a->x[k], .y = a->y[k], .gamma = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.weight", name),
+        .beta = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.bias", name),
+    };
+    const svk_pb_residual r = {SVK_FUSE_DUAL_RESIDUAL, a->x[k + 1], a->y[k], a->y[k + 1], residual_scale(k)};
+    sublayer_fwd(b, k, s, &r);
+}
+
+/* pre: x_{k+1} = x_k + F(N(x_k)). */
+static void pre_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    svk_pb_norm_fwd(b, name, s->h, s->mean, s->rstd, a->x[k]);
+    const svk_pb_residual r = {SVK_FUSE_RESIDUAL, a->x[k + 1], a->x[k], SVK_NONE, 1.0f};
+    sublayer_fwd(b, k, s, &r);
+}
+
+/* post: u = x_k + F(x_k), x_{k+1} = N(u). */
+static void post_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    const svk_pb_residual r = {SVK_FUSE_RESIDUAL, s->u, a->x[k], SVK_NONE, 1.0f};
+    sublayer_fwd(b, k, s, &r);
+    svk_pb_norm_fwd(b, name, a->x[k + 1], s->mean, s->rstd, s->u);
+}
+
+/* The final norm (siamese: N_out(N_x(x) + N_y(y)); pre: N_final(x); post:
+ * none), then the logits against wte or lm_head. */
+static void output_fwd(svk_pb *b, const acts *a)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint32_t S = 2 * b->p->config.layers;
+    if (siamese(b)) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_SOUT_FWD, "norm_f");
+        o->sout_fwd = (svk_plan_sout_fwd){
+            .shape = {d->N, d->C, rms(b)}, .out = a->final_out, .mean = a->final_mean, .rstd = a->final_rstd,
+            .x = a->x[S], .y = a->y[S], .gamma = svk_pb_param(b, SVK_SLAB_PARAM, "norm_f.x.weight"),
+            .beta = svk_pb_param(b, SVK_SLAB_PARAM, "norm_f.x.bias"), .work = a->work,
+        };
+    } else if (!post(b)) {
+        svk_pb_norm_fwd(b, "norm_f", a->final_out, a->final_mean, a->final_rstd, a->x[S]);
+    } else {
+        svk_pb_elementwise(b, SVK_OP_COPY, "final = x", a->final_out, a->x[S], d->N * d->C);
+    }
+    const uint32_t lm = svk_pb_param(b, SVK_SLAB_PARAM, b->p->config.tie_embeddings ? "wte.weight" : "lm_head.weight");
+    svk_pb_gemm(b, "logits", b->p->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
+}
+
+static void loss(svk_pb *b, const acts *a)
+{
+    svk_plan *p = b->p;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_XENT, "cross_entropy");
+    o->xent = (svk_plan_xent){.output = p->output, .dlogits = a->dlogits, .logits = p->logits,
+                              .targets = p->targets, .rows = b->d.N, .V = b->d.V};
+}
+
+/* ---- backward ---- */
+
+/* The logits' gradients to final_out's (in s_c) and to W_out, then through
+ * the final norm to the streams' (dx, dy; siamese also dz). */
+static void output_bwd(svk_pb *b, const acts *a)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint32_t S = 2 * b->p->config.layers;
+    const char *out_w = b->p->config.tie_embeddings ? "wte.weight" : "lm_head.weight";
+    svk_pb_gemm(b, "logits.dx", a->s_c, a->dlogits, svk_pb_param(b, SVK_SLAB_PARAM, "%s", out_w), SVK_NONE, false,
+                false, d->N, d->C, d->V, 0.0f);
+    svk_pb_gemm(b, "logits.dW", svk_pb_param(b, SVK_SLAB_GRAD, "%s", out_w), a->dlogits, a->final_out, SVK_NONE, true,
+                false, d->V, d->C, d->N, 1.0f);
+    if (siamese(b)) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_SOUT_BWD, "norm_f.bwd");
+        o->fuse = SVK_FUSE_RESIDUAL_GRAD;
+        o->sout_bwd = (svk_plan_sout_bwd){
+            .shape = {d->N, d->C, rms(b)}, .dx = a->gr.dx, .dy = a->gr.dy,
+            .dgamma = svk_pb_param(b, SVK_SLAB_GRAD, "norm_f.x.weight"),
+            .dbeta = svk_pb_param(b, SVK_SLAB_GRAD, "norm_f.x.bias"), .dout = a->s_c, .x = a->x[S], .y = a->y[S],
+            .mean = a->final_mean, .rstd = a->final_rstd, .gamma = svk_pb_param(b, SVK_SLAB_PARAM, "norm_f.x.weight"),
+            .beta = svk_pb_param(b, SVK_SLAB_PARAM, "norm_f.x.bias"), .work = a->work, .dz = a->dz,
+            .dz_c = dz_scale(S),
+        };
+    } else if (!post(b)) {
+        svk_pb_norm_bwd(b, "norm_f", a->gr.dx, a->s_c, a->x[S], a->final_mean, a->final_rstd);
+    } else {
+        svk_pb_elementwise(b, SVK_OP_COPY, "dx = dfinal", a->gr.dx, a->s_c, d->N * d->C);
+    }
+}
+
+/* Linear_proj's, attention's, RoPE's and Linear_qkv's gradients: dz ->
+ * dh (written), parameter gradients accumulated. */
+static void attention_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *a, uint32_t dz, uint32_t dh)
+{
+    const svk_pb_dims *d = &b->d;
+    const svk_model_config *c = &b->p->config;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+    svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = a->s_c, .dy = dz, .x = s->att_out, .gelu_in = SVK_NONE},
+                      d->N, d->C, d->C);
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
+    const bool flash = b->p->flash_attention;
+    o->attn_bwd = (svk_plan_attn_bwd){.dqkv = a->s_big, .dout = a->s_c, .qkv = s->qkv, .att = s->att,
+                                      .out = flash ? s->att_out : SVK_NONE, .B = d->B, .T = d->T, .C = d->C,
+                                      .H = d->H, .flash = flash};
+    if (c->pos == SVK_POS_ROPE) {
+        o = svk_pb_op(b, SVK_OP_ROPE_BWD, "blocks.%u.attn.rope.bwd", l);
+        o->rope = (svk_plan_rope){.qkv = a->s_big, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
+    }
+    snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
+    svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big, .x = s->h, .gelu_in = SVK_NONE},
+                      d->N, 3 * d->C, d->C);
+}
+
+/* da = (dz W_proj) gelu'(a) from the one GEMM, then fc's. */
+static void mlp_gelu_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *a, uint32_t dz, uint32_t dh)
+{
+    const svk_pb_dims *d = &b->d;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+    svk_pb_linear_bwd(b, name,
+                      &(svk_pb_linear_grad){.dx = a->s_big, .dy = dz, .x = s->g, .gelu_in = s->a, .ld_in = mlp_ld(b)},
+                      d->N, d->C, d->F);
+    snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
+    svk_pb_linear_bwd(b, name,
+                      &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big, .x = s->h, .gelu_in = SVK_NONE,
+                                            .ld_out = mlp_ld(b)},
+                      d->N, d->F, d->C);
+}
+
+/* ds in s_big; then dgate in s_big2 and dup in the sublayer's a (unused by
+ * swiglu); dh from gate's and up's. */
+static void mlp_swiglu_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *a, uint32_t dz, uint32_t dh)
+{
+    const svk_pb_dims *d = &b->d;
+    char name[64];
+    snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
+    svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = a->s_big, .dy = dz, .x = s->g, .gelu_in = SVK_NONE},
+                      d->N, d->C, d->F);
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
+    o->swiglu_bwd = (svk_plan_swiglu_bwd){.dgate = a->s_big2, .dup = s->a, .gate = s->gate, .up = s->up,
+                                          .dout = a->s_big, .n = d->N * d->F};
+    snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
+    svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big2, .x = s->h, .gelu_in = SVK_NONE},
+                      d->N, d->F, d->C);
+    snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
+    svk_pb_linear_bwd(b, name,
+                      &(svk_pb_linear_grad){.dx = dh, .dy = s->a, .x = s->h, .gelu_in = SVK_NONE, .accumulate = true},
+                      d->N, d->F, d->C);
+}
+
+/* dz [N, C] -> dh [N, C] through sublayer k, parameter gradients
+ * accumulated. */
+static void sublayer_bwd(svk_pb *b, uint32_t k, const acts *a, uint32_t dz, uint32_t dh)
+{
+    const sub_acts *s = &a->sub[k];
+    if (k % 2 == 0)
+        attention_bwd(b, k / 2, s, a, dz, dh);
+    else if (b->p->config.mlp == SVK_MLP_GELU)
+        mlp_gelu_bwd(b, k / 2, s, a, dz, dh);
+    else
+        mlp_swiglu_bwd(b, k / 2, s, a, dz, dh);
+}
+
+/* siamese: dz, the gradient of this sublayer's output, came with dx and dy
+ * (x = x + z / c, y = y + z: dz = dx / c + dy); the norms' backward gives
+ * the streams' gradients below and the next dz. */
+static void siamese_sublayer_bwd(svk_pb *b, const acts *a, uint32_t k, const stream_grads *g)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    sublayer_bwd(b, k, a, a->dz, a->dh);
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_SIAMESE_BWD, "%s.bwd", name);
+    o->fuse = SVK_FUSE_RESIDUAL_GRAD;
+    o->siamese_bwd = (svk_plan_siamese_bwd){
+        .shape = {b->d.N, b->d.C, rms(b)}, .dx = g->dx_next, .dy = g->dy_next,
+        .dgamma = svk_pb_param(b, SVK_SLAB_GRAD, "%s.post.weight", name),
+        .dbeta = svk_pb_param(b, SVK_SLAB_GRAD, "%s.post.bias", name), .dh = a->dh, .dxn = g->dx, .dy_in = g->dy,
+        .x = a->x[k], .y = a->y[k], .mean = s->mean, .rstd = s->rstd,
+        .gamma = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.weight", name),
+        .beta = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.bias", name), .work = a->work, .dz = a->dz,
+        .dz_c = dz_scale(k),
+    };
+}
+
+/* pre: x_{k+1} = x_k + F(N(x_k)): dx_k = dx + N_bwd(F_bwd(dx)). */
+static void pre_sublayer_bwd(svk_pb *b, const acts *a, uint32_t k, const stream_grads *g)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    sublayer_bwd(b, k, a, g->dx, a->dh);
+    svk_pb_norm_bwd(b, name, g->dx_next, a->dh, a->x[k], s->mean, s->rstd);
+    svk_pb_elementwise(b, SVK_OP_ADD, "dx += residual", g->dx_next, g->dx, b->d.N * b->d.C);
+}
+
+/* post: x_{k+1} = N(u), u = x_k + F(x_k): du = N_bwd(dx); dx_k = du +
+ * F_bwd(du). */
+static void post_sublayer_bwd(svk_pb *b, const acts *a, uint32_t k, const stream_grads *g)
+{
+    const sub_acts *s = &a->sub[k];
+    char name[64];
+    norm_name(name, k);
+    svk_pb_norm_bwd(b, name, a->dz, g->dx, s->u, s->mean, s->rstd);
+    sublayer_bwd(b, k, a, a->dz, g->dx_next);
+    svk_pb_elementwise(b, SVK_OP_ADD, "dx += du", g->dx_next, a->dz, b->d.N * b->d.C);
+}
+
+/* de: the last backward's dx, or for siamese dx + dy, which the last
+ * SiameseNorm backward wrote to dz. */
+static void embedding_bwd(svk_pb *b, const acts *a, uint32_t dx)
+{
+    const svk_pb_dims *d = &b->d;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_BWD, "embedding.bwd");
+    o->embed_bwd = (svk_plan_embed_bwd){
+        .dwte = svk_pb_param(b, SVK_SLAB_GRAD, "wte.weight"), .dwpe = svk_pb_param(b, SVK_SLAB_GRAD, "wpe.weight"),
+        .tokens = b->p->tokens, .dout = siamese(b) ? a->dz : dx, .B = d->B, .T = d->T, .C = d->C, .V = d->V,
+    };
+}
+
+/* The gradients' global norm and clip scale, then one AdamW update per
+ * parameter group of the layout (svk_plan_param_group). */
+static void optimizer(svk_pb *b)
+{
+    svk_plan *p = b->p;
+    p->phases.clip = p->n_ops;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_CLIP, "clip");
+    o->clip = (svk_plan_clip){.output = p->output, .grads = svk_plan_slab_start(p, SVK_SLAB_GRAD),
+                              .n = p->slab_elems[SVK_SLAB_GRAD]};
+    p->phases.optimizer = p->n_ops;
+    for (int decay = 1; decay >= 0; decay--) {
+        uint64_t n;
+        if (svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n) == SVK_NONE)
+            continue;
+        o = svk_pb_op(b, SVK_OP_ADAMW, decay ? "adamw (weight decay)" : "adamw (no decay)");
+        o->adamw = (svk_plan_adamw){
+            .p = svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n),
+            .g = svk_plan_param_group(p, decay, SVK_SLAB_GRAD, &n),
+            .m = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_M, &n),
+            .v = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_V, &n), .output = p->output, .n = n, .decay = decay,
+        };
+    }
+}
+
+void svk_pb_model(svk_pb *b)
+{
+    svk_plan *p = b->p;
+    const uint32_t S = 2 * p->config.layers;
+    void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
+        siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
+    void (*const block_bwd)(svk_pb *, const acts *, uint32_t, const stream_grads *) =
+        siamese(b) ? siamese_sublayer_bwd : post(b) ? post_sublayer_bwd : pre_sublayer_bwd;
+    acts a = {0};
+    if (!alloc_acts(b, &a)) {
+        free_acts(&a);
+        b->oom = true;
+        return;
+    }
+    p->phases.forward = p->n_ops;
+    embedding_fwd(b, &a);
+    for (uint32_t k = 0; k < S; k++)
+        block_fwd(b, &a, k);
+    output_fwd(b, &a);
+    p->phases.loss = p->n_ops;
+    loss(b, &a);
+    p->phases.backward = p->n_ops;
+    output_bwd(b, &a);
+    stream_grads g = a.gr;
+    for (uint32_t k = S; k-- > 0;) {
+        block_bwd(b, &a, k, &g);
+        g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
+    }
+    embedding_bwd(b, &a, g.dx);
+    optimizer(b);
+    p->phases.end = p->n_ops;
+    free_acts(&a);
+}
