@@ -3,7 +3,6 @@
  * inputs and outputs, then the model's ops (plan_model.c, with the pieces
  * of plan_builder.c).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

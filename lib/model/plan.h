@@ -1,10 +1,10 @@
 /*
  * The training step as a plan: the ordered list of kernel invocations over
  * named tensors that one step of the model runs — forward, loss, backward,
- * clipping, AdamW — for one configuration and batch shape. This is the one
- * place the model's structure is written (docs/MODEL.md); both
- * backends execute it (plan_cpu_tmpl.c with the CPU reference,
- * backend_vk.c by recording device operations), so they cannot disagree
+ * clipping, AdamW — for one configuration and batch shape. The model's
+ * structure is written once, in plan_model.c (docs/MODEL.md); both backends
+ * execute the plan (plan_cpu_tmpl.c with the CPU reference, plan_vk.c
+ * recording device operations for backend_vk.c), so they cannot disagree
  * on the model. Its ops are defined in plan_op.h.
  *
  * Tensors live in slabs by lifetime; every tensor has an element offset in
@@ -94,7 +94,7 @@ typedef struct svk_plan {
 } svk_plan;
 
 /* How a backend wants its plans built; all false is the CPU backend's.
- *  flash_attention  the attention ops are the flash pair (their flash),
+ *  flash_attention  the attention ops are the flash pair (attn_fwd.flash),
  *                   which keep [B, H, T, 2] per attention sublayer for the
  *                   backward instead of [B, H, T, T]; only the Vulkan
  *                   backend runs it;
