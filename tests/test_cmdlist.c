@@ -38,8 +38,8 @@ static svk_buffer *make(svk_ctx *ctx, const char *name, size_t elems, const floa
 static svk_status mm(svk_cmdlist *cl, svk_buffer *a, uint64_t off_a, svk_buffer *b, uint64_t off_b, svk_buffer *c,
                      uint64_t off_c)
 {
-    svk_gemm_args g = {.M = DIM, .N = DIM, .K = DIM, .alpha = 1.0f, .a = a, .b = b, .c = c,
-                       .off_a = off_a, .off_b = off_b, .off_c = off_c};
+    svk_gemm_args g = {.shape = {.M = DIM, .N = DIM, .K = DIM}, .alpha = 1.0f,
+                       .a = {.buf = a, .off = off_a}, .b = {.buf = b, .off = off_b}, .c = {.buf = c, .off = off_c}};
     return svk_gemm_record(cl, &g);
 }
 
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
     {
         const uint32_t KL = 4100;
         svk_buffer *la = make(ctx, "long a", 4 * KL, NULL), *lc = make(ctx, "long c", 16, NULL);
-        svk_gemm_args lg = {.M = 4, .N = 4, .K = KL, .alpha = 1, .a = la, .b = la, .c = lc, .trans_b = true,
-                            .variant = SVK_GEMM_VARIANT_CPU};
+        svk_gemm_args lg = {.shape = {.trans_b = true, .M = 4, .N = 4, .K = KL}, .alpha = 1, .a.buf = la, .b.buf = la,
+                            .c.buf = lc, .variant = SVK_GEMM_VARIANT_CPU};
         svk_kernel_id kid = SVK_KERNEL_GEMM;
         if (la && lc && svk_gemm_kernel(&lg, &kid) == SVK_OK && svk_gemm_kernel_is_texel(kid)) {
             uint32_t nd[2], nb[2];
@@ -197,12 +197,12 @@ int main(int argc, char **argv)
              * scratch, copied there with a wider leading dimension first
              * (ops/gemm_pack.h), then the product reads the copy. */
             svk_buffer *pb = make(ctx, "pack b", 64 * 1024, NULL), *pc = make(ctx, "pack c", 4 * 64, NULL);
-            svk_gemm_args pg = {.M = 4, .N = 64, .K = 1024, .alpha = 1, .a = la, .b = pb, .c = pc, .trans_b = true,
-                                .variant = SVK_GEMM_VARIANT_CPU};
+            svk_gemm_args pg = {.shape = {.trans_b = true, .M = 4, .N = 64, .K = 1024}, .alpha = 1, .a.buf = la,
+                                .b.buf = pb, .c.buf = pc, .variant = SVK_GEMM_VARIANT_CPU};
             const uint64_t need = svk_gemm_pack_scratch_elems(ctx, &pg);
             svk_buffer *ls = need ? make(ctx, "pack scratch", need, NULL) : NULL;
-            pg.scratch = ls;
-            pg.scratch_elems = need;
+            pg.scratch.buf = ls;
+            pg.scratch.elems = need;
             svk_cmdlist_begin(cl);
             st = pb && pc && ls ? svk_gemm_record(cl, &pg) : SVK_ERROR_INVALID_ARG;
             svk_cmdlist_end(cl);
@@ -224,29 +224,32 @@ int main(int argc, char **argv)
 
     /* 7. The dispatch checks refuse instead of recording something invalid. */
     svk_cmdlist_begin(cl);
-    svk_gemm_args bad = {.M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x, .lda = DIM - 1};
+    svk_gemm_args bad = {.shape = {.M = DIM, .N = DIM, .K = DIM}, .alpha = 1, .a = {.buf = a, .ld = DIM - 1},
+                         .b.buf = b, .c.buf = x};
     st = svk_gemm_record(cl, &bad);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG, "lda < K refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
-    bad = (svk_gemm_args){.M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x, .off_c = 2 * NN};
+    bad = (svk_gemm_args){.shape = {.M = DIM, .N = DIM, .K = DIM}, .alpha = 1, .a.buf = a, .b.buf = b,
+                          .c = {.buf = x, .off = 2 * NN}};
     st = svk_gemm_record(cl, &bad);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG, "output past the buffer refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
-    bad = (svk_gemm_args){.M = 1, .N = 1, .K = 1, .alpha = 1, .a = a, .b = b, .c = x, .batch = 70000, .stride_a = 0,
-                          .stride_b = 0, .stride_c = 0};
+    bad = (svk_gemm_args){.shape = {.M = 1, .N = 1, .K = 1, .batch = 70000}, .alpha = 1, .a.buf = a, .b.buf = b,
+                          .c.buf = x};
     /* batch 70000 of 1x1 outputs: the group count z exceeds lavapipe's 65535 (and most GPUs'). */
     svk_buffer *big = make(ctx, "big", 70000, NULL);
-    bad.a = bad.b = bad.c = big;
+    bad.a.buf = bad.b.buf = bad.c.buf = big;
     st = big ? svk_gemm_record(cl, &bad) : SVK_ERROR_OUT_OF_DEVICE_MEMORY;
     tu_check(&t, st == SVK_ERROR_TOO_LARGE, "group count over the device limit refused: %s (%s)", svk_status_string(st),
              svk_ctx_last_error(ctx));
     /* sum_a (a Linear's bias gradient in its weight-gradient GEMM) only
      * with op(A) transposed, and never overlapping an operand. */
-    bad = (svk_gemm_args){.M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x, .sum_a = y};
+    bad = (svk_gemm_args){.shape = {.M = DIM, .N = DIM, .K = DIM}, .alpha = 1, .a.buf = a, .b.buf = b, .c.buf = x,
+                          .sum_a.buf = y};
     st = svk_gemm_record(cl, &bad);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "sum_a needs trans_a"),
              "sum_a without trans_a refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));
-    bad = (svk_gemm_args){.trans_a = true, .M = DIM, .N = DIM, .K = DIM, .alpha = 1, .a = a, .b = b, .c = x,
-                          .sum_a = x, .off_sum_a = 1};
+    bad = (svk_gemm_args){.shape = {.trans_a = true, .M = DIM, .N = DIM, .K = DIM}, .alpha = 1, .a.buf = a, .b.buf = b,
+                          .c.buf = x, .sum_a = {.buf = x, .off = 1}};
     st = svk_gemm_record(cl, &bad);
     tu_check(&t, st == SVK_ERROR_INVALID_ARG && strstr(svk_ctx_last_error(ctx), "overlaps"),
              "sum_a overlapping C refused: %s (%s)", svk_status_string(st), svk_ctx_last_error(ctx));

@@ -41,7 +41,7 @@ static svk_status one_gemm(svk_ctx *ctx)
     svk_buffer *c = NULL;
     if (st == SVK_OK)
         st = svk_buffer_create(ctx, &bp, &c);
-    svk_gemm_args g = {.M = 4, .N = 4, .K = 4, .alpha = 1, .a = a, .b = a, .c = c};
+    svk_gemm_args g = {.shape = {.M = 4, .N = 4, .K = 4}, .alpha = 1, .a.buf = a, .b.buf = a, .c.buf = c};
     if (st == SVK_OK)
         st = svk_cmdlist_create(ctx, NULL, &cl);
     if (st == SVK_OK && (st = svk_cmdlist_begin(cl)) == SVK_OK && (st = svk_gemm_record(cl, &g)) == SVK_OK &&

@@ -253,7 +253,7 @@ static double imported_gemm(svk_ctx *ctx, cf_rng *rng)
     p.size = sizeof(hc);
     if (svk_buffer_create(ctx, &p, &c) != SVK_OK)
         goto out;
-    svk_gemm_args g = {.M = M, .N = N, .K = K, .alpha = 1.0f, .a = a, .b = b, .c = c};
+    svk_gemm_args g = {.shape = {.M = M, .N = N, .K = K}, .alpha = 1.0f, .a.buf = a, .b.buf = b, .c.buf = c};
     if (svk_cmdlist_create(ctx, NULL, &cl) != SVK_OK || svk_cmdlist_begin(cl) != SVK_OK ||
         svk_gemm_record(cl, &g) != SVK_OK || svk_cmdlist_end(cl) != SVK_OK || svk_cmdlist_submit(cl) != SVK_OK ||
         svk_buffer_download(c, 0, hc, sizeof(hc)) != SVK_OK)

@@ -169,7 +169,7 @@ static void gpu_kernels(svk_ctx *ctx, tu_tally *t, bool coopmat)
     tune.gemm_coopmat = coopmat;
     svk_ctx_tuning_set(ctx, &tune);
     /* Which the plan's dW GEMM (TN, [C, C] over the tokens) must do. */
-    const svk_gemm_args dw = {.trans_a = true, .M = c.width, .N = c.width, .K = PB * PT, .batch = 1,
+    const svk_gemm_args dw = {.shape = {.trans_a = true, .M = c.width, .N = c.width, .K = PB * PT, .batch = 1},
                               .alpha = 1.0f, .beta = 1.0f};
     const uint64_t split = svk_gemm_scratch_elems(ctx, &dw);
     svk_model *mc = make(ctx, &c, SVK_BACKEND_CPU), *mv = make(ctx, &c, SVK_BACKEND_VULKAN);

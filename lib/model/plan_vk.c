@@ -188,15 +188,16 @@ static svk_gemm_args gemm_shape(const svk_plan_op *o)
     const svk_plan_gemm *g = &o->gemm;
     const uint32_t f = o->fuse;
     return (svk_gemm_args){
-        .trans_a = g->ta, .trans_b = g->tb, .M = (uint32_t)g->M, .N = (uint32_t)g->N, .K = (uint32_t)g->K,
-        .batch = 1, .lda = (uint32_t)g->ld.a, .ldb = (uint32_t)g->ld.b, .ldc = (uint32_t)g->ld.c,
+        .shape = {.trans_a = g->ta, .trans_b = g->tb, .M = (uint32_t)g->M, .N = (uint32_t)g->N, .K = (uint32_t)g->K,
+                  .batch = 1},
+        .a.ld = (uint32_t)g->ld.a, .b.ld = (uint32_t)g->ld.b, .c.ld = (uint32_t)g->ld.c,
         .alpha = g->alpha, .beta = g->beta,
-        .epilogue = (f & SVK_FUSE_GELU)             ? SVK_GEMM_EPILOGUE_GELU
+        .epi.kind = (f & SVK_FUSE_GELU)             ? SVK_GEMM_EPILOGUE_GELU
                     : (f & SVK_FUSE_GELU_BWD)       ? SVK_GEMM_EPILOGUE_GELU_BWD
                     : (f & SVK_FUSE_RESIDUAL)       ? SVK_GEMM_EPILOGUE_RESIDUAL
                     : (f & SVK_FUSE_DUAL_RESIDUAL)  ? SVK_GEMM_EPILOGUE_DUAL_RESIDUAL
                                                     : SVK_GEMM_EPILOGUE_NONE,
-        .res_c = g->fused.scale,
+        .epi.res_c = g->fused.scale,
     };
 }
 
@@ -205,28 +206,26 @@ static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
     const svk_plan_gemm *pg = &o->gemm;
     const svk_tref c = T(pg->c), a = T(pg->a), b = T(pg->b), bias = T(pg->bias);
     svk_gemm_args g = gemm_shape(o);
-    g.a = a.buf, g.b = b.buf, g.c = c.buf, g.bias = bias.buf;
-    g.off_a = a.off, g.off_b = b.off, g.off_c = c.off, g.off_bias = bias.off;
+    g.a.buf = a.buf, g.b.buf = b.buf, g.c.buf = c.buf, g.bias = bias;
+    g.a.off = a.off, g.b.off = b.off, g.c.off = c.off;
     g.label = o->label;
     /* Room for split-K partials (gemm_split.h) or the bias gradient's
      * column sums, sized by svk_plan_vk_scratch_elems. */
-    g.scratch = r->scratch;
-    g.scratch_elems = r->scratch ? r->scratch->size / 4 : 0;
+    g.scratch.buf = r->scratch;
+    g.scratch.elems = r->scratch ? r->scratch->size / 4 : 0;
     if (o->fuse & SVK_FUSE_BIAS_GRAD) {
         /* On CPU devices the sums come from the kernel's k loop: a pass over
          * dy and two dispatches fewer than a BIAS_BWD op of its own. */
         const svk_tref db = T(pg->fused.dbias);
-        g.sum_a = db.buf;
-        g.off_sum_a = db.off;
+        g.sum_a.buf = db.buf;
+        g.sum_a.off = db.off;
     }
     /* The epilogue's first operand: the activation, or the residual stream. */
     const svk_tref aux = T((o->fuse & (SVK_FUSE_GELU | SVK_FUSE_GELU_BWD)) ? pg->fused.act : pg->fused.residual);
     const svk_tref aux2 = T(pg->fused.residual_out);
-    if (g.epilogue != SVK_GEMM_EPILOGUE_NONE) {
-        g.aux = aux.buf;
-        g.off_aux = aux.off;
-        g.aux2 = aux2.buf;
-        g.off_aux2 = aux2.off;
+    if (g.epi.kind != SVK_GEMM_EPILOGUE_NONE) {
+        g.epi.aux = aux;
+        g.epi.aux2 = aux2;
     }
     return svk_gemm_record(r->cl, &g);
 }

@@ -126,11 +126,11 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
      * (CAUSAL_OUT): the softmax reads no more and overwrites the rest. */
     {
         svk_gemm_args g = {
-            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
+            .shape = {.trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B},
             .alpha = scale, .beta = 0.0f,
-            .a = a->qkv.buf, .off_a = a->qkv.off, .lda = (uint32_t)(3 * C), .stride_a = D, .stride2_a = T * 3 * C,
-            .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
-            .c = a->att.buf, .off_c = a->att.off, .ldc = a->T, .stride_c = T * T, .stride2_c = H * T * T,
+            .a = {.buf = a->qkv.buf, .off = a->qkv.off, .ld = (uint32_t)(3 * C), .stride = D, .stride2 = T * 3 * C},
+            .b = {.buf = a->qkv.buf, .off = a->qkv.off + C, .ld = (uint32_t)(3 * C), .stride = D, .stride2 = T * 3 * C},
+            .c = {.buf = a->att.buf, .off = a->att.off, .ld = a->T, .stride = T * T, .stride2 = H * T * T},
             .label = a->label ? a->label : "attention: s = q k^T",
             .structure = SVK_GEMM_CAUSAL_OUT,
         };
@@ -144,11 +144,12 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
      * the sum over keys up to the query is the causal one. */
     {
         svk_gemm_args g = {
-            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
+            .shape = {.M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->att.buf, .off_a = a->att.off, .lda = a->T, .stride_a = T * T, .stride2_a = H * T * T,
-            .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = (uint32_t)(3 * C), .stride_b = D, .stride2_b = T * 3 * C,
-            .c = a->out.buf, .off_c = a->out.off, .ldc = a->C, .stride_c = D, .stride2_c = T * C,
+            .a = {.buf = a->att.buf, .off = a->att.off, .ld = a->T, .stride = T * T, .stride2 = H * T * T},
+            .b = {.buf = a->qkv.buf, .off = a->qkv.off + 2 * C, .ld = (uint32_t)(3 * C), .stride = D,
+                  .stride2 = T * 3 * C},
+            .c = {.buf = a->out.buf, .off = a->out.off, .ld = a->C, .stride = D, .stride2 = T * C},
             .label = a->label ? a->label : "attention: out = P v",
             .structure = SVK_GEMM_A_LOWER,
         };
@@ -194,22 +195,22 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
         /* dv = P^T dout: op(A) = P^T is [keys, queries], 0 for queries
          * before the key (A_UPPER). */
         svk_gemm_args dv = {
-            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
+            .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->att.buf, .off_a = a->att.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
-            .b = a->dout.buf, .off_b = a->dout.off, .ldb = a->C, .stride_b = D, .stride2_b = s_c,
-            .c = a->dqkv.buf, .off_c = a->dqkv.off + 2 * C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
+            .a = {.buf = a->att.buf, .off = a->att.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+            .b = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
+            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
             .label = a->label ? a->label : "attention: dv = P^T dout",
             .structure = SVK_GEMM_A_UPPER,
         };
         /* dP = dout v^T for keys up to the query (CAUSAL_OUT: the softmax
          * backward reads no more, and zeroes the rest). */
         svk_gemm_args dp = {
-            .trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B,
+            .shape = {.trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B},
             .alpha = 1.0f, .beta = 0.0f,
-            .a = a->dout.buf, .off_a = a->dout.off, .lda = a->C, .stride_a = D, .stride2_a = s_c,
-            .b = a->qkv.buf, .off_b = a->qkv.off + 2 * C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
-            .c = a->scratch.buf, .off_c = a->scratch.off, .ldc = a->T, .stride_c = T * T, .stride2_c = s_tt,
+            .a = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
+            .b = {.buf = a->qkv.buf, .off = a->qkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+            .c = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
             .label = a->label ? a->label : "attention: dP = dout v^T",
             .structure = SVK_GEMM_CAUSAL_OUT,
         };
@@ -224,20 +225,20 @@ svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_arg
         /* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T);
          * dS is 0 above the diagonal, as P. */
         svk_gemm_args dq = {
-            .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
+            .shape = {.M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
             .alpha = scale, .beta = 0.0f,
-            .a = a->scratch.buf, .off_a = a->scratch.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
-            .b = a->qkv.buf, .off_b = a->qkv.off + C, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
-            .c = a->dqkv.buf, .off_c = a->dqkv.off, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
+            .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+            .b = {.buf = a->qkv.buf, .off = a->qkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
             .label = a->label ? a->label : "attention: dq = dS k",
             .structure = SVK_GEMM_A_LOWER,
         };
         svk_gemm_args dk = {
-            .trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B,
+            .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
             .alpha = scale, .beta = 0.0f,
-            .a = a->scratch.buf, .off_a = a->scratch.off, .lda = a->T, .stride_a = T * T, .stride2_a = s_tt,
-            .b = a->qkv.buf, .off_b = a->qkv.off, .ldb = ld3, .stride_b = D, .stride2_b = s_qkv,
-            .c = a->dqkv.buf, .off_c = a->dqkv.off + C, .ldc = ld3, .stride_c = D, .stride2_c = s_qkv,
+            .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+            .b = {.buf = a->qkv.buf, .off = a->qkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
+            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
             .label = a->label ? a->label : "attention: dk = dS^T q",
             .structure = SVK_GEMM_A_UPPER,
         };

@@ -77,10 +77,10 @@ uint64_t svk_gemm_scratch_elems(svk_ctx *ctx, const svk_gemm_args *g)
      * turn. Without A and B to look at (texel views), it counts. */
     const uint64_t split = svk_gemm_policy_split_scratch(ctx, g);
     svk_kernel_id id = SVK_KERNEL_GEMM;
-    const bool fused = g->sum_a && g->a && g->b &&
+    const bool fused = g->sum_a.buf && g->a.buf && g->b.buf &&
                        svk_gemm_policy_kernel(ctx, g->label ? g->label : "gemm", g, false, &id) == SVK_OK &&
                        svk_gemm_policy_sum_a_fused(ctx, g, id);
-    const uint64_t sums = g->sum_a && !fused ? svk_colsum_scratch_elems(g->K, g->M) : 0;
+    const uint64_t sums = g->sum_a.buf && !fused ? svk_colsum_scratch_elems(g->shape.K, g->shape.M) : 0;
     const uint64_t most = split > sums ? split : sums, pack = sums ? 0 : svk_gemm_pack_scratch_elems(ctx, g);
     return most > pack ? most : pack;
 }
@@ -93,8 +93,8 @@ svk_status svk_gemm_auto_variant(svk_ctx *ctx, svk_gemm_variant *out)
 
 svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
 {
-    SVK_CHECK_ARG(NULL, g && g->a && g->b && out);
-    return svk_gemm_policy_kernel(g->a->ctx, g->label ? g->label : "gemm", g, false, out);
+    SVK_CHECK_ARG(NULL, g && g->a.buf && g->b.buf && out);
+    return svk_gemm_policy_kernel(g->a.buf->ctx, g->label ? g->label : "gemm", g, false, out);
 }
 
 /* Whether the first `need` floats of g's scratch stay clear of the n
@@ -102,11 +102,11 @@ svk_status svk_gemm_kernel(const svk_gemm_args *g, svk_kernel_id *out)
 static svk_status check_scratch(svk_ctx *ctx, const svk_gemm_args *g, const char *label, uint64_t need,
                                 const svk_range *ops, int n, const char *what)
 {
-    const svk_range rs = {g->scratch, g->off_scratch * 4, need * 4};
+    const svk_range rs = {g->scratch.buf, g->scratch.off * 4, need * 4};
     for (int i = 0; i < n; i++)
         if (svk_range_overlap(rs, ops[i]))
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': scratch (element %llu of '%s') overlaps %s",
-                             label, (unsigned long long)g->off_scratch, g->scratch->name, what);
+                             label, (unsigned long long)g->scratch.off, g->scratch.buf->name, what);
     return SVK_OK;
 }
 
@@ -116,22 +116,22 @@ static svk_status check_scratch(svk_ctx *ctx, const svk_gemm_args *g, const char
 static svk_status record_sum_a(svk_cmdlist *cl, const svk_gemm_args *g, uint64_t lda, const char *label,
                                const svk_range ops[3])
 {
-    svk_ctx *ctx = g->a->ctx;
-    const uint64_t need = svk_colsum_scratch_elems(g->K, g->M);
-    if (need && (!g->scratch || g->scratch_elems < need))
+    svk_ctx *ctx = g->a.buf->ctx;
+    const uint64_t need = svk_colsum_scratch_elems(g->shape.K, g->shape.M);
+    if (need && (!g->scratch.buf || g->scratch.elems < need))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': sum_a's column sum needs %llu floats of scratch, %llu given", label,
-                         (unsigned long long)need, (unsigned long long)(g->scratch ? g->scratch_elems : 0));
+                         (unsigned long long)need, (unsigned long long)(g->scratch.buf ? g->scratch.elems : 0));
     svk_status st;
     if (need && (st = check_scratch(ctx, g, label, need, ops, 3, "A, B or C")) != SVK_OK)
         return st;
     svk_colsum_args cs = {
-        .rows = g->K,
-        .N = g->M,
+        .rows = g->shape.K,
+        .N = g->shape.M,
         .ld = lda,
-        .src = {g->a, g->off_a},
-        .dst = {g->sum_a, g->off_sum_a},
-        .scratch = {g->scratch, g->off_scratch},
+        .src = {g->a.buf, g->a.off},
+        .dst = {g->sum_a.buf, g->sum_a.off},
+        .scratch = {g->scratch.buf, g->scratch.off},
         .label = label,
     };
     return svk_colsum_record_named(cl, &cs, "gemm", "A", "sum_a");
@@ -154,9 +154,9 @@ static svk_status record_k_chunks(svk_cmdlist *cl, const svk_dispatch *whole, co
     d.push = &push;
     for (uint32_t j = 0; j < chunks; j++) {
         const uint32_t k0 = j * SVK_GEMM_TEXEL_KCHUNK;
-        push.K = j + 1 < chunks ? SVK_GEMM_TEXEL_KCHUNK : g->K - k0;
-        push.off_a = (uint32_t)(g->off_a + k0);
-        push.off_b = (uint32_t)(g->off_b + (g->trans_b ? k0 : (uint64_t)k0 * ldb));
+        push.K = j + 1 < chunks ? SVK_GEMM_TEXEL_KCHUNK : g->shape.K - k0;
+        push.off_a = (uint32_t)(g->a.off + k0);
+        push.off_b = (uint32_t)(g->b.off + (g->shape.trans_b ? k0 : (uint64_t)k0 * ldb));
         spec[9] = push.K % 4;
         spec[12] = epi | (j > 0 ? SVK_GEMM_SPEC_ACC_IN : 0u) | (j + 1 < chunks ? SVK_GEMM_SPEC_ACC_OUT : 0u);
         const svk_status st = svk_cmdlist_dispatch(cl, &d);
@@ -175,107 +175,112 @@ static svk_status record_packed(svk_cmdlist *cl, const svk_gemm_args *g, uint64_
     if (st != SVK_OK)
         return st;
     svk_gemm_args h = *g;
-    h.scratch = NULL;
-    h.off_scratch = h.scratch_elems = 0;
+    h.scratch.buf = NULL;
+    h.scratch.off = h.scratch.elems = 0;
     if (p->a) {
-        h.a = g->scratch;
-        h.off_a = g->off_scratch + p->off_a;
-        h.lda = p->lda;
+        h.a.buf = g->scratch.buf;
+        h.a.off = g->scratch.off + p->off_a;
+        h.a.ld = p->lda;
     }
     if (p->b) {
-        h.b = g->scratch;
-        h.off_b = g->off_scratch + p->off_b;
-        h.ldb = p->ldb;
+        h.b.buf = g->scratch.buf;
+        h.b.off = g->scratch.off + p->off_b;
+        h.b.ld = p->ldb;
     }
     return svk_gemm_record(cl, &h);
 }
 
 svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
 {
-    SVK_CHECK_ARG(NULL, cl && g && g->a && g->b && g->c);
-    svk_ctx *ctx = g->a->ctx;
+    SVK_CHECK_ARG(NULL, cl && g && g->a.buf && g->b.buf && g->c.buf);
+    svk_ctx *ctx = g->a.buf->ctx;
     const char *label = g->label ? g->label : "gemm";
-    if (g->M == 0 || g->N == 0 || g->K == 0)
+    if (g->shape.M == 0 || g->shape.N == 0 || g->shape.K == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': empty shape M=%u N=%u K=%u", label,
-                         g->M, g->N, g->K);
-    uint64_t batch = g->batch ? g->batch : 1, outer = g->outer ? g->outer : 1;
+                         g->shape.M, g->shape.N, g->shape.K);
+    uint64_t batch = g->shape.batch ? g->shape.batch : 1, outer = g->shape.outer ? g->shape.outer : 1;
     /* Stored shapes: A is [M, K] or, transposed, [K, M]; likewise B. */
-    uint64_t a_rows = g->trans_a ? g->K : g->M, a_cols = g->trans_a ? g->M : g->K;
-    uint64_t b_rows = g->trans_b ? g->N : g->K, b_cols = g->trans_b ? g->K : g->N;
-    uint64_t lda = g->lda ? g->lda : a_cols, ldb = g->ldb ? g->ldb : b_cols, ldc = g->ldc ? g->ldc : g->N;
-    uint64_t sa = g->stride_a ? g->stride_a : a_rows * lda;
-    uint64_t sb = g->stride_b ? g->stride_b : b_rows * ldb;
-    uint64_t sc = g->stride_c ? g->stride_c : (uint64_t)g->M * ldc;
+    uint64_t a_rows = g->shape.trans_a ? g->shape.K : g->shape.M, a_cols = g->shape.trans_a ? g->shape.M : g->shape.K;
+    uint64_t b_rows = g->shape.trans_b ? g->shape.N : g->shape.K, b_cols = g->shape.trans_b ? g->shape.K : g->shape.N;
+    uint64_t lda = g->a.ld ? g->a.ld : a_cols, ldb = g->b.ld ? g->b.ld : b_cols, ldc = g->c.ld ? g->c.ld : g->shape.N;
+    uint64_t sa = g->a.stride ? g->a.stride : a_rows * lda;
+    uint64_t sb = g->b.stride ? g->b.stride : b_rows * ldb;
+    uint64_t sc = g->c.stride ? g->c.stride : (uint64_t)g->shape.M * ldc;
     svk_status st;
     if (batch * outer > UINT32_MAX || batch * outer > ctx->info.max_workgroup_count[2])
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "gemm '%s': %llu x %llu batches, the device allows %u",
                          label, (unsigned long long)outer, (unsigned long long)batch, ctx->info.max_workgroup_count[2]);
-    if ((st = check_operand(ctx, label, "A", g->a, g->off_a, a_rows, a_cols, lda, sa, batch, g->stride2_a, outer)) != SVK_OK ||
-        (st = check_operand(ctx, label, "B", g->b, g->off_b, b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer)) != SVK_OK ||
-        (st = check_operand(ctx, label, "C", g->c, g->off_c, g->M, g->N, ldc, sc, batch, g->stride2_c, outer)) != SVK_OK)
+    if ((st = check_operand(ctx, label, "A", g->a.buf, g->a.off, a_rows, a_cols, lda, sa, batch, g->a.stride2,
+                            outer)) != SVK_OK ||
+        (st = check_operand(ctx, label, "B", g->b.buf, g->b.off, b_rows, b_cols, ldb, sb, batch, g->b.stride2,
+                            outer)) != SVK_OK ||
+        (st = check_operand(ctx, label, "C", g->c.buf, g->c.off, g->shape.M, g->shape.N, ldc, sc, batch, g->c.stride2,
+                            outer)) != SVK_OK)
         return st;
-    if (g->bias && (st = check_operand(ctx, label, "bias", g->bias, g->off_bias, 1, g->N, g->N, 0, 1, 0, 1)) != SVK_OK)
+    if (g->bias.buf && (st = check_operand(ctx, label, "bias", g->bias.buf, g->bias.off, 1, g->shape.N, g->shape.N, 0,
+                                           1, 0, 1)) != SVK_OK)
         return st;
-    const bool epi = g->epilogue != SVK_GEMM_EPILOGUE_NONE;
-    const bool dual = g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
-    const bool residual = dual || g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL;
-    if (g->epilogue > SVK_GEMM_EPILOGUE_DUAL_RESIDUAL)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown epilogue %d", label, (int)g->epilogue);
+    const bool epi = g->epi.kind != SVK_GEMM_EPILOGUE_NONE;
+    const bool dual = g->epi.kind == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    const bool residual = dual || g->epi.kind == SVK_GEMM_EPILOGUE_RESIDUAL;
+    if (g->epi.kind > SVK_GEMM_EPILOGUE_DUAL_RESIDUAL)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown epilogue %d", label, (int)g->epi.kind);
     if ((unsigned)g->structure > SVK_GEMM_A_UPPER)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': unknown structure %d", label,
                          (int)g->structure);
-    if (epi && !g->aux)
+    if (epi && !g->epi.aux.buf)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the epilogue's operand aux has no buffer", label);
-    if (dual && !g->aux2)
+    if (dual && !g->epi.aux2.buf)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': the dual residual's aux2 has no buffer", label);
     if (residual && g->beta != 0.0f)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': a residual epilogue needs beta 0 (is %g)", label,
                          (double)g->beta);
-    if (dual && (!isfinite(g->res_c) || g->res_c == 0.0f))
+    if (dual && (!isfinite(g->epi.res_c) || g->epi.res_c == 0.0f))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': res_c=%g must be finite and nonzero", label,
-                         (double)g->res_c);
-    if (epi && (st = check_operand(ctx, label, "aux", g->aux, g->off_aux, g->M, g->N, ldc, sc, batch, g->stride2_c,
-                                   outer)) != SVK_OK)
+                         (double)g->epi.res_c);
+    if (epi && (st = check_operand(ctx, label, "aux", g->epi.aux.buf, g->epi.aux.off, g->shape.M, g->shape.N, ldc, sc,
+                                   batch, g->c.stride2, outer)) != SVK_OK)
         return st;
-    if (dual && (st = check_operand(ctx, label, "aux2", g->aux2, g->off_aux2, g->M, g->N, ldc, sc, batch,
-                                    g->stride2_c, outer)) != SVK_OK)
+    if (dual && (st = check_operand(ctx, label, "aux2", g->epi.aux2.buf, g->epi.aux2.off, g->shape.M, g->shape.N, ldc,
+                                    sc, batch, g->c.stride2, outer)) != SVK_OK)
         return st;
-    if (g->sum_a &&
-        (!g->trans_a || (batch != 1 && !g->sum_a_per_matrix) || outer != 1 || g->structure != SVK_GEMM_DENSE))
+    if (g->sum_a.buf &&
+        (!g->shape.trans_a || (batch != 1 && !g->sum_a.per_matrix) || outer != 1 || g->structure != SVK_GEMM_DENSE))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': sum_a needs trans_a, one matrix (batch %llu, outer %llu) and the DENSE structure",
                          label, (unsigned long long)batch, (unsigned long long)outer);
-    const uint64_t n_sum = g->sum_a_per_matrix ? batch * g->M : g->M;
-    if (g->sum_a &&
-        (st = check_operand(ctx, label, "sum_a", g->sum_a, g->off_sum_a, 1, n_sum, n_sum, 0, 1, 0, 1)) != SVK_OK)
+    const uint64_t n_sum = g->sum_a.per_matrix ? batch * g->shape.M : g->shape.M;
+    if (g->sum_a.buf &&
+        (st = check_operand(ctx, label, "sum_a", g->sum_a.buf, g->sum_a.off, 1, n_sum, n_sum, 0, 1, 0, 1)) != SVK_OK)
         return st;
 
     svk_kernel_id kernel_id;
     if ((st = svk_gemm_policy_kernel(ctx, label, g, true, &kernel_id)) != SVK_OK)
         return st;
-    if (g->sum_a_per_matrix && kernel_id != SVK_KERNEL_GEMM)
+    if (g->sum_a.per_matrix && kernel_id != SVK_KERNEL_GEMM)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "gemm '%s': per-matrix sums need the portable kernel", label);
     const svk_kernel_info *k = svk_kernel_info_get(kernel_id);
     uint32_t spec[SVK_MAX_SPEC];
     memcpy(spec, k->spec_defaults, sizeof(spec));
     bool texel_epi = false, texel_aux = false, texel_c = false;
-    const bool sum_fused = g->sum_a && svk_gemm_policy_sum_a_fused(ctx, g, kernel_id);
-    const bool vec_a = g->off_a % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->stride2_a % 4 == 0;
-    const bool vec_b = g->off_b % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->stride2_b % 4 == 0;
+    const bool sum_fused = g->sum_a.buf && svk_gemm_policy_sum_a_fused(ctx, g, kernel_id);
+    const bool vec_a = g->a.off % 4 == 0 && lda % 4 == 0 && sa % 4 == 0 && g->a.stride2 % 4 == 0;
+    const bool vec_b = g->b.off % 4 == 0 && ldb % 4 == 0 && sb % 4 == 0 && g->b.stride2 % 4 == 0;
     /* The CPU forms' VEC_C: C, the bias and the epilogue's operands may be
      * accessed as vec4s (four columns from a multiple of 4 all inside C or
      * all outside it). */
-    const bool vec_c = g->off_c % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->stride2_c % 4 == 0 && g->N % 4 == 0 &&
-                       (!g->bias || g->off_bias % 4 == 0) && (!epi || g->off_aux % 4 == 0) &&
-                       (!dual || g->off_aux2 % 4 == 0);
+    const bool vec_c = g->c.off % 4 == 0 && ldc % 4 == 0 && sc % 4 == 0 && g->c.stride2 % 4 == 0 &&
+                       g->shape.N % 4 == 0 &&
+                       (!g->bias.buf || g->bias.off % 4 == 0) && (!epi || g->epi.aux.off % 4 == 0) &&
+                       (!dual || g->epi.aux2.off % 4 == 0);
     /* What the output loop does: the bias and the epilogue. The CPU forms
      * compile these in, with whether C is read (EPI_FLAGS and READ_C):
      * lavapipe would otherwise run every epilogue's branch, loads and
      * stores included, for every element. */
-    const uint32_t out_flags = (g->bias ? SVK_GEMM_FLAG_BIAS : 0u) |
-                               (g->epilogue == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
-                               (g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
-                               (g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
+    const uint32_t out_flags = (g->bias.buf ? SVK_GEMM_FLAG_BIAS : 0u) |
+                               (g->epi.kind == SVK_GEMM_EPILOGUE_GELU ? SVK_GEMM_FLAG_GELU : 0u) |
+                               (g->epi.kind == SVK_GEMM_EPILOGUE_GELU_BWD ? SVK_GEMM_FLAG_GELU_BWD : 0u) |
+                               (g->epi.kind == SVK_GEMM_EPILOGUE_RESIDUAL ? SVK_GEMM_FLAG_RESIDUAL : 0u) |
                                (dual ? SVK_GEMM_FLAG_DUAL_RESIDUAL : 0u);
     /* The policy's tile, workgroup and per-product switches. */
     svk_gemm_policy_spec(ctx, g, kernel_id, spec);
@@ -284,11 +289,11 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
          * the operands' vec4 alignment and K % 4 are compiled in (spec
          * 5..9, 11), so that the k loop's address arithmetic, fetch widths
          * and trip counts are fixed and it has no branch. */
-        spec[5] = g->trans_a;
-        spec[6] = g->trans_b;
-        spec[7] = vec_a && (!g->trans_a || g->M % 4 == 0);
-        spec[8] = vec_b && (g->trans_b || g->N % 4 == 0);
-        spec[9] = g->K % 4;
+        spec[5] = g->shape.trans_a;
+        spec[6] = g->shape.trans_b;
+        spec[7] = vec_a && (!g->shape.trans_a || g->shape.M % 4 == 0);
+        spec[8] = vec_b && (g->shape.trans_b || g->shape.N % 4 == 0);
+        spec[9] = g->shape.K % 4;
         spec[11] = vec_c;
         spec[12] |= out_flags;
         spec[13] = g->beta != 0.0f;
@@ -296,12 +301,12 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
             spec[12] |= SVK_GEMM_FLAG_SUM_A;
         /* The output loop's vec4 reads of aux and C through texel views,
          * where it has any and their buffers can be viewed. */
-        const bool reads_aux = g->epilogue == SVK_GEMM_EPILOGUE_GELU_BWD ||
-                               g->epilogue == SVK_GEMM_EPILOGUE_RESIDUAL || dual;
+        const bool reads_aux = g->epi.kind == SVK_GEMM_EPILOGUE_GELU_BWD ||
+                               g->epi.kind == SVK_GEMM_EPILOGUE_RESIDUAL || dual;
         const bool reads_c = g->beta != 0.0f || dual || svk_gemm_policy_k_chunks(g) > 1;
         texel_epi = spec[11] && (reads_aux || reads_c) && svk_op_texel_allowed(ctx) &&
-                    (!reads_aux || svk_texel_usable(g->aux, SVK_TEXEL_RGBA32F, NULL, 0)) &&
-                    (!reads_c || svk_texel_usable(g->c, SVK_TEXEL_RGBA32F, NULL, 0));
+                    (!reads_aux || svk_texel_usable(g->epi.aux.buf, SVK_TEXEL_RGBA32F, NULL, 0)) &&
+                    (!reads_c || svk_texel_usable(g->c.buf, SVK_TEXEL_RGBA32F, NULL, 0));
         if (texel_epi)
             spec[12] |= SVK_GEMM_SPEC_TEXEL_EPI;
         texel_aux = texel_epi && reads_aux;
@@ -310,8 +315,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         /* A row of spec[0] invocations, each spec[3] x spec[4] of C; the
          * transposes are compiled in (spec 6, 7) so that the k loop's
          * address arithmetic is fixed. */
-        spec[5] = g->trans_a;
-        spec[6] = g->trans_b;
+        spec[5] = g->shape.trans_a;
+        spec[6] = g->shape.trans_b;
         spec[8] = out_flags;
         spec[9] = g->beta != 0.0f;
         spec[10] = vec_c;
@@ -322,8 +327,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         uint32_t tm, tn;
         svk_gemm_block_shape(SVK_KERNEL_GEMM_COOPMAT, spec, &tm, &tn);
         const uint64_t bk = (uint64_t)spec[10] * spec[5];
-        const uint64_t tile_a = g->trans_a ? bk * (tm + 8) : tm * (bk + 8);
-        const uint64_t tile_b = g->trans_b ? tn * (bk + 8) : bk * (tn + 8);
+        const uint64_t tile_a = g->shape.trans_a ? bk * (tm + 8) : tm * (bk + 8);
+        const uint64_t tile_b = g->shape.trans_b ? tn * (bk + 8) : bk * (tn + 8);
         const uint64_t shared = (tile_a + tile_b) * 2 + (uint64_t)spec[6] * spec[7] * spec[3] * (spec[4] + 4) * 4;
         if (shared > ctx->info.max_shared_memory)
             return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
@@ -340,43 +345,44 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
     svk_gemm_block_shape(kernel_id, spec, &bm, &bn);
 
     svk_push_gemm push = {
-        .M = g->M, .N = g->N, .K = g->K,
+        .M = g->shape.M, .N = g->shape.N, .K = g->shape.K,
         .lda = (uint32_t)lda, .ldb = (uint32_t)ldb, .ldc = (uint32_t)ldc,
-        .off_a = (uint32_t)g->off_a, .off_b = (uint32_t)g->off_b, .off_c = (uint32_t)g->off_c,
-        .off_bias = (uint32_t)g->off_bias,
-        .off_aux = (uint32_t)g->off_aux,
-        .off_aux2 = (uint32_t)g->off_aux2,
-        .res_c = dual ? g->res_c : 1.0f,
+        .off_a = (uint32_t)g->a.off, .off_b = (uint32_t)g->b.off, .off_c = (uint32_t)g->c.off,
+        .off_bias = (uint32_t)g->bias.off,
+        .off_aux = (uint32_t)g->epi.aux.off,
+        .off_aux2 = (uint32_t)g->epi.aux2.off,
+        .res_c = dual ? g->epi.res_c : 1.0f,
         .stride_a = (uint32_t)sa, .stride_b = (uint32_t)sb, .stride_c = (uint32_t)sc,
         .batch = (uint32_t)batch,
-        .stride2_a = (uint32_t)g->stride2_a, .stride2_b = (uint32_t)g->stride2_b, .stride2_c = (uint32_t)g->stride2_c,
-        .flags = (g->trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) | out_flags |
+        .stride2_a = (uint32_t)g->a.stride2, .stride2_b = (uint32_t)g->b.stride2, .stride2_c = (uint32_t)g->c.stride2,
+        .flags = (g->shape.trans_a ? SVK_GEMM_FLAG_TRANS_A : 0u) | (g->shape.trans_b ? SVK_GEMM_FLAG_TRANS_B : 0u) |
+                 out_flags |
                  (vec_a ? SVK_GEMM_FLAG_VEC4_A : 0u) | (vec_b ? SVK_GEMM_FLAG_VEC4_B : 0u) |
                  (g->structure == SVK_GEMM_CAUSAL_OUT ? SVK_GEMM_FLAG_CAUSAL_OUT : 0u) |
                  (g->structure == SVK_GEMM_A_LOWER ? SVK_GEMM_FLAG_A_LOWER : 0u) |
                  (g->structure == SVK_GEMM_A_UPPER ? SVK_GEMM_FLAG_A_UPPER : 0u) |
-                 (sum_fused ? SVK_GEMM_FLAG_SUM_A : 0u) | (g->sum_a_per_matrix ? SVK_GEMM_FLAG_SUM_A_STORE : 0u),
+                 (sum_fused ? SVK_GEMM_FLAG_SUM_A : 0u) | (g->sum_a.per_matrix ? SVK_GEMM_FLAG_SUM_A_STORE : 0u),
         .alpha = g->alpha,
         .beta = g->beta,
-        .off_sum_a = sum_fused ? (uint32_t)g->off_sum_a : 0u,
+        .off_sum_a = sum_fused ? (uint32_t)g->sum_a.off : 0u,
     };
-    uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->stride2_a, outer);
-    uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->stride2_b, outer);
-    uint64_t n_c = extent(g->M, g->N, ldc, sc, batch, g->stride2_c, outer);
-    const svk_range ra = {g->a, g->off_a * 4, n_a * 4}, rb = {g->b, g->off_b * 4, n_b * 4};
-    const svk_range rc = {g->c, g->off_c * 4, n_c * 4};
-    const svk_range rsum = g->sum_a ? (svk_range){g->sum_a, g->off_sum_a * 4, n_sum * 4} : rc;
-    if (g->sum_a && (svk_range_overlap(rsum, ra) || svk_range_overlap(rsum, rb) || svk_range_overlap(rsum, rc)))
+    uint64_t n_a = extent(a_rows, a_cols, lda, sa, batch, g->a.stride2, outer);
+    uint64_t n_b = extent(b_rows, b_cols, ldb, sb, batch, g->b.stride2, outer);
+    uint64_t n_c = extent(g->shape.M, g->shape.N, ldc, sc, batch, g->c.stride2, outer);
+    const svk_range ra = {g->a.buf, g->a.off * 4, n_a * 4}, rb = {g->b.buf, g->b.off * 4, n_b * 4};
+    const svk_range rc = {g->c.buf, g->c.off * 4, n_c * 4};
+    const svk_range rsum = g->sum_a.buf ? (svk_range){g->sum_a.buf, g->sum_a.off * 4, n_sum * 4} : rc;
+    if (g->sum_a.buf && (svk_range_overlap(rsum, ra) || svk_range_overlap(rsum, rb) || svk_range_overlap(rsum, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "gemm '%s': sum_a (element %llu of '%s') overlaps A, B or C",
-                         label, (unsigned long long)g->off_sum_a, g->sum_a->name);
+                         label, (unsigned long long)g->sum_a.off, g->sum_a.buf->name);
     const svk_range operands[3] = {ra, rb, rc};
-    if (g->sum_a && !sum_fused && (st = record_sum_a(cl, g, lda, label, operands)) != SVK_OK)
+    if (g->sum_a.buf && !sum_fused && (st = record_sum_a(cl, g, lda, label, operands)) != SVK_OK)
         return st;
-    if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch) {
+    if ((kernel_id == SVK_KERNEL_GEMM || kernel_id == SVK_KERNEL_GEMM_COOPMAT) && g->scratch.buf) {
         /* sum_fused here: the portable kernel's partial sums beside its partials. */
         const uint32_t splits = svk_gemm_policy_split(ctx, g, ldc, bm, bn);
         const uint64_t need = svk_gemm_split_scratch_elems(g, splits, sum_fused);
-        if (splits > 1 && g->scratch_elems >= need) {
+        if (splits > 1 && g->scratch.elems >= need) {
             if ((st = check_scratch(ctx, g, label, need, operands, 3, "A, B or C")) != SVK_OK)
                 return st;
             return svk_gemm_split_record(cl, g, splits, lda, ldb, sum_fused);
@@ -388,26 +394,26 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
      * follows the kernel's write_mask) count it as written, as C is
      * anyway. GELU_BWD only reads aux but is tracked the same way: a
      * barrier more at worst. */
-    const svk_range rbias = g->bias ? (svk_range){g->bias, g->off_bias * 4, (uint64_t)g->N * 4} : ra;
-    const svk_range raux = epi ? (svk_range){g->aux, g->off_aux * 4, n_c * 4} : rc;
-    const svk_range raux2 = dual ? (svk_range){g->aux2, g->off_aux2 * 4, n_c * 4} : rc;
+    const svk_range rbias = g->bias.buf ? (svk_range){g->bias.buf, g->bias.off * 4, (uint64_t)g->shape.N * 4} : ra;
+    const svk_range raux = epi ? (svk_range){g->epi.aux.buf, g->epi.aux.off * 4, n_c * 4} : rc;
+    const svk_range raux2 = dual ? (svk_range){g->epi.aux2.buf, g->epi.aux2.off * 4, n_c * 4} : rc;
     if (epi && (svk_range_overlap(raux, ra) || svk_range_overlap(raux, rb) || svk_range_overlap(raux, rc)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux (element %llu of '%s') overlaps A, B or C", label,
-                         (unsigned long long)g->off_aux, g->aux->name);
+                         (unsigned long long)g->epi.aux.off, g->epi.aux.buf->name);
     if (dual && (svk_range_overlap(raux2, ra) || svk_range_overlap(raux2, rb) || svk_range_overlap(raux2, rc) ||
                  svk_range_overlap(raux2, raux)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "gemm '%s': the epilogue's aux2 (element %llu of '%s') overlaps A, B, C or aux", label,
-                         (unsigned long long)g->off_aux2, g->aux2->name);
+                         (unsigned long long)g->epi.aux2.off, g->epi.aux2.buf->name);
     /* gemm_texel.comp with scratch (and no column sum using it): operands
      * whose rows share L1 sets are copied there first, clear of everything
      * the product reads or writes. */
-    if (svk_gemm_kernel_is_texel(kernel_id) && g->scratch && (!g->sum_a || sum_fused)) {
+    if (svk_gemm_kernel_is_texel(kernel_id) && g->scratch.buf && (!g->sum_a.buf || sum_fused)) {
         svk_gemm_pack p;
         svk_gemm_policy_pack(ctx, g, &p);
-        if (p.elems && g->scratch_elems >= p.elems && svk_texel_usable(g->scratch, SVK_TEXEL_R32F, NULL, 0) &&
-            svk_texel_usable(g->scratch, SVK_TEXEL_RGBA32F, NULL, 0)) {
+        if (p.elems && g->scratch.elems >= p.elems && svk_texel_usable(g->scratch.buf, SVK_TEXEL_R32F, NULL, 0) &&
+            svk_texel_usable(g->scratch.buf, SVK_TEXEL_RGBA32F, NULL, 0)) {
             const svk_range touched[7] = {ra, rb, rc, rbias, raux, raux2, rsum};
             if ((st = check_scratch(ctx, g, label, p.elems, touched, 7, "A, B, C, the bias, aux, aux2 or sum_a")) !=
                 SVK_OK)
@@ -420,7 +426,8 @@ svk_status svk_gemm_record(svk_cmdlist *cl, const svk_gemm_args *g)
         .spec = spec,
         .push = &push,
         .push_size = sizeof(push),
-        .groups = {(uint32_t)((g->N + bn - 1) / bn), (uint32_t)((g->M + bm - 1) / bm), (uint32_t)(batch * outer)},
+        .groups = {(uint32_t)((g->shape.N + bn - 1) / bn), (uint32_t)((g->shape.M + bm - 1) / bm),
+                   (uint32_t)(batch * outer)},
         .label = label,
     };
     if (svk_gemm_kernel_is_texel(kernel_id)) {

@@ -56,7 +56,7 @@ typedef enum svk_gemm_variant {
  *  DUAL_RESIDUAL  C += z / res_c, aux2 = aux + z: SiameseNorm's dual update
  *                 (residual_fwd's formulas), C the new x stream in place,
  *                 aux the old y stream and aux2 the new one.
- * aux and aux2 are laid out as C: from off_aux (off_aux2), with C's ldc and
+ * aux and aux2 are laid out as C: from their offsets, with C's ld and
  * batch strides; they must not overlap A, B, C or each other. */
 typedef enum svk_gemm_epilogue {
     SVK_GEMM_EPILOGUE_NONE = 0,
@@ -86,53 +86,76 @@ typedef enum svk_gemm_structure {
     SVK_GEMM_A_UPPER,
 } svk_gemm_structure;
 
-typedef struct svk_gemm_args {
-    bool trans_a, trans_b;
+/* The product's shape: op(A) [M, K] times op(B) [K, N], `batch` matrices
+ * in each of `outer` groups. */
+typedef struct svk_gemm_shape {
+    bool trans_a, trans_b;         /* op(A) = A^T (A stored [K, M]); op(B) = B^T (B stored [N, K]) */
     uint32_t M, N, K;              /* each >= 1 */
     uint32_t batch;                /* >= 1; 0 is taken as 1 */
-    float alpha, beta;
-    svk_buffer *a, *b, *c;
-    svk_buffer *bias;              /* [N] floats, or NULL */
-    uint64_t off_a, off_b, off_c, off_bias; /* elements */
-    uint32_t lda, ldb, ldc;        /* elements; 0 means the packed value */
-    uint64_t stride_a, stride_b, stride_c;  /* elements between batches; 0 means packed */
     /* A second batch level, for operands with two batch strides (attention:
      * heads within a sequence, sequences within the batch): outer groups of
-     * `batch` matrices, stride2_* elements apart. outer 0 is taken as 1. */
+     * `batch` matrices. 0 is taken as 1. */
     uint32_t outer;
-    uint64_t stride2_a, stride2_b, stride2_c;
-    const char *label;
-    svk_gemm_variant variant;      /* default AUTO */
-    svk_gemm_epilogue epilogue;    /* default NONE */
-    svk_buffer *aux;               /* the epilogue's operand (NONE: unused) */
-    uint64_t off_aux;              /* elements */
-    svk_buffer *aux2;              /* DUAL_RESIDUAL's second output */
-    uint64_t off_aux2;
+} svk_gemm_shape;
+
+/* A, B or C as stored: row-major from off, rows ld apart, the batch's
+ * matrices stride apart and the outer groups stride2 apart (elements). */
+typedef struct svk_gemm_matrix {
+    svk_buffer *buf;
+    uint64_t off;
+    uint32_t ld;                   /* 0 means the packed value (the stored width) */
+    uint64_t stride;               /* 0 means packed (rows * ld) */
+    uint64_t stride2;              /* with outer > 1 */
+} svk_gemm_matrix;
+
+/* The epilogue (svk_gemm_epilogue) and its operands, laid out as C. */
+typedef struct svk_gemm_epilogue_args {
+    svk_gemm_epilogue kind;        /* default NONE */
+    svk_tref aux;                  /* the epilogue's operand (NONE: unused) */
+    svk_tref aux2;                 /* DUAL_RESIDUAL's second output */
     float res_c;                   /* DUAL_RESIDUAL's divisor, finite and nonzero */
-    svk_gemm_structure structure;  /* default DENSE */
-    /* Room for split-K partials (lib/ops/gemm_split.c): scratch_elems
-     * floats from off_scratch, clobbered, not overlapping any operand; or
-     * NULL. With it, a GEMM whose C has too few tiles to fill a GPU is cut
-     * along K into batched partial products and a column sum, where
-     * svk_gemm_scratch_elems says it would be. */
-    svk_buffer *scratch;
-    uint64_t off_scratch, scratch_elems;
-    /* [M] floats, or NULL: also sum_a[m] += the sum over k of op(A)[m, k].
-     * A Linear's bias gradient beside its weight gradient: dW = dy^T x with
-     * A = dy [K, M] transposed, db = colsum(dy). Needs trans_a, one matrix
-     * (batch and outer 1) and the DENSE structure; must not overlap A, B or
-     * C. gemm.comp adds the sums as it reads op(A)'s tiles (split-K: beside
-     * each partial product, then a column sum of the partial sums);
-     * gemm_texel.comp in its k loop where it shares op(A) over the subgroup
-     * (a fixed order for the device's subgroup size); elsewhere (the
-     * storage-buffer CPU form, coopmat) a column sum of A (lib/ops/colsum.c)
-     * is recorded before the product. svk_gemm_scratch_elems counts the
-     * room any of these needs. */
-    svk_buffer *sum_a;
-    uint64_t off_sum_a;
+} svk_gemm_epilogue_args;
+
+/* Room for split-K partials (lib/ops/gemm_split.c), sum_a's column sum or
+ * the texel form's packed operands: elems floats from off, clobbered, not
+ * overlapping any operand; buf NULL: none. With it, a GEMM whose C has too
+ * few tiles to fill a GPU is cut along K into batched partial products and
+ * a column sum, where svk_gemm_scratch_elems says it would be. */
+typedef struct svk_gemm_scratch {
+    svk_buffer *buf;
+    uint64_t off, elems;
+} svk_gemm_scratch;
+
+/* [M] floats from off, or buf NULL: also sum_a[m] += the sum over k of
+ * op(A)[m, k]. A Linear's bias gradient beside its weight gradient:
+ * dW = dy^T x with A = dy [K, M] transposed, db = colsum(dy). Needs
+ * trans_a, one matrix (batch and outer 1) and the DENSE structure; must not
+ * overlap A, B or C. gemm.comp adds the sums as it reads op(A)'s tiles
+ * (split-K: beside each partial product, then a column sum of the partial
+ * sums); gemm_texel.comp in its k loop where it shares op(A) over the
+ * subgroup (a fixed order for the device's subgroup size); elsewhere (the
+ * storage-buffer CPU form, coopmat) a column sum of A (lib/ops/colsum.c) is
+ * recorded before the product. svk_gemm_scratch_elems counts the room any
+ * of these needs. */
+typedef struct svk_gemm_sum_a {
+    svk_buffer *buf;
+    uint64_t off;                  /* elements */
     /* Internal (lib/ops/gemm_split.c): the portable kernel stores the sums
-     * of matrix b of a batch at sum_a + b M (split-K's partial sums). */
-    bool sum_a_per_matrix;
+     * of matrix b of a batch at off + b M (split-K's partial sums). */
+    bool per_matrix;
+} svk_gemm_sum_a;
+
+typedef struct svk_gemm_args {
+    svk_gemm_shape shape;
+    float alpha, beta;
+    svk_gemm_matrix a, b, c;
+    svk_tref bias;                 /* [N] floats; buf NULL: none */
+    svk_gemm_epilogue_args epi;
+    svk_gemm_structure structure;  /* default DENSE */
+    svk_gemm_variant variant;      /* default AUTO */
+    svk_gemm_scratch scratch;
+    svk_gemm_sum_a sum_a;
+    const char *label;
 } svk_gemm_args;
 
 /* Floats of scratch svk_gemm_record would use for g on ctx's device now:

@@ -41,31 +41,31 @@ void svk_gemm_pack_plan(const svk_gemm_args *g, uint64_t lda, uint64_t ldb, uint
                         svk_gemm_pack *out)
 {
     *out = (svk_gemm_pack){0};
-    if ((g->batch > 1) || (g->outer > 1))
+    if ((g->shape.batch > 1) || (g->shape.outer > 1))
         return;
     /* The rows an iteration reads: no more than the operand has. */
-    const uint32_t ra = rows_a < g->M ? rows_a : g->M, rb = rows_b < g->N ? rows_b : g->N;
-    out->a = !g->trans_a && rows_per_set(ra, lda) > L1_WAYS;
-    out->b = g->trans_b && rows_per_set(rb, ldb) > L1_WAYS;
+    const uint32_t ra = rows_a < g->shape.M ? rows_a : g->shape.M, rb = rows_b < g->shape.N ? rows_b : g->shape.N;
+    out->a = !g->shape.trans_a && rows_per_set(ra, lda) > L1_WAYS;
+    out->b = g->shape.trans_b && rows_per_set(rb, ldb) > L1_WAYS;
     if (out->a) {
-        out->lda = svk_gemm_pack_ld(g->K, ra);
-        out->elems = (uint64_t)g->M * out->lda;
+        out->lda = svk_gemm_pack_ld(g->shape.K, ra);
+        out->elems = (uint64_t)g->shape.M * out->lda;
     }
     if (out->b) {
-        out->ldb = svk_gemm_pack_ld(g->K, rb);
+        out->ldb = svk_gemm_pack_ld(g->shape.K, rb);
         out->off_b = out->elems;
-        out->elems += (uint64_t)g->N * out->ldb;
+        out->elems += (uint64_t)g->shape.N * out->ldb;
     }
 }
 
 static svk_status copy_rows(svk_cmdlist *cl, svk_buffer *src, uint64_t off, uint64_t ld, uint32_t rows,
                             const svk_gemm_args *g, uint64_t dst_off, uint32_t dst_ld, const char *label)
 {
-    const uint64_t row_bytes = (uint64_t)g->K * 4;
+    const uint64_t row_bytes = (uint64_t)g->shape.K * 4;
     const svk_transfer t = {
         .kind = SVK_TRANSFER_COPY,
         .src = {src, off * 4, (rows - 1) * ld * 4 + row_bytes},
-        .dst = {g->scratch, (g->off_scratch + dst_off) * 4, (rows - 1) * (uint64_t)dst_ld * 4 + row_bytes},
+        .dst = {g->scratch.buf, (g->scratch.off + dst_off) * 4, (rows - 1) * (uint64_t)dst_ld * 4 + row_bytes},
         .rows = rows,
         .row_bytes = row_bytes,
         .src_pitch = ld * 4,
@@ -81,8 +81,8 @@ svk_status svk_gemm_pack_record(svk_cmdlist *cl, const svk_gemm_args *g, uint64_
     svk_status st = SVK_OK;
     const char *label = g->label ? g->label : "gemm";
     if (p->a)
-        st = copy_rows(cl, g->a, g->off_a, lda, g->M, g, p->off_a, p->lda, label);
+        st = copy_rows(cl, g->a.buf, g->a.off, lda, g->shape.M, g, p->off_a, p->lda, label);
     if (st == SVK_OK && p->b)
-        st = copy_rows(cl, g->b, g->off_b, ldb, g->N, g, p->off_b, p->ldb, label);
+        st = copy_rows(cl, g->b.buf, g->b.off, ldb, g->shape.N, g, p->off_b, p->ldb, label);
     return st;
 }

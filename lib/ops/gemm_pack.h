@@ -28,7 +28,7 @@
 typedef struct svk_gemm_pack {
     bool a, b;            /* which operands are packed */
     uint32_t lda, ldb;    /* their leading dimensions in scratch */
-    uint64_t off_a, off_b; /* their offsets in scratch, from g->off_scratch */
+    uint64_t off_a, off_b; /* their offsets in scratch, from g->scratch.off */
     uint64_t elems;       /* scratch floats both take (0: nothing packed) */
 } svk_gemm_pack;
 

@@ -99,15 +99,16 @@ static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *s
      * multiprocessors idle. The tuning's coopmat_frags (1 to 4) overrides,
      * for tuning. */
     const uint64_t big = (uint64_t)spec[6] * 4 * spec[3], wide = (uint64_t)spec[7] * 4 * spec[4];
-    const uint64_t tiles = svk_div_up(g->M, big) * svk_div_up(g->N, wide) * (g->batch ? g->batch : 1) *
-                           (g->outer ? g->outer : 1);
-    if (tiles >= 256 && !g->trans_b)
+    const svk_gemm_shape *s = &g->shape;
+    const uint64_t tiles = svk_div_up(s->M, big) * svk_div_up(s->N, wide) * (s->batch ? s->batch : 1) *
+                           (s->outer ? s->outer : 1);
+    if (tiles >= 256 && !s->trans_b)
         spec[8] = spec[9] = 4;
     if (ctx->settings.tuning.coopmat_frags)
         spec[8] = spec[9] = ctx->settings.tuning.coopmat_frags;
     spec[0] = ctx->profile.subgroup_size * spec[6] * spec[7];
-    spec[11] = g->trans_a;
-    spec[12] = g->trans_b;
+    spec[11] = s->trans_a;
+    spec[12] = s->trans_b;
 }
 
 bool svk_gemm_kernel_is_texel(svk_kernel_id id)
@@ -122,7 +123,7 @@ bool svk_gemm_kernel_is_texel(svk_kernel_id id)
  * 256), where the products storing most gained. */
 static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
 {
-    return svk_op_gemm_store64_allowed(ctx) && !g->trans_a ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
+    return svk_op_gemm_store64_allowed(ctx) && !g->shape.trans_a ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
 }
 
 /* The storage-buffer form ctx runs: the one loading and storing through
@@ -144,7 +145,7 @@ static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bo
 {
     if (!svk_op_texel_allowed(ctx))
         return false;
-    const svk_buffer *ops[2] = {g->a, g->b};
+    const svk_buffer *ops[2] = {g->a.buf, g->b.buf};
     char why[256];
     for (int i = 0; i < 2; i++)
         for (int f = 0; f < SVK_TEXEL_FORMAT_COUNT; f++)
@@ -178,7 +179,7 @@ static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bo
 static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *spec)
 {
     const uint32_t sg = ctx->profile.subgroup_size ? ctx->profile.subgroup_size : 1;
-    const uint32_t need = svk_div_up(svk_div_up(g->N, spec[4]), sg) * sg;
+    const uint32_t need = svk_div_up(svk_div_up(g->shape.N, spec[4]), sg) * sg;
     if (spec[1] == 1) {
         if (need < spec[0])
             spec[0] = need;
@@ -204,9 +205,9 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
  * alternated): the products with N = 32 took 0.62-0.83 of their time. */
 static bool texel_rows2(const svk_ctx *ctx, const svk_gemm_args *g, const uint32_t *spec, uint32_t share)
 {
-    const uint64_t cols = svk_div_up(g->N, spec[4]);
+    const uint64_t cols = svk_div_up(g->shape.N, spec[4]);
     return svk_op_gemm_rows_allowed(ctx) && share >= 4 && (share & (share - 1)) == 0 && spec[0] == share &&
-           spec[1] == 1 && 2 * cols <= share && 4 * cols > share && !g->sum_a;
+           spec[1] == 1 && 2 * cols <= share && 4 * cols > share && !g->sum_a.buf;
 }
 
 /* gemm_texel.comp's block of C per invocation for g: TM x TN (spec 3, 4).
@@ -240,13 +241,14 @@ static bool texel_rows2(const svk_ctx *ctx, const svk_gemm_args *g, const uint32
 static void texel_tile(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *tm, uint32_t *tn)
 {
     const uint32_t *def = svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults;
-    *tm = g->M >= 256 ? 32u : def[3];
+    const svk_gemm_shape *s = &g->shape;
+    *tm = s->M >= 256 ? 32u : def[3];
     *tn = def[4];
     const uint64_t sg = ctx->profile.subgroup_size ? ctx->profile.subgroup_size : 1;
     const uint64_t wide = 8u * sg, narrow = (uint64_t)def[4] * sg;
-    const bool one = (g->batch <= 1) && (g->outer <= 1);
-    const bool no_pad = svk_div_up(g->N, wide) * wide == svk_div_up(g->N, narrow) * narrow;
-    if (svk_op_gemm_wide_allowed(ctx) && !g->trans_b && one && no_pad && (g->trans_a ? g->M < 256 : g->K <= 1024)) {
+    const bool one = (s->batch <= 1) && (s->outer <= 1);
+    const bool no_pad = svk_div_up(s->N, wide) * wide == svk_div_up(s->N, narrow) * narrow;
+    if (svk_op_gemm_wide_allowed(ctx) && !s->trans_b && one && no_pad && (s->trans_a ? s->M < 256 : s->K <= 1024)) {
         *tm = 16u;
         *tn = 8u;
     }
@@ -294,10 +296,11 @@ bool svk_gemm_policy_sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk
  * measurable at K = 4096, nor did K <= 2048. */
 uint32_t svk_gemm_policy_k_chunks(const svk_gemm_args *g)
 {
-    const bool reads_c = g->beta != 0.0f || g->epilogue == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
-    if (g->trans_a || reads_c || g->sum_a || g->structure != SVK_GEMM_DENSE || g->K <= SVK_GEMM_TEXEL_KCHUNK_ABOVE)
+    const bool reads_c = g->beta != 0.0f || g->epi.kind == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
+    if (g->shape.trans_a || reads_c || g->sum_a.buf || g->structure != SVK_GEMM_DENSE ||
+        g->shape.K <= SVK_GEMM_TEXEL_KCHUNK_ABOVE)
         return 1;
-    return g->K / SVK_GEMM_TEXEL_KCHUNK;
+    return g->shape.K / SVK_GEMM_TEXEL_KCHUNK;
 }
 
 /* What gemm_texel.comp would pack of g (gemm_pack.h): the rows of A and
@@ -312,8 +315,8 @@ void svk_gemm_policy_pack(const svk_ctx *ctx, const svk_gemm_args *g, svk_gemm_p
     /* With two rows of blocks per subgroup (texel_rows2), an iteration
      * reads twice the rows of A and half the columns of B. */
     const uint32_t rows2 = texel_rows2(ctx, g, spec, share) ? 2u : 1u;
-    const uint64_t lda = g->lda ? g->lda : g->trans_a ? g->M : g->K;
-    const uint64_t ldb = g->ldb ? g->ldb : g->trans_b ? g->K : g->N;
+    const uint64_t lda = g->a.ld ? g->a.ld : g->shape.trans_a ? g->shape.M : g->shape.K;
+    const uint64_t ldb = g->b.ld ? g->b.ld : g->shape.trans_b ? g->shape.K : g->shape.N;
     *p = (svk_gemm_pack){0};
     if (svk_op_gemm_pack_allowed(ctx))
         svk_gemm_pack_plan(g, lda, ldb, spec[3] * rows2, spec[4] * sg / rows2, p);
@@ -359,11 +362,12 @@ svk_status svk_gemm_policy_kernel(svk_ctx *ctx, const char *label, const svk_gem
     /* Loop iterations of one SIMD batch: gemm_texel.comp K / 4;
      * gemm_cpu.comp K / 4, then K % 4 single steps, plus one masked pass of
      * each loop of its paths not taken: K / 4 + 5 at most. */
-    if ((uint64_t)g->K / 4 + 5 > SVK_OP_CPU_LOOP_BUDGET)
+    if ((uint64_t)g->shape.K / 4 + 5 > SVK_OP_CPU_LOOP_BUDGET)
         return SVK_OK;
     uint32_t bm, bn;
     svk_gemm_block_shape(id, svk_kernel_info_get(id)->spec_defaults, &bm, &bn);
-    if (svk_div_up(g->N, bn) > ctx->info.max_workgroup_count[0] || svk_div_up(g->M, bm) > ctx->info.max_workgroup_count[1])
+    if (svk_div_up(g->shape.N, bn) > ctx->info.max_workgroup_count[0] ||
+        svk_div_up(g->shape.M, bm) > ctx->info.max_workgroup_count[1])
         return SVK_OK;
     *out = id;
     return SVK_OK;
@@ -396,8 +400,8 @@ uint64_t svk_gemm_policy_split_scratch(svk_ctx *ctx, const svk_gemm_args *g)
     } else {
         svk_gemm_block_shape(SVK_KERNEL_GEMM, svk_kernel_info_get(SVK_KERNEL_GEMM)->spec_defaults, &bm, &bn);
     }
-    const uint32_t s = svk_gemm_policy_split(ctx, g, g->ldc ? g->ldc : g->N, bm, bn);
-    return s > 1 ? svk_gemm_split_scratch_elems(g, s, g->sum_a && variant == SVK_GEMM_VARIANT_PORTABLE) : 0;
+    const uint32_t s = svk_gemm_policy_split(ctx, g, g->c.ld ? g->c.ld : g->shape.N, bm, bn);
+    return s > 1 ? svk_gemm_split_scratch_elems(g, s, g->sum_a.buf && variant == SVK_GEMM_VARIANT_PORTABLE) : 0;
 }
 
 /* Whether a GEMM asking for variant `asked` would run a texel form on ctx
@@ -421,8 +425,9 @@ bool svk_gemm_policy_texel_form_runs(svk_ctx *ctx, const char *label, svk_gemm_v
  * 0.90-0.96x and the weight gradients (TN) 0.76-1.04x, so not there. */
 static bool texel_k8(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t tm, uint32_t tn)
 {
-    return tm == 16 && tn == 8 && !g->trans_a && !g->trans_b && g->K >= 256 && g->structure == SVK_GEMM_DENSE &&
-           (g->K & ~3u) % 8 == 0 && svk_op_tune_on(ctx, SVK_TUNE_OFF_GEMM_K8);
+    const svk_gemm_shape *s = &g->shape;
+    return tm == 16 && tn == 8 && !s->trans_a && !s->trans_b && s->K >= 256 && g->structure == SVK_GEMM_DENSE &&
+           (s->K & ~3u) % 8 == 0 && svk_op_tune_on(ctx, SVK_TUNE_OFF_GEMM_K8);
 }
 
 

@@ -47,14 +47,13 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
     const gemm_ctx *x = user;
     const gemm_shape *g = x->g;
     svk_gemm_args a = {
-        .trans_a = g->ta, .trans_b = shape_tb(g, x->variant),
-        .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+        .shape = {.trans_a = g->ta, .trans_b = shape_tb(g, x->variant), .M = g->M, .N = g->N, .K = g->K, .batch = 1},
         .alpha = 1.0f, .beta = g->beta,
-        .a = x->a[set].buf, .b = x->bm[set].buf, .c = x->c[set].buf,
-        .bias = g->bias ? x->bias[set].buf : NULL,
+        .a.buf = x->a[set].buf, .b.buf = x->bm[set].buf, .c.buf = x->c[set].buf,
+        .bias.buf = g->bias ? x->bias[set].buf : NULL,
         .label = g->what,
         .variant = x->variant,
-        .scratch = x->scratch.buf, .off_scratch = x->scratch.off, .scratch_elems = x->scratch_n,
+        .scratch = {.buf = x->scratch.buf, .off = x->scratch.off, .elems = x->scratch_n},
     };
     return svk_gemm_record(cl, &a);
 }
@@ -63,7 +62,8 @@ static svk_status record(svk_cmdlist *cl, void *user, uint32_t set)
  * CPU texel form's packed operands (the model gives both). */
 static uint64_t scratch_elems(bench *b, const gemm_shape *g, svk_gemm_variant v)
 {
-    const svk_gemm_args a = {.trans_a = g->ta, .trans_b = shape_tb(g, v), .M = g->M, .N = g->N, .K = g->K, .batch = 1,
+    const svk_gemm_args a = {.shape = {.trans_a = g->ta, .trans_b = shape_tb(g, v), .M = g->M, .N = g->N, .K = g->K,
+                                       .batch = 1},
                              .alpha = 1.0f, .beta = g->beta, .variant = v, .label = g->what};
     return g->bias ? svk_gemm_pack_scratch_elems(b->ctx, &a) : svk_gemm_scratch_elems(b->ctx, &a);
 }

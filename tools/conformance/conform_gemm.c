@@ -363,19 +363,17 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
     if (!out || (g->sum_a && !sum_out))
         goto end;
     svk_gemm_args args = {
-        .trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = g->batch,
+        .shape = {.trans_a = g->ta, .trans_b = g->tb, .M = g->M, .N = g->N, .K = g->K, .batch = g->batch,
+                  .outer = g->outer},
         .alpha = g->alpha, .beta = g->beta,
-        .a = ta.buf, .b = tb.buf, .c = out->buf, .bias = tbias.buf,
-        .off_a = ta.off, .off_b = tb.off, .off_c = cf_tref(out).off,
-        .lda = A.ld, .ldb = B.ld, .ldc = C.ld,
-        .stride_a = A.stride, .stride_b = B.stride, .stride_c = C.stride,
-        .outer = g->outer,
-        .stride2_a = A.stride2, .stride2_b = B.stride2, .stride2_c = C.stride2,
+        .a = {.buf = ta.buf, .off = ta.off, .ld = A.ld, .stride = A.stride, .stride2 = A.stride2},
+        .b = {.buf = tb.buf, .off = tb.off, .ld = B.ld, .stride = B.stride, .stride2 = B.stride2},
+        .c = {.buf = out->buf, .off = cf_tref(out).off, .ld = C.ld, .stride = C.stride, .stride2 = C.stride2},
+        .bias = tbias,
         .variant = row->variant,
-        .epilogue = (svk_gemm_epilogue)g->epi, .aux = taux.buf, .off_aux = taux.off,
-        .aux2 = taux2.buf, .off_aux2 = taux2.off, .res_c = RES_C,
+        .epi = {.kind = (svk_gemm_epilogue)g->epi, .aux = taux, .aux2 = taux2, .res_c = RES_C},
         .structure = (svk_gemm_structure)g->structure,
-        .sum_a = sum_out ? sum_out->buf : NULL, .off_sum_a = sum_out ? cf_tref(sum_out).off : 0,
+        .sum_a = {.buf = sum_out ? sum_out->buf : NULL, .off = sum_out ? cf_tref(sum_out).off : 0},
     };
     svk_texel_caps saved = cf->ctx->profile.texel;
     if (row->force_fallback)
@@ -388,9 +386,7 @@ static void run_case(cf_state *cf, const gemm_case *g, const gemm_row *row)
         goto end;
     }
     if (scratch) {
-        args.scratch = scratch->buf;
-        args.off_scratch = cf_tref(scratch).off;
-        args.scratch_elems = scratch_n;
+        args.scratch = (svk_gemm_scratch){scratch->buf, cf_tref(scratch).off, scratch_n};
     }
     const svk_ctx_tuning tuning = cf_tuning(cf);
     svk_ctx_tuning store32 = tuning;
