@@ -159,93 +159,111 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
     return SVK_OK;
 }
 
+/* Binds the backward's operands; the written ones (scratch, dqkv) must
+ * not alias anything else: the GEMMs and the softmax read their inputs
+ * while writing them. */
+static svk_status bind_bwd(svk_ctx *ctx, const char *op, const svk_attention_bwd_args *a, svk_range *r_att,
+                           svk_range *r_s)
+{
+    const uint64_t B = a->B, T = a->T, C = a->C, H = a->H;
+    svk_range r_dout, r_qkv, r_dqkv;
+    svk_status st;
+    if ((st = svk_op_bind(ctx, op, "dout", a->dout, B * T * C, &r_dout)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r_qkv)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "att", a->att, B * H * T * T, r_att)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dqkv", a->dqkv, B * T * 3 * C, &r_dqkv)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "scratch", a->scratch, B * H * T * T, r_s)) != SVK_OK)
+        return st;
+    const char *names[4] = {"dout", "qkv", "att", "dqkv"};
+    const svk_range reads[4] = {r_dout, r_qkv, *r_att, r_dqkv};
+    for (int i = 0; i < 4; i++)
+        if ((st = check_disjoint(ctx, op, "scratch", *r_s, names[i], reads[i])) != SVK_OK)
+            return st;
+    for (int i = 0; i < 3; i++)
+        if ((st = check_disjoint(ctx, op, "dqkv", r_dqkv, names[i], reads[i])) != SVK_OK)
+            return st;
+    return SVK_OK;
+}
+
+/* dv = P^T dout and dP = dout v^T, one dispatch each over every (sequence,
+ * head): heads D columns apart, sequences T rows apart. */
+static svk_status record_dv_dp(svk_cmdlist *cl, const svk_attention_bwd_args *a)
+{
+    const uint64_t T = a->T, C = a->C, H = a->H, D = C / H;
+    const uint32_t ld3 = (uint32_t)(3 * C);
+    const uint64_t s_qkv = T * 3 * C, s_c = T * C, s_tt = H * T * T;
+    /* op(A) = P^T is [keys, queries], 0 for queries before the key
+     * (A_UPPER). */
+    svk_gemm_args dv = {
+        .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
+        .alpha = 1.0f, .beta = 0.0f,
+        .a = {.buf = a->att.buf, .off = a->att.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+        .b = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
+        .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .label = a->label ? a->label : "attention: dv = P^T dout",
+        .structure = SVK_GEMM_A_UPPER,
+    };
+    /* dP for keys up to the query (CAUSAL_OUT: the softmax backward reads
+     * no more, and zeroes the rest). */
+    svk_gemm_args dp = {
+        .shape = {.trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B},
+        .alpha = 1.0f, .beta = 0.0f,
+        .a = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
+        .b = {.buf = a->qkv.buf, .off = a->qkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .c = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+        .label = a->label ? a->label : "attention: dP = dout v^T",
+        .structure = SVK_GEMM_CAUSAL_OUT,
+    };
+    const svk_status st = svk_gemm_record(cl, &dv);
+    return st != SVK_OK ? st : svk_gemm_record(cl, &dp);
+}
+
+/* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T); dS is
+ * 0 above the diagonal, as P. Laid out as record_dv_dp's. */
+static svk_status record_dq_dk(svk_cmdlist *cl, const svk_attention_bwd_args *a)
+{
+    const uint64_t T = a->T, C = a->C, H = a->H, D = C / H;
+    const uint32_t ld3 = (uint32_t)(3 * C);
+    const uint64_t s_qkv = T * 3 * C, s_tt = H * T * T;
+    const float scale = (float)(1.0 / sqrt((double)D));
+    svk_gemm_args dq = {
+        .shape = {.M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
+        .alpha = scale, .beta = 0.0f,
+        .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+        .b = {.buf = a->qkv.buf, .off = a->qkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .c = {.buf = a->dqkv.buf, .off = a->dqkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .label = a->label ? a->label : "attention: dq = dS k",
+        .structure = SVK_GEMM_A_LOWER,
+    };
+    svk_gemm_args dk = {
+        .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
+        .alpha = scale, .beta = 0.0f,
+        .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
+        .b = {.buf = a->qkv.buf, .off = a->qkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
+        .label = a->label ? a->label : "attention: dk = dS^T q",
+        .structure = SVK_GEMM_A_UPPER,
+    };
+    const svk_status st = svk_gemm_record(cl, &dq);
+    return st != SVK_OK ? st : svk_gemm_record(cl, &dk);
+}
+
 svk_status svk_attention_bwd_record(svk_cmdlist *cl, const svk_attention_bwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a && a->qkv.buf);
     svk_ctx *ctx = a->qkv.buf->ctx;
     const char *op = a->label ? a->label : "attention";
+    svk_range r_att, r_s;
     svk_status st;
-    if ((st = check_shape(ctx, op, a->B, a->T, a->C, a->H)) != SVK_OK)
+    if ((st = check_shape(ctx, op, a->B, a->T, a->C, a->H)) != SVK_OK ||
+        (st = bind_bwd(ctx, op, a, &r_att, &r_s)) != SVK_OK || (st = record_dv_dp(cl, a)) != SVK_OK)
         return st;
-    const uint64_t B = a->B, T = a->T, C = a->C, H = a->H, D = C / H;
-    svk_range r_dout, r_qkv, r_att, r_dqkv, r_s;
-    if ((st = svk_op_bind(ctx, op, "dout", a->dout, B * T * C, &r_dout)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r_qkv)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "att", a->att, B * H * T * T, &r_att)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "dqkv", a->dqkv, B * T * 3 * C, &r_dqkv)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "scratch", a->scratch, B * H * T * T, &r_s)) != SVK_OK)
-        return st;
-    /* Written operands must not alias anything else: the GEMMs and the
-     * softmax read their inputs while writing them. */
-    const char *names[4] = {"dout", "qkv", "att", "dqkv"};
-    const svk_range reads[4] = {r_dout, r_qkv, r_att, r_dqkv};
-    for (int i = 0; i < 4; i++)
-        if ((st = check_disjoint(ctx, op, "scratch", r_s, names[i], reads[i])) != SVK_OK)
-            return st;
-    for (int i = 0; i < 3; i++)
-        if ((st = check_disjoint(ctx, op, "dqkv", r_dqkv, names[i], reads[i])) != SVK_OK)
-            return st;
-    const float scale = (float)(1.0 / sqrt((double)D));
-    const uint32_t ld3 = (uint32_t)(3 * C);
-
-    /* One dispatch per product over every (sequence, head): heads D
-     * columns apart, sequences T rows apart. */
-    const uint64_t s_qkv = T * 3 * C, s_c = T * C, s_tt = H * T * T;
-    {
-        /* dv = P^T dout: op(A) = P^T is [keys, queries], 0 for queries
-         * before the key (A_UPPER). */
-        svk_gemm_args dv = {
-            .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
-            .alpha = 1.0f, .beta = 0.0f,
-            .a = {.buf = a->att.buf, .off = a->att.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
-            .b = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
-            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .label = a->label ? a->label : "attention: dv = P^T dout",
-            .structure = SVK_GEMM_A_UPPER,
-        };
-        /* dP = dout v^T for keys up to the query (CAUSAL_OUT: the softmax
-         * backward reads no more, and zeroes the rest). */
-        svk_gemm_args dp = {
-            .shape = {.trans_b = true, .M = a->T, .N = a->T, .K = (uint32_t)D, .batch = a->H, .outer = a->B},
-            .alpha = 1.0f, .beta = 0.0f,
-            .a = {.buf = a->dout.buf, .off = a->dout.off, .ld = a->C, .stride = D, .stride2 = s_c},
-            .b = {.buf = a->qkv.buf, .off = a->qkv.off + 2 * C, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .c = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
-            .label = a->label ? a->label : "attention: dP = dout v^T",
-            .structure = SVK_GEMM_CAUSAL_OUT,
-        };
-        if ((st = svk_gemm_record(cl, &dv)) != SVK_OK || (st = svk_gemm_record(cl, &dp)) != SVK_OK)
-            return st;
-    }
+    /* dS_j = p_j (dP_j - sum_k p_k dP_k), in place of dP. */
+    const uint32_t rows = (uint32_t)((uint64_t)a->B * a->H * a->T);
     if ((st = record_softmax(cl, ctx, SVK_KERNEL_ATTENTION_SOFTMAX_BWD,
-                             a->label ? a->label : "attention: softmax backward", (uint32_t)(B * H * T), a->T, r_att,
-                             r_s, 2)) != SVK_OK)
+                             a->label ? a->label : "attention: softmax backward", rows, a->T, r_att, r_s, 2)) != SVK_OK)
         return st;
-    {
-        /* dq = scale * dS k; dk = scale * dS^T q (scale: s = scale q k^T);
-         * dS is 0 above the diagonal, as P. */
-        svk_gemm_args dq = {
-            .shape = {.M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
-            .alpha = scale, .beta = 0.0f,
-            .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
-            .b = {.buf = a->qkv.buf, .off = a->qkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .label = a->label ? a->label : "attention: dq = dS k",
-            .structure = SVK_GEMM_A_LOWER,
-        };
-        svk_gemm_args dk = {
-            .shape = {.trans_a = true, .M = a->T, .N = (uint32_t)D, .K = a->T, .batch = a->H, .outer = a->B},
-            .alpha = scale, .beta = 0.0f,
-            .a = {.buf = a->scratch.buf, .off = a->scratch.off, .ld = a->T, .stride = T * T, .stride2 = s_tt},
-            .b = {.buf = a->qkv.buf, .off = a->qkv.off, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .c = {.buf = a->dqkv.buf, .off = a->dqkv.off + C, .ld = ld3, .stride = D, .stride2 = s_qkv},
-            .label = a->label ? a->label : "attention: dk = dS^T q",
-            .structure = SVK_GEMM_A_UPPER,
-        };
-        if ((st = svk_gemm_record(cl, &dq)) != SVK_OK || (st = svk_gemm_record(cl, &dk)) != SVK_OK)
-            return st;
-    }
-    return SVK_OK;
+    return record_dq_dk(cl, a);
 }
 
 uint64_t svk_attention_flash_scratch_elems(uint32_t B, uint32_t T, uint32_t H)
