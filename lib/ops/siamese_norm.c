@@ -249,77 +249,76 @@ static svk_status record_fused(svk_cmdlist *cl, svk_ctx *ctx, const char *op, sv
                                  FUSED_BINDINGS, &push, sizeof(push), op);
 }
 
-static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
+/* The backward's operands as bind_bwd bound them ({0}: absent). */
+typedef struct bwd_ranges {
+    svk_range dh, dxn, dy_in, x, y, mean, rstd, g, b, dx, dy, dg, db, scratch, dz;
+} bwd_ranges;
+
+/* Binds j's operands and checks that they do not alias where the stages
+ * could not take it. */
+static svk_status bind_bwd(svk_ctx *ctx, const char *op, const bwd_job *j, bwd_ranges *r)
 {
-    svk_ctx *ctx = j->x.buf->ctx;
-    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
-    if (st != SVK_OK)
-        return st;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     uint64_t n = (uint64_t)j->rows * j->C, C3 = 3 * (uint64_t)j->C, R3 = 3 * (uint64_t)j->rows;
     uint64_t RM = SVK_SIAMESE_MEAN_ROWS * (uint64_t)j->rows;
-    svk_norm_lanes lanes = svk_norm_lanes_for(j->rows);
     uint64_t scratch_n = svk_siamese_norm_bwd_scratch_elems(j->kind, j->rows, j->C);
-    svk_range rdh, rdxn = {0}, rdyi = {0}, rx, ry, rm = {0}, rr, rg, rb = {0}, rdx, rdy, rdg, rdb = {0}, rs, rdz = {0};
+    *r = (bwd_ranges){0};
+    svk_status st;
     if (j->dz.buf && (!(j->dz_c > 0) || !isfinite(j->dz_c)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: dz_c=%g must be finite and > 0", op, (double)j->dz_c);
-    if ((st = svk_op_bind(ctx, op, j->dh_name, j->dh, n, &rdh)) != SVK_OK ||
-        (j->dxn.buf && (st = svk_op_bind(ctx, op, "dxn", j->dxn, n, &rdxn)) != SVK_OK) ||
-        (j->dy_in.buf && (st = svk_op_bind(ctx, op, "dy_in", j->dy_in, n, &rdyi)) != SVK_OK) ||
-        (st = svk_op_bind(ctx, op, "x", j->x, n, &rx)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "y", j->y, n, &ry)) != SVK_OK ||
-        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, RM, &rm)) != SVK_OK) ||
-        (st = svk_op_bind(ctx, op, "rstd", j->rstd, R3, &rr)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "g", j->g, C3, &rg)) != SVK_OK ||
-        (ln && (st = svk_op_bind(ctx, op, "b", j->b, C3, &rb)) != SVK_OK) ||
-        (st = svk_op_bind(ctx, op, "dx", j->dx, n, &rdx)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "dy", j->dy, n, &rdy)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "dg", j->dg, C3, &rdg)) != SVK_OK ||
-        (ln && (st = svk_op_bind(ctx, op, "db", j->db, C3, &rdb)) != SVK_OK) ||
-        (st = svk_op_bind(ctx, op, "scratch", j->scratch, scratch_n, &rs)) != SVK_OK ||
-        (j->dz.buf && (st = svk_op_bind(ctx, op, "dz", j->dz, n, &rdz)) != SVK_OK))
+    if ((st = svk_op_bind(ctx, op, j->dh_name, j->dh, n, &r->dh)) != SVK_OK ||
+        (j->dxn.buf && (st = svk_op_bind(ctx, op, "dxn", j->dxn, n, &r->dxn)) != SVK_OK) ||
+        (j->dy_in.buf && (st = svk_op_bind(ctx, op, "dy_in", j->dy_in, n, &r->dy_in)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "x", j->x, n, &r->x)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "y", j->y, n, &r->y)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "mean", j->mean, RM, &r->mean)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "rstd", j->rstd, R3, &r->rstd)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "g", j->g, C3, &r->g)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "b", j->b, C3, &r->b)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "dx", j->dx, n, &r->dx)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dy", j->dy, n, &r->dy)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dg", j->dg, C3, &r->dg)) != SVK_OK ||
+        (ln && (st = svk_op_bind(ctx, op, "db", j->db, C3, &r->db)) != SVK_OK) ||
+        (st = svk_op_bind(ctx, op, "scratch", j->scratch, scratch_n, &r->scratch)) != SVK_OK ||
+        (j->dz.buf && (st = svk_op_bind(ctx, op, "dz", j->dz, n, &r->dz)) != SVK_OK))
         return st;
     /* dh is last read by the first stage, dxn and dy_in element for element
      * by the stage that writes dx or dy. */
     enum { DH, DXN, DYI };
     const svk_norm_operand ops[] = {
-        {j->dh_name, rdh, false, 0}, {"dxn", rdxn, false, 0}, {"dy_in", rdyi, false, 0},
-        {"x", rx, false, 0}, {"y", ry, false, 0}, {"mean", rm, false, 0}, {"rstd", rr, false, 0},
-        {"g", rg, false, 0}, {"b", rb, false, 0},
-        {"dx", rdx, true, (1u << DH) | (1u << DXN)}, {"dy", rdy, true, (1u << DH) | (1u << DYI)},
-        {"dg", rdg, true, 0}, {"db", rdb, true, 0}, {"scratch", rs, true, 0}, {"dz", rdz, true, 0},
+        {j->dh_name, r->dh, false, 0}, {"dxn", r->dxn, false, 0}, {"dy_in", r->dy_in, false, 0},
+        {"x", r->x, false, 0}, {"y", r->y, false, 0}, {"mean", r->mean, false, 0}, {"rstd", r->rstd, false, 0},
+        {"g", r->g, false, 0}, {"b", r->b, false, 0},
+        {"dx", r->dx, true, (1u << DH) | (1u << DXN)}, {"dy", r->dy, true, (1u << DH) | (1u << DYI)},
+        {"dg", r->dg, true, 0}, {"db", r->db, true, 0}, {"scratch", r->scratch, true, 0}, {"dz", r->dz, true, 0},
     };
-    if ((st = svk_norm_check_operands(ctx, op, ops, 15)) != SVK_OK)
-        return st;
+    return svk_norm_check_operands(ctx, op, ops, 15);
+}
 
-    uint64_t blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
+/* Whether the fused form runs (fused_chosen), and with which lanes: the
+ * CPU form's own (fused_cpu_lanes) where its loops fit with them (longer
+ * lanes, so a budget that the usual ones fit may refuse them), else the
+ * usual ones. */
+static bool fused_lanes_chosen(const svk_ctx *ctx, svk_kernel_variant var, const bwd_job *j, svk_norm_lanes lanes,
+                               svk_norm_lanes *fused_lanes, svk_norm_cpu_form *form)
+{
+    *fused_lanes = var == SVK_KERNEL_VARIANT_CPU ? fused_cpu_lanes(j->rows) : lanes;
+    if (fused_chosen(ctx, var, j, *fused_lanes, form))
+        return true;
+    if (var != SVK_KERNEL_VARIANT_CPU)
+        return false;
+    *fused_lanes = lanes;
+    return fused_chosen(ctx, var, j, *fused_lanes, form);
+}
+
+/* The staged backward's stage 1 (siamese_norm_bwd.comp): du into scratch
+ * and I's partials. */
+static svk_status record_stage_du(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
+                                  svk_norm_lanes lanes, const bwd_ranges *r)
+{
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    uint64_t n = (uint64_t)j->rows * j->C, blk = (uint64_t)lanes.n_part * j->C, bpn = ln ? 2 : 1;
     uint64_t s0 = j->scratch.off, part_i = s0 + n + 2 * bpn * blk;
-    svk_norm_param_reduce_args ra = {
-        .C = j->C, .n_norms = 3, .n_part = lanes.n_part, .blocks_per_norm = (uint32_t)bpn,
-        .part = {j->scratch.buf, s0 + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
-    };
-    /* One dispatch and the reduction where the device allows it. */
-    svk_kernel_variant var;
-    svk_norm_cpu_form fused_form;
-    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
-        return st;
-    /* The CPU form's own lanes where its loops fit with them (longer
-     * lanes, so a budget that the usual ones fit may refuse them). */
-    svk_norm_lanes fused_lanes = var == SVK_KERNEL_VARIANT_CPU ? fused_cpu_lanes(j->rows) : lanes;
-    bool use_fused = fused_chosen(ctx, var, j, fused_lanes, &fused_form);
-    if (!use_fused && var == SVK_KERNEL_VARIANT_CPU) {
-        fused_lanes = lanes;
-        use_fused = fused_chosen(ctx, var, j, fused_lanes, &fused_form);
-    }
-    if (use_fused) {
-        const svk_range fused[FUSED_BINDINGS] = {rdh, rdxn, rdyi, rx, ry, rg, rb, rm, rr, rdx, rdy, rs, rdz};
-        if ((st = record_fused(cl, ctx, op, var, j, fused_lanes, fused_form, fused)) != SVK_OK)
-            return st;
-        ra.n_part = fused_lanes.n_part;
-        return svk_norm_param_reduce_record(cl, &ra);
-    }
-
-    /* Staged: stage 1, du and I's partials. */
     svk_push_siamese_norm_bwd push = {
         .rows = j->rows,
         .C = j->C,
@@ -338,22 +337,63 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
         .flags = ln ? 0u : SVK_SIAMESE_FLAG_RMS,
     };
     /* Stand-ins (never read): g for b, rstd for mean. */
-    const svk_range bind[] = {rdh, rx, ry, rg, ln ? rb : rg, ln ? rm : rr, rr, rs};
+    const svk_range bind[] = {r->dh, r->x, r->y, r->g, ln ? r->b : r->g, ln ? r->mean : r->rstd, r->rstd, r->scratch};
     const uint64_t offs[] = {j->dh.off, j->x.off, j->y.off, j->g.off, ln ? j->b.off : 0, s0};
     const svk_norm_cpu_form form = {svk_op_vec4(j->C, offs, 6), 2u, lanes.rows_per_part, 1, push.flags};
-    if ((st = svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD, j->C, lanes.n_part, form, bind, 8, &push,
-                                    sizeof(push), op)) != SVK_OK)
+    return svk_norm_row_dispatch(cl, ctx, SVK_KERNEL_SIAMESE_NORM_BWD, j->C, lanes.n_part, form, bind, 8, &push,
+                                 sizeof(push), op);
+}
+
+/* The staged backward up to the partials' sum: du and I's partials, Q's
+ * then P's backward, then dz from dx and dy. */
+static svk_status record_staged(svk_cmdlist *cl, svk_ctx *ctx, const char *op, const bwd_job *j,
+                                svk_norm_lanes lanes, const bwd_ranges *r)
+{
+    svk_status st;
+    if ((st = record_stage_du(cl, ctx, op, j, lanes, r)) != SVK_OK ||
+        (st = record_branch(cl, ctx, op, j, lanes, 1, j->dy_in, r->dy_in, j->y, r->y, j->dy, r->dy)) != SVK_OK ||
+        (st = record_branch(cl, ctx, op, j, lanes, 0, j->dxn, r->dxn, j->x, r->x, j->dx, r->dx)) != SVK_OK)
         return st;
-    /* Stages 2 and 3: Q, then P. */
-    if ((st = record_branch(cl, ctx, op, j, lanes, 1, j->dy_in, rdyi, j->y, ry, j->dy, rdy)) != SVK_OK ||
-        (st = record_branch(cl, ctx, op, j, lanes, 0, j->dxn, rdxn, j->x, rx, j->dx, rdx)) != SVK_OK)
+    if (!j->dz.buf)
+        return SVK_OK;
+    svk_residual_bwd_args rz = {
+        .n = (uint64_t)j->rows * j->C, .c = j->dz_c, .dx = j->dx, .dy = j->dy, .dz = j->dz, .label = op};
+    return svk_residual_bwd_record(cl, &rz);
+}
+
+/* One fused dispatch where the device allows it, else the stages; then the
+ * partials of P, Q and I summed into dg and db. */
+static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
+{
+    svk_ctx *ctx = j->x.buf->ctx;
+    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
+    if (st != SVK_OK)
         return st;
-    /* dz from dx and dy, then stage 4: the partials of P, Q, I into dg, db. */
-    if (j->dz.buf) {
-        svk_residual_bwd_args rz = {.n = n, .c = j->dz_c, .dx = j->dx, .dy = j->dy, .dz = j->dz, .label = op};
-        if ((st = svk_residual_bwd_record(cl, &rz)) != SVK_OK)
+    bwd_ranges r;
+    if ((st = bind_bwd(ctx, op, j, &r)) != SVK_OK)
+        return st;
+    const bool ln = j->kind == SVK_NORM_LAYERNORM;
+    const uint64_t n = (uint64_t)j->rows * j->C;
+    const svk_norm_lanes lanes = svk_norm_lanes_for(j->rows);
+    svk_norm_param_reduce_args ra = {
+        .C = j->C, .n_norms = 3, .n_part = lanes.n_part, .blocks_per_norm = ln ? 2u : 1u,
+        .part = {j->scratch.buf, j->scratch.off + n}, .dg = j->dg, .db = ln ? j->db : (svk_tref){0}, .label = op,
+    };
+    svk_kernel_variant var;
+    if ((st = svk_op_variant(ctx, op, &var)) != SVK_OK)
+        return st;
+    svk_norm_lanes fused_lanes;
+    svk_norm_cpu_form fused_form;
+    if (fused_lanes_chosen(ctx, var, j, lanes, &fused_lanes, &fused_form)) {
+        const svk_range fused[FUSED_BINDINGS] = {r.dh,   r.dxn,  r.dy_in, r.x,  r.y,       r.g, r.b,
+                                                 r.mean, r.rstd, r.dx,    r.dy, r.scratch, r.dz};
+        if ((st = record_fused(cl, ctx, op, var, j, fused_lanes, fused_form, fused)) != SVK_OK)
             return st;
+        ra.n_part = fused_lanes.n_part;
+        return svk_norm_param_reduce_record(cl, &ra);
     }
+    if ((st = record_staged(cl, ctx, op, j, lanes, &r)) != SVK_OK)
+        return st;
     return svk_norm_param_reduce_record(cl, &ra);
 }
 
