@@ -80,8 +80,8 @@ static inline svk_status svk_elem_dispatch_1d(svk_cmdlist *cl, svk_ctx *ctx, con
  * 4 (every vec4 then lies inside one operand: svk_op_vec4) and the tuning
  * leaves vec4 on; one otherwise. Returns VEC4. On a CPU device a storage-buffer
  * access costs per lane, not per byte, so this moves about 2.5 times the
- * bytes per second there (the copy shader on lavapipe: 3.1 against 1.2
- * GB/s); GPUs prefer 16-byte accesses too. */
+ * bytes per second there (measured with the copy shader on lavapipe); GPUs
+ * prefer 16-byte accesses too. */
 static inline bool svk_elem_vec4_spec(const svk_ctx *ctx, svk_kernel_id k, uint64_t n, const uint64_t *offs, uint32_t n_offs,
                                       uint32_t spec[SVK_MAX_SPEC])
 {

@@ -74,8 +74,8 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
  * price of repeated scans: worth it on a GPU (about 64 workgroups, a
  * uniform shared-memory broadcast per token), not on a CPU device, where
  * the column groups already cover the few cores and the repeated scans cost
- * more than they spread (lavapipe, B*T = 8192, C = 128: ~30 ms with one
- * slice, ~650 ms with 32). Never more slices than vocabulary rows. */
+ * far more than they spread (measured on lavapipe). Never more slices than
+ * vocabulary rows. */
 static uint32_t wte_slices(const svk_ctx *ctx, uint64_t col_groups, uint64_t V)
 {
     uint64_t s = ctx->profile.cpu || col_groups >= 64 ? 1 : 64 / col_groups;

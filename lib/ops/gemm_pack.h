@@ -10,12 +10,9 @@
  * an A and, in NT, 32 rows of B (4 columns per lane, 8 lanes); at 2 or 4
  * KiB apart they fall in one or two sets, each line is evicted before the
  * next iteration reads the rest of it, and the product runs from L2. With
- * the rows one line further apart they spread over all sets. Measured on
- * lavapipe (2 threads, Zen 4 host, svk-bench with the operands' leading
- * dimensions widened by 16, alternated runs): NT at C = 1024 40 -> 58-72
- * GFLOP/s, NN dx 61-66 -> 75-78, NT with K = 1024 or 2048 (mlp.proj's
- * forward at C = 256, 512) 41 -> 71; rows 1 KiB apart (32 rows in 4 sets)
- * and A's 16 rows 2 KiB apart (2 sets) within noise of unpacked.
+ * the rows one line further apart they spread over all sets: measured
+ * far faster on lavapipe for rows 4 KiB apart; rows 1 KiB apart, and A's
+ * 16 rows 2 KiB apart, within noise of unpacked.
  */
 #ifndef SVK_OPS_GEMM_PACK_H
 #define SVK_OPS_GEMM_PACK_H

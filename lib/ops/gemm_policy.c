@@ -26,8 +26,9 @@
  *   pack      the texel form copies an operand whose rows share L1 sets
  *             (gemm_pack.c; svk_gemm_policy_pack).
  *
- * Each rule that is a measured trade-off says so where it is decided, with
- * the tuning switch that turns it off for comparison (docs/ENVIRONMENT.md).
+ * Each rule that is a measured trade-off says so in a line where it is
+ * decided, with the tuning switch that turns it off for comparison
+ * (docs/ENVIRONMENT.md); the measurements are in the commits that made them.
  */
 #include "gemm_policy.h"
 
@@ -93,11 +94,9 @@ static void coopmat_spec(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *s
     spec[5] = ctx->profile.coopmat_k;
     /* 4 x 4 fragments per subgroup (128 x 128 tiles at 16 x 16) where the
      * product has 256 such tiles or more and B is not transposed, 2 x 2
-     * otherwise. On an H200 the large tiles ran 1.02 to 2.2 times as fast
-     * on such NN and TN products, but 0.5 to 1.4 (median 0.8) on NT ones
-     * and up to 2 times slower on small products, which leave
-     * multiprocessors idle. The tuning's coopmat_frags (1 to 4) overrides,
-     * for tuning. */
+     * otherwise: measured faster on an H200 for large NN and TN products,
+     * slower for NT ones and for small ones, which leave multiprocessors
+     * idle. The tuning's coopmat_frags (1 to 4) overrides. */
     const uint64_t big = (uint64_t)spec[6] * 4 * spec[3], wide = (uint64_t)spec[7] * 4 * spec[4];
     const svk_gemm_shape *s = &g->shape;
     const uint64_t tiles = svk_div_up(s->M, big) * svk_div_up(s->N, wide) * (s->batch ? s->batch : 1) *
@@ -118,17 +117,16 @@ bool svk_gemm_kernel_is_texel(svk_kernel_id id)
 
 /* The texel form ctx runs for g: the one storing C through 64-bit views
  * where allowed (svk_op_gemm_store64_allowed), unless op(A) is A^T: the
- * weight gradients, whose C is small and K long, ran 1-3% slower with it
- * on lavapipe (svk-bench, alternated, 4-5 rounds at N = 1024, C = 128 and
- * 256), where the products storing most gained. */
+ * weight gradients, whose C is small and K long, measured slower with it
+ * on lavapipe, where the products storing most gained. */
 static svk_kernel_id texel_kernel(const svk_ctx *ctx, const svk_gemm_args *g)
 {
     return svk_op_gemm_store64_allowed(ctx) && !g->shape.trans_a ? SVK_KERNEL_GEMM_TEXEL_S64 : SVK_KERNEL_GEMM_TEXEL;
 }
 
 /* The storage-buffer form ctx runs: the one loading and storing through
- * 64-bit views where allowed, for every product (on lavapipe of Mesa
- * 25.0.7 every product gained, 1.01-1.19x; the default step 1.08x). */
+ * 64-bit views where allowed, for every product (every product measured
+ * faster with them on lavapipe). */
 static svk_kernel_id cpu_kernel(const svk_ctx *ctx)
 {
     return svk_op_gemm_store64_allowed(ctx) ? SVK_KERNEL_GEMM_CPU_S64 : SVK_KERNEL_GEMM_CPU;
@@ -170,8 +168,7 @@ static bool texel_ok(svk_ctx *ctx, const char *label, const svk_gemm_args *g, bo
  * default row of 32 x TN = 128 columns would waste 3/4 of the work at
  * N = 32. Where the row would still leave more than an eighth of the
  * grid's columns past N (the 16 x 8 tile at N = 384: 48 invocations in
- * rows of 32), it is halved until it does not: that product ran 1.13
- * times faster than its NT form with rows of 16, and slower with 32. The
+ * rows of 32), it is halved until it does not (measured faster there). The
  * width stays a multiple of the subgroup size (so op(A) is
  * still shared). op(A) is shared where each subgroup is one row of
  * invocations of the workgroup: one subgroup size on the device, dividing
@@ -201,8 +198,7 @@ static uint32_t texel_shape(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t
  * default training step's attention products at 16 lanes (heads of 32:
  * 8 blocks of 4 columns) are the case. Not with sum_a, whose fused sums
  * assume one row of blocks (gemm_texel_body.glsl, store_sum_a).
- * Measured at 16 lanes against --tune gemm_rows=0 (the default step,
- * alternated): the products with N = 32 took 0.62-0.83 of their time. */
+ * Measured faster for those products (--tune gemm_rows=0 compares). */
 static bool texel_rows2(const svk_ctx *ctx, const svk_gemm_args *g, const uint32_t *spec, uint32_t share)
 {
     const uint64_t cols = svk_div_up(g->shape.N, spec[4]);
@@ -215,12 +211,8 @@ static bool texel_rows2(const svk_ctx *ctx, const svk_gemm_args *g, const uint32
  * TM 32 where C has 256 rows or more, else the default 16 (fewer rows past
  * M computed for nothing in small products, such as attention's per-head
  * ones). Each iteration of the k loop then fetches each B item for twice
- * the multiply-adds. Measured on lavapipe (2 threads, Zen 4 host, after
- * the packing of gemm_pack.h, svk-bench alternated): every GEMM row at
- * N = 1024, C = 1024 65-73 -> 75-84 GFLOP/s; at C = 256 and 512 the weight
- * gradients 70 -> 80-85 and the other rows within noise; at C = 128 within
- * the host's noise. (Before the packing, tiles of 24 and 32 rows had
- * measured within noise of 16 at C = 128 and 256.)
+ * the multiply-adds: measured faster on lavapipe at C = 1024 (with the
+ * packing of gemm_pack.h), within noise at C = 128.
  *
  * The wide tile, 16 x 8 (the same 128 accumulators), where op(B) is B
  * [K, N] and the product is one matrix: NN products with K <= 1024 (the
@@ -228,16 +220,11 @@ static bool texel_rows2(const svk_ctx *ctx, const svk_gemm_args *g, const uint32
  * plan runs on transposed weights: svk_plan_options.linear_nn) and the
  * weight gradients (TN) with fewer than 256 rows, and
  * only where the wider columns pad N no further (attention's heads of 32
- * would compute twice their columns). Measured on lavapipe (svk-bench, 3
- * rounds alternated with --tune gemm_wide=0, N = 1024 and 4096, C = 128 to
- * 512, minimum times): mlp.proj.dx 1.09-1.20x faster up to C = 256,
- * mlp.proj.dW and attn.proj.dW at C = 128 1.19-1.26x and 1.05-1.14x,
- * logits.dx and attn.proj.dx 1.03-1.13x, mlp.fc.dx at C = 128 1.16-1.18x;
- * the default training step about 1% (docs/PERFORMANCE.md). Not where
- * op(B) is B^T (the NT forward: each lane's eight columns are eight rows
- * of B, 0.67-0.90x), nor for the weight gradients with TM 32 (0.86-0.97x),
- * nor for NN with K of 3072 and 4096 (0.92-0.95x). TM 32 with TN 8 (256
- * accumulators) ran 25 times slower. */
+ * would compute twice their columns): measured faster on lavapipe for
+ * those products (--tune gemm_wide=0 compares), slower where op(B) is B^T
+ * (each lane's eight columns are eight rows of B), for the weight
+ * gradients with TM 32 and for NN with K of 3072 and more. TM 32 with TN 8
+ * (256 accumulators) is far slower. */
 static void texel_tile(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t *tm, uint32_t *tn)
 {
     const uint32_t *def = svk_kernel_info_get(SVK_KERNEL_GEMM_TEXEL)->spec_defaults;
@@ -287,13 +274,9 @@ bool svk_gemm_policy_sum_a_fused(const svk_ctx *ctx, const svk_gemm_args *g, svk
  * Why: at K = 3C and 4C, the backward's dx products at C = 1024, an
  * invocation's 16 rows of A span 192 to 256 KiB; our reading is that the
  * sweep of the workgroups along N pushes them out of a core's L2 before
- * the next invocation of the row reads them again (the gain is measured,
- * the cause inferred). Measured on lavapipe (2 threads, Zen 4
- * host, alternated runs): NN 1024x1024x4096 44.7 -> 65.5 GFLOP/s and
- * 1024x1024x3072 52 -> 65 with chunks of 1024; chunks of 768 to 2048
- * within noise of each other, 256 and 512 worse (58.8, 62.7). Products
- * with A [K, M] (the weight gradients, K = tokens) gained nothing
- * measurable at K = 4096, nor did K <= 2048. */
+ * the next invocation of the row reads them again (the gain is measured on
+ * lavapipe, the cause inferred). Products with A [K, M] (the weight
+ * gradients) and K <= 2048 gained nothing measurable. */
 uint32_t svk_gemm_policy_k_chunks(const svk_gemm_args *g)
 {
     const bool reads_c = g->beta != 0.0f || g->epi.kind == SVK_GEMM_EPILOGUE_DUAL_RESIDUAL;
@@ -391,8 +374,8 @@ uint64_t svk_gemm_policy_split_scratch(svk_ctx *ctx, const svk_gemm_args *g)
     if (svk_gemm_policy_variant(ctx, g->label ? g->label : "gemm", g->variant, false, &variant) != SVK_OK ||
         (variant != SVK_GEMM_VARIANT_PORTABLE && variant != SVK_GEMM_VARIANT_COOPMAT))
         return 0;
-    /* Each has one tile shape for every product (kernels.c: 8 x 8 per
-     * invocation ran 10 times slower on an H200 than 4 x 4). */
+    /* Each has one tile shape for every product (kernels.c: 4 x 4 per
+     * invocation, measured far faster on an H200 than 8 x 8). */
     uint32_t bm, bn, spec[SVK_MAX_SPEC];
     if (variant == SVK_GEMM_VARIANT_COOPMAT) {
         coopmat_spec(ctx, g, spec);
@@ -418,11 +401,8 @@ bool svk_gemm_policy_texel_form_runs(svk_ctx *ctx, const char *label, svk_gemm_v
  * (SVK_GEMM_SPEC_K8), not four, for g with the tile tm x tn: the 16 x 8
  * tile's NN products with K >= 256 (dense, K & ~3 a multiple of 8), unless
  * the tuning's gemm_k8=0. Each accumulator then takes eight steps per load
- * and store. Measured on lavapipe (svk-bench, 2 rounds alternated with
- * --tune gemm_k8=0, minimum times): those products 1.02-1.09x faster at C =
- * 128 to 512 (mlp.proj's NN forward at K = 512 1.24x); NN with K = 128
- * within noise; the 32 x 4 tile's NN products with K of 1536 and 2048
- * 0.90-0.96x and the weight gradients (TN) 0.76-1.04x, so not there. */
+ * and store: measured faster on lavapipe for those products, slower for
+ * the 32 x 4 tile's and for the weight gradients (TN), so not there. */
 static bool texel_k8(const svk_ctx *ctx, const svk_gemm_args *g, uint32_t tm, uint32_t tn)
 {
     const svk_gemm_shape *s = &g->shape;

@@ -14,10 +14,9 @@ void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3])
     spec[2] = 1;
     /* Rows of up to 256 take 32 invocations each, 2 lanes per workgroup:
      * with 8, a GPU's multiprocessors sat idle at training shapes (256
-     * lanes: 32 workgroups for 132 multiprocessors on an H200, where 64-
-     * invocation groups made SiameseNorm's fused backward 1.16 times as
-     * fast and the default step 2.6% faster). CPU devices run this form
-     * only when a test forces it, which then checks what GPUs run. */
+     * lanes: 32 workgroups for an H200's 132 multiprocessors; measured
+     * faster there). CPU devices run this form only when a test forces it,
+     * which then checks what GPUs run. */
     if (width <= 256) {
         spec[0] = 32;
         spec[1] = 2;

@@ -103,16 +103,10 @@ svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cp
                                  uint32_t n_bindings, const void *push, uint32_t push_size, const char *label);
 
 /* The narrowest rows the split forms take (svk_norm_cpu_dispatch):
- * SVK_NORM_SPLIT_WIDE_MIN_WIDTH for RMSNorm's forward and SiameseNorm's
- * fused backward, SVK_NORM_SPLIT_MIN_WIDTH for the other four. Measured on
- * lavapipe (svk-bench, subgroup size 8, 3 rounds
- * alternated with --tune norm_split=0, N = 1024 and 4096), the split form
- * against the other: SiameseNorm's forwards 0.86-0.95 times as fast at
- * C = 256, 1.09-1.18 at 512, 1.54-1.59 at 1024; LayerNorm's forward
- * 1.08-1.09 at 512, 1.8-1.9 at 1024; RMSNorm's (one pass fewer to share)
- * 0.81-1.0 at 512, 1.7-1.8 at 1024; LayerNorm's and RMSNorm's backwards
- * 1.08-1.18 at 512, 1.6-1.8 at 1024; SiameseNorm's backwards 0.91-0.97 at
- * 512, 1.0-1.31 at 1024 (16 sums a row to reduce). */
+ * SVK_NORM_SPLIT_WIDE_MIN_WIDTH for RMSNorm's forward (one pass fewer to
+ * share) and SiameseNorm's fused backward (16 sums a row to reduce),
+ * SVK_NORM_SPLIT_MIN_WIDTH for the other four: the widths from which the
+ * split form measured faster on lavapipe (--tune norm_split=0 compares). */
 #define SVK_NORM_SPLIT_MIN_WIDTH 512u
 #define SVK_NORM_SPLIT_WIDE_MIN_WIDTH 1024u
 

@@ -22,9 +22,8 @@ typedef struct svk_transpose_args {
  * are multiples of 4 (and the tuning allows vec4). On CPU devices, where cols,
  * ld and src's offset are multiples of 4 too and src can be viewed, a
  * 4 x 4 block per invocation with src fetched as vec4s through an RGBA32F
- * texel view (transpose_texel.comp): 1.9-2x faster on lavapipe at the
- * model's weights. (An R32F view, one float per fetch, measured no faster
- * than the vec4 form.) */
+ * texel view (transpose_texel.comp), measured faster on lavapipe at the
+ * model's weights (an R32F view, one float per fetch, was not). */
 svk_status svk_transpose_record(svk_cmdlist *cl, const svk_transpose_args *a);
 
 #endif
