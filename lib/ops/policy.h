@@ -81,7 +81,7 @@ bool svk_op_gemm_store64_allowed(const svk_ctx *ctx);
 bool svk_op_fused_siamese_bwd_allowed(const svk_ctx *ctx);
 
 /* The lanes a norm's split form shares each group of rows over
- * (norm_param_reduce.h), 0 for none. */
+ * (norm_rows.h), 0 for none. */
 uint32_t svk_op_norm_split_lanes(const svk_ctx *ctx);
 
 /* Whether the training step's attention is the flash pair: the tuning's

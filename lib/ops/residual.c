@@ -4,7 +4,7 @@
 
 #include "common/push_residual.h"
 #include "elem_util.h"
-#include "norm_param_reduce.h"
+#include "norm_rows.h"
 
 static svk_status check(svk_ctx *ctx, const char *op, uint64_t n, float c)
 {

@@ -188,7 +188,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .spec_defaults = {256, 1, 1},
     },
     /* Row kernels of the norms: spec[0] invocations per row, spec[1] rows
-     * per workgroup; lib/ops/norm_param_reduce.c sizes them to the row. */
+     * per workgroup; lib/ops/norm_rows.c sizes them to the row. */
     [SVK_KERNEL_LAYERNORM_FWD] = {
         .name = "layernorm_fwd",
         SPV(svk_spv_layernorm_fwd),

@@ -38,7 +38,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_NORM_PARAM_REDUCE,
     SVK_KERNEL_RESIDUAL_FWD,
     SVK_KERNEL_RESIDUAL_BWD,
-    /* The norms' CPU forms (shaders/<name>_cpu.comp, lib/ops/norm_param_reduce.h):
+    /* The norms' CPU forms (shaders/<name>_cpu.comp, lib/ops/norm_rows.h):
      * bindings and push constants as the portable kernel of the same name. */
     SVK_KERNEL_LAYERNORM_FWD_CPU,
     SVK_KERNEL_LAYERNORM_BWD_CPU,
@@ -53,7 +53,7 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED,
     /* Texel forms of CPU forms: the same kernel with its row operands also
      * bound as RGBA32F views, after its storage bindings, and read through
-     * them (lib/ops/norm_param_reduce.c picks them where it can) */
+     * them (lib/ops/norm_rows.c picks them where it can) */
     SVK_KERNEL_SIAMESE_NORM_FWD_TEXEL,
     SVK_KERNEL_SIAMESE_NORM_BWD_FUSED_TEXEL,
     SVK_KERNEL_LAYERNORM_FWD_TEXEL,

@@ -304,7 +304,7 @@ static enum svk_ref_norm ref_kind(svk_norm_kind k)
  * multiples of 4, and "-cpu-ssbo" the storage-buffer forms there
  * (texel buffers off). SiameseNorm's texel forms are split forms at
  * widths from SVK_NORM_SPLIT_MIN_WIDTH or _WIDE_MIN_WIDTH on
- * (lib/ops/norm_param_reduce.h; the <name>_split kernels, where the
+ * (lib/ops/norm_rows.h; the <name>_split kernels, where the
  * device has subgroupAdd), and so are LayerNorm's and RMSNorm's:
  * the "-cpu" rows test those at the 516-, 1000-, 1028- and 8192-wide
  * shapes. */
