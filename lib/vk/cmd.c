@@ -395,6 +395,99 @@ fail:
     return st;
 }
 
+/* Timestamps around one command (a dispatch or a transfer), where the list
+ * records them: its label and kernel name (or transfer kind) beside them. */
+static void timestamp_begin(svk_cmdlist *cl, const char *label, const char *kernel)
+{
+    if (!cl->queries)
+        return;
+    cl->labels[cl->n_dispatch] = label;
+    cl->kernels[cl->n_dispatch] = kernel;
+    cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
+}
+
+static void timestamp_end(svk_cmdlist *cl)
+{
+    if (cl->queries)
+        cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries,
+                                         2 * cl->n_dispatch + 1);
+}
+
+/* A dispatch's descriptor writes, with the buffer infos and texel views
+ * they point to (so it must not move once filled). */
+typedef struct descriptor_writes {
+    VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
+    VkBufferView views[SVK_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
+} descriptor_writes;
+
+/* Fills w for d's bindings as kernel k declares them (storage buffers or
+ * texel views, made on first use). */
+static svk_status fill_descriptor_writes(const svk_dispatch *d, const svk_kernel_info *k, descriptor_writes *w)
+{
+    svk_status st = SVK_OK;
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        svk_buffer *b = d->bindings[i].buf;
+        const uint8_t kind = k->binding_kind[i];
+        w->writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = svk_binding_descriptor_type(kind),
+        };
+        if (kind == SVK_BIND_STORAGE) {
+            w->infos[i] = (VkDescriptorBufferInfo){
+                .buffer = b->alloc.block->buffer,
+                .offset = b->alloc.offset,
+                .range = b->size,
+            };
+            w->writes[i].pBufferInfo = &w->infos[i];
+        } else {
+            if ((st = svk_buffer_view(b, kind == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
+                                      &w->views[i])) != SVK_OK)
+                return st;
+            w->writes[i].pTexelBufferView = &w->views[i];
+        }
+    }
+    return SVK_OK;
+}
+
+/* Without push descriptors: a set the list owns, written with w. */
+static svk_status write_descriptor_set(svk_cmdlist *cl, const svk_kernel_state *ks, uint32_t n,
+                                       descriptor_writes *w, VkDescriptorSet *set)
+{
+    svk_status st = alloc_set(cl, ks->set_layout, set);
+    if (st != SVK_OK)
+        return st;
+    for (uint32_t i = 0; i < n; i++)
+        w->writes[i].dstSet = *set;
+    cl->ctx->vkd.vkUpdateDescriptorSets(cl->ctx->device, n, w->writes, 0, NULL);
+    return SVK_OK;
+}
+
+/* Records the dispatch itself: pipeline, descriptors, push constants and
+ * the workgroups, between its timestamps. */
+static void record_dispatch(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k,
+                            const svk_pipeline *pipe, const descriptor_writes *w, VkDescriptorSet set)
+{
+    svk_ctx *ctx = cl->ctx;
+    const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
+    VkCommandBuffer cmd = cl->cmd;
+    ctx->vkd.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
+    if (ctx->pipelines.push_descriptor)
+        ctx->vkd.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0,
+                                           d->n_bindings, w->writes);
+    else
+        ctx->vkd.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0, 1,
+                                         &set, 0, NULL);
+    if (k->push_size)
+        ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
+    timestamp_begin(cl, d->label ? d->label : k->name, k->name);
+    ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+    timestamp_end(cl);
+    cl->n_dispatch++;
+}
+
 svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
 {
     SVK_CHECK_ARG(NULL, cl && d);
@@ -416,84 +509,29 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
     if ((st = svk_pipeline_get(ctx, d->kernel, d->spec, &pipe)) != SVK_OK)
         return st;
     const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
-
-    VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
-    VkBufferView views[SVK_MAX_BINDINGS];
-    VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
-    for (uint32_t i = 0; i < d->n_bindings; i++) {
-        svk_buffer *b = d->bindings[i].buf;
-        const uint8_t kind = k->binding_kind[i];
-        writes[i] = (VkWriteDescriptorSet){
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-            .dstBinding = i,
-            .descriptorCount = 1,
-            .descriptorType = svk_binding_descriptor_type(kind),
-        };
-        if (kind == SVK_BIND_STORAGE) {
-            infos[i] = (VkDescriptorBufferInfo){
-                .buffer = b->alloc.block->buffer,
-                .offset = b->alloc.offset,
-                .range = b->size,
-            };
-            writes[i].pBufferInfo = &infos[i];
-        } else {
-            if ((st = svk_buffer_view(b, kind == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
-                                      &views[i])) != SVK_OK)
-                return st;
-            writes[i].pTexelBufferView = &views[i];
-        }
-    }
+    descriptor_writes w;
+    if ((st = fill_descriptor_writes(d, k, &w)) != SVK_OK)
+        return st;
     VkDescriptorSet set = VK_NULL_HANDLE;
-    if (!ctx->pipelines.push_descriptor) {
-        if ((st = alloc_set(cl, ks->set_layout, &set)) != SVK_OK)
-            return st;
-        for (uint32_t i = 0; i < d->n_bindings; i++)
-            writes[i].dstSet = set;
-        ctx->vkd.vkUpdateDescriptorSets(ctx->device, d->n_bindings, writes, 0, NULL);
-    }
-
+    if (!ctx->pipelines.push_descriptor && (st = write_descriptor_set(cl, ks, d->n_bindings, &w, &set)) != SVK_OK)
+        return st;
     if ((st = track(cl, d->bindings, d->n_bindings, k->write_mask)) != SVK_OK)
         return st;
-
-    VkCommandBuffer cmd = cl->cmd;
-    ctx->vkd.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
-    if (ctx->pipelines.push_descriptor)
-        ctx->vkd.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0,
-                                           d->n_bindings, writes);
-    else
-        ctx->vkd.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0, 1,
-                                         &set, 0, NULL);
-    if (k->push_size)
-        ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
-    if (cl->queries) {
-        cl->labels[cl->n_dispatch] = d->label ? d->label : k->name;
-        cl->kernels[cl->n_dispatch] = k->name;
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
-    }
-    ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
-    if (cl->queries)
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
-    cl->n_dispatch++;
+    record_dispatch(cl, d, k, pipe, &w, set);
     return SVK_OK;
 }
 
-svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
+/* Refuses a transfer the list cannot record (with why), and gives the
+ * bytes of its destination (size[0]) and source (size[1], copies only). */
+static svk_status check_transfer(svk_cmdlist *cl, const svk_transfer *t, const char *label, uint64_t size[2])
 {
-    SVK_CHECK_ARG(NULL, cl && t && t->dst.buf);
     svk_ctx *ctx = cl->ctx;
-    svk_status st = svk_ctx_check_alive(ctx, __func__);
-    if (st != SVK_OK)
-        return st;
     const bool copy = t->kind == SVK_TRANSFER_COPY;
-    const char *label = t->label ? t->label : copy ? "copy" : "fill";
-    if (!cl->recording)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
     if (t->kind != SVK_TRANSFER_FILL && !copy)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': unknown kind %d", label, (int)t->kind);
     if (copy && !t->src.buf)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': a copy without a source", label);
     const svk_range *rs[2] = {&t->dst, &t->src};
-    uint64_t size[2];
     for (int i = 0; i < (copy ? 2 : 1); i++) {
         const svk_range *r = rs[i];
         if (r->buf->ctx != ctx)
@@ -530,24 +568,21 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "transfer '%s': more commands than the %u timestamps the list was created for", label,
                          cl->ts_capacity);
-    /* (allocated first: nothing is recorded on error) */
-    VkBufferCopy *region = rows ? svk_malloc(t->rows * sizeof(*region)) : NULL;
-    if (rows && !region)
-        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "transfer '%s': %u copy regions", label, t->rows);
-    const svk_range ranges[2] = {t->dst, t->src};
-    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) != SVK_OK) {
-        free(region);
-        return st;
-    }
+    return SVK_OK;
+}
+
+/* Records the checked transfer t (size: check_transfer's) between its
+ * timestamps; region: room for a copy of rows, NULL otherwise. */
+static void record_transfer(svk_cmdlist *cl, const svk_transfer *t, const char *label, const uint64_t size[2],
+                            VkBufferCopy *region)
+{
+    svk_ctx *ctx = cl->ctx;
+    const bool copy = t->kind == SVK_TRANSFER_COPY;
     VkCommandBuffer cmd = cl->cmd;
-    if (cl->queries) {
-        cl->labels[cl->n_dispatch] = label;
-        cl->kernels[cl->n_dispatch] = copy ? "vkCmdCopyBuffer" : "vkCmdFillBuffer";
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
-    }
+    timestamp_begin(cl, label, copy ? "vkCmdCopyBuffer" : "vkCmdFillBuffer");
     const VkBuffer dst = t->dst.buf->alloc.block->buffer;
     const uint64_t dst_off = t->dst.buf->alloc.offset + t->dst.offset;
-    if (rows) {
+    if (region) {
         for (uint32_t r = 0; r < t->rows; r++)
             region[r] = (VkBufferCopy){
                 .srcOffset = t->src.buf->alloc.offset + t->src.offset + r * t->src_pitch,
@@ -555,7 +590,6 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
                 .size = t->row_bytes,
             };
         ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, t->rows, region);
-        free(region);
     } else if (copy) {
         const VkBufferCopy whole = {
             .srcOffset = t->src.buf->alloc.offset + t->src.offset, .dstOffset = dst_off, .size = size[0],
@@ -564,10 +598,34 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     } else {
         ctx->vkd.vkCmdFillBuffer(cmd, dst, dst_off, size[0], t->fill);
     }
-    if (cl->queries)
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
+    timestamp_end(cl);
     cl->n_dispatch++;
-    return SVK_OK;
+}
+
+svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
+{
+    SVK_CHECK_ARG(NULL, cl && t && t->dst.buf);
+    svk_ctx *ctx = cl->ctx;
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK)
+        return st;
+    const bool copy = t->kind == SVK_TRANSFER_COPY;
+    const char *label = t->label ? t->label : copy ? "copy" : "fill";
+    if (!cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
+    uint64_t size[2];
+    if ((st = check_transfer(cl, t, label, size)) != SVK_OK)
+        return st;
+    /* (allocated first: nothing is recorded on error) */
+    const bool rows = copy && t->rows > 1;
+    VkBufferCopy *region = rows ? svk_malloc(t->rows * sizeof(*region)) : NULL;
+    if (rows && !region)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "transfer '%s': %u copy regions", label, t->rows);
+    const svk_range ranges[2] = {t->dst, t->src};
+    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) == SVK_OK)
+        record_transfer(cl, t, label, size, region);
+    free(region);
+    return st;
 }
 
 svk_status svk_cmdlist_end(svk_cmdlist *cl)
