@@ -108,17 +108,11 @@ static void pool_flags(svk_pool_kind pool, VkMemoryPropertyFlags *req, VkMemoryP
     }
 }
 
-static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
-                               const char *name, svk_mem_block **out)
+/* The block's buffer, of size bytes (into b->buffer). */
+static svk_status block_buffer(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, const char *name, svk_mem_block *b)
 {
     svk_status st = SVK_OK;
-    char b1[32], b2[32];
-    svk_mem_pool *mp = &ctx->memory.pools[pool];
-    svk_mem_block *b = svk_calloc(1, sizeof(*b));
-    if (!b)
-        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
-                         "out of host memory creating a %s memory block", pool_names[pool]);
-
+    char b1[32];
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
@@ -136,19 +130,27 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
     SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->device, &bci, NULL, &buffer),
            "creating a %s buffer of %s for '%s'", pool_names[pool], svk_fmt_bytes(b1, size), name);
     b->buffer = buffer;
+    return SVK_OK;
+fail:
+    return st;
+}
 
+/* Memory of the pool's type for b's buffer, bound to it, and mapped for
+ * the host-visible pools. */
+static svk_status block_memory(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, const char *name, svk_mem_block *b)
+{
+    svk_status st = SVK_OK;
+    char b1[32], b2[32];
     VkMemoryRequirements req;
     ctx->vkd.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
     VkMemoryPropertyFlags required, preferred;
     pool_flags(pool, &required, &preferred);
     uint32_t type = choose_type(&ctx->mem_props, req.memoryTypeBits, required, preferred);
-    if (type == UINT32_MAX) {
-        st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
-                       "no memory type suits the %s pool (need property flags 0x%x)",
-                       pool_names[pool], (unsigned)required);
-        goto fail;
-    }
-    mp->type_index = type;
+    if (type == UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "no memory type suits the %s pool (need property flags 0x%x)", pool_names[pool],
+                         (unsigned)required);
+    ctx->memory.pools[pool].type_index = type;
 
     VkMemoryAllocateInfo mai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -172,7 +174,23 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
                "mapping a %s memory block", pool_names[pool]);
         b->mapped = mapped;
     }
+    return SVK_OK;
+fail:
+    return st;
+}
 
+static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
+                               const char *name, svk_mem_block **out)
+{
+    svk_status st = SVK_OK;
+    svk_mem_pool *mp = &ctx->memory.pools[pool];
+    svk_mem_block *b = svk_calloc(1, sizeof(*b));
+    if (!b)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
+                         "out of host memory creating a %s memory block", pool_names[pool]);
+    if ((st = block_buffer(ctx, pool, size, name, b)) != SVK_OK ||
+        (st = block_memory(ctx, pool, size, name, b)) != SVK_OK)
+        goto fail;
     b->cap_free = 8;
     b->free = svk_malloc(b->cap_free * sizeof(*b->free));
     if (!b->free) {
