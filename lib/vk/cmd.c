@@ -67,7 +67,7 @@ static void free_sets(svk_cmdlist *cl)
     set_pool *p = cl->sets;
     while (p) {
         set_pool *next = p->next;
-        cl->ctx->vkd.vkDestroyDescriptorPool(cl->ctx->device, p->pool, NULL);
+        cl->ctx->vkd.vkDestroyDescriptorPool(cl->ctx->vk.device, p->pool, NULL);
         free(p);
         p = next;
     }
@@ -96,14 +96,14 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = ctx->vk.queue_family,
     };
     /* Into locals: a failed create leaves its output undefined, and
      * svk_cmdlist_destroy must only see handles that exist. */
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "creating a command list");
     cl->pool = pool;
     VkCommandBufferAllocateInfo cbai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -111,10 +111,10 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "creating a command list");
     cl->cmd = cmd;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &fence), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "creating a command list");
     cl->fence = fence;
 
     if (params && params->timestamp_capacity) {
@@ -130,7 +130,7 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
             .queryCount = 2 * cl->ts_capacity,
         };
         VkQueryPool queries;
-        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &queries),
+        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->vk.device, &qpci, NULL, &queries),
                "creating a timestamp pool of %u queries", qpci.queryCount);
         cl->queries = queries;
         cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
@@ -155,18 +155,18 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     svk_cmdlist *cl = *pcl;
     svk_ctx *ctx = cl->ctx;
     /* Nothing the GPU may still read is freed before its fence signalled. */
-    if (cl->pending && !ctx->lost) {
-        VkResult r = ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
+    if (cl->pending && !ctx->loss.lost) {
+        VkResult r = ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
         if (r == VK_ERROR_DEVICE_LOST)
             svk_vk_fail(ctx, NULL, r, "vkWaitForFences", __FILE__, __LINE__, "destroying a command list");
     }
     free_sets(cl);
     if (cl->queries)
-        ctx->vkd.vkDestroyQueryPool(ctx->device, cl->queries, NULL);
+        ctx->vkd.vkDestroyQueryPool(ctx->vk.device, cl->queries, NULL);
     if (cl->fence)
-        ctx->vkd.vkDestroyFence(ctx->device, cl->fence, NULL);
+        ctx->vkd.vkDestroyFence(ctx->vk.device, cl->fence, NULL);
     if (cl->pool)
-        ctx->vkd.vkDestroyCommandPool(ctx->device, cl->pool, NULL);
+        ctx->vkd.vkDestroyCommandPool(ctx->vk.device, cl->pool, NULL);
     free(cl->labels);
     free(cl->kernels);
     free(cl->accesses);
@@ -372,7 +372,7 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
             .poolSizeCount = 2,
             .pPoolSizes = sizes,
         };
-        VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &p->pool);
+        VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->vk.device, &dpci, NULL, &p->pool);
         if (r < 0) {
             free(p);
             return svk_vk_fail(ctx, NULL, r, "vkCreateDescriptorPool", __FILE__, __LINE__,
@@ -388,7 +388,7 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
         .descriptorSetCount = 1,
         .pSetLayouts = &layout,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateDescriptorSets(ctx->device, &dsai, set), "recording a command list");
+    SVK_VK(ctx, ctx->vkd.vkAllocateDescriptorSets(ctx->vk.device, &dsai, set), "recording a command list");
     cl->sets->used++;
     return SVK_OK;
 fail:
@@ -461,7 +461,7 @@ static svk_status write_descriptor_set(svk_cmdlist *cl, const svk_kernel_state *
         return st;
     for (uint32_t i = 0; i < n; i++)
         w->writes[i].dstSet = *set;
-    cl->ctx->vkd.vkUpdateDescriptorSets(cl->ctx->device, n, w->writes, 0, NULL);
+    cl->ctx->vkd.vkUpdateDescriptorSets(cl->ctx->vk.device, n, w->writes, 0, NULL);
     return SVK_OK;
 }
 
@@ -665,13 +665,13 @@ svk_status svk_cmdlist_submit(svk_cmdlist *cl)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: nothing recorded (call svk_cmdlist_end first)", __func__);
     if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
-    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->device, 1, &cl->fence), "submitting a command list");
+    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->vk.device, 1, &cl->fence), "submitting a command list");
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
         .pCommandBuffers = &cl->cmd,
     };
-    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, cl->fence), "submitting a command list");
+    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->vk.queue, 1, &si, cl->fence), "submitting a command list");
     cl->pending = true;
     return SVK_OK;
 fail:
@@ -687,7 +687,7 @@ svk_status svk_cmdlist_wait(svk_cmdlist *cl)
         return SVK_OK;
     if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
         return st;
-    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX),
+    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &cl->fence, VK_TRUE, UINT64_MAX),
            "waiting for a command list");
     cl->pending = false;
     return SVK_OK;
@@ -718,14 +718,14 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
         uint64_t *ticks = svk_malloc(2 * n * sizeof(*ticks));
         if (!ticks)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),
+        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),
                                                     ticks, sizeof(*ticks),
                                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         if (r < 0) {
             free(ticks);
             return svk_vk_fail(ctx, NULL, r, "vkGetQueryPoolResults", __FILE__, __LINE__, "reading timestamps");
         }
-        uint64_t mask = ctx->timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->timestamp_valid_bits) - 1);
+        uint64_t mask = ctx->vk.timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->vk.timestamp_valid_bits) - 1);
         for (uint32_t i = 0; i < n; i++) {
             uint64_t t = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
             if (ns)

@@ -22,7 +22,7 @@ static uint64_t query_max_buffer_size(const svk_ctx *ctx)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES,
     };
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m4};
-    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->vk.physical_device, &p2);
     return m4.maxBufferSize;
 }
 
@@ -45,11 +45,11 @@ void svk_memory_init(svk_ctx *ctx)
 static void block_destroy(svk_ctx *ctx, svk_mem_block *b)
 {
     if (b->mapped)
-        ctx->vkd.vkUnmapMemory(ctx->device, b->memory);
+        ctx->vkd.vkUnmapMemory(ctx->vk.device, b->memory);
     if (b->buffer)
-        ctx->vkd.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+        ctx->vkd.vkDestroyBuffer(ctx->vk.device, b->buffer, NULL);
     if (b->memory)
-        ctx->vkd.vkFreeMemory(ctx->device, b->memory, NULL);
+        ctx->vkd.vkFreeMemory(ctx->vk.device, b->memory, NULL);
     ctx->memory.bytes_allocated -= b->memory ? b->size : 0;
     ctx->memory.allocations -= b->memory ? 1 : 0;
     free(b->free);
@@ -127,7 +127,7 @@ static svk_status block_buffer(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, 
      * is undefined (Vulkan spec, "Return Codes"), and block_destroy must
      * only see handles that exist. */
     VkBuffer buffer;
-    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->device, &bci, NULL, &buffer),
+    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->vk.device, &bci, NULL, &buffer),
            "creating a %s buffer of %s for '%s'", pool_names[pool], svk_fmt_bytes(b1, size), name);
     b->buffer = buffer;
     return SVK_OK;
@@ -142,10 +142,10 @@ static svk_status block_memory(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, 
     svk_status st = SVK_OK;
     char b1[32], b2[32];
     VkMemoryRequirements req;
-    ctx->vkd.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+    ctx->vkd.vkGetBufferMemoryRequirements(ctx->vk.device, b->buffer, &req);
     VkMemoryPropertyFlags required, preferred;
     pool_flags(pool, &required, &preferred);
-    uint32_t type = choose_type(&ctx->mem_props, req.memoryTypeBits, required, preferred);
+    uint32_t type = choose_type(&ctx->vk.mem_props, req.memoryTypeBits, required, preferred);
     if (type == UINT32_MAX)
         return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
                          "no memory type suits the %s pool (need property flags 0x%x)", pool_names[pool],
@@ -157,20 +157,20 @@ static svk_status block_memory(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, 
         .allocationSize = req.size,
         .memoryTypeIndex = type,
     };
-    uint32_t heap = ctx->mem_props.memoryTypes[type].heapIndex;
+    uint32_t heap = ctx->vk.mem_props.memoryTypes[type].heapIndex;
     VkDeviceMemory memory;
-    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->device, &mai, NULL, &memory),
+    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->vk.device, &mai, NULL, &memory),
            "allocating %s of %s memory for '%s' (heap %u holds %s)", svk_fmt_bytes(b1, req.size),
-           pool_names[pool], name, heap, svk_fmt_bytes(b2, ctx->mem_props.memoryHeaps[heap].size));
+           pool_names[pool], name, heap, svk_fmt_bytes(b2, ctx->vk.mem_props.memoryHeaps[heap].size));
     b->memory = memory;
     b->size = size;
     ctx->memory.bytes_allocated += size;
     ctx->memory.allocations++;
-    SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0),
+    SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->vk.device, b->buffer, b->memory, 0),
            "binding a %s memory block", pool_names[pool]);
     if (pool != SVK_POOL_DEVICE) {
         void *mapped;
-        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &mapped),
+        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->vk.device, b->memory, 0, VK_WHOLE_SIZE, 0, &mapped),
                "mapping a %s memory block", pool_names[pool]);
         b->mapped = mapped;
     }
@@ -337,9 +337,9 @@ uint32_t svk_mem_pool_heap(const svk_ctx *ctx, svk_pool_kind pool)
     if (type == UINT32_MAX) {
         VkMemoryPropertyFlags required, preferred;
         pool_flags(pool, &required, &preferred);
-        type = choose_type(&ctx->mem_props, UINT32_MAX, required, preferred);
+        type = choose_type(&ctx->vk.mem_props, UINT32_MAX, required, preferred);
     }
-    return type < ctx->mem_props.memoryTypeCount ? ctx->mem_props.memoryTypes[type].heapIndex : 0;
+    return type < ctx->vk.mem_props.memoryTypeCount ? ctx->vk.mem_props.memoryTypes[type].heapIndex : 0;
 }
 
 uint64_t svk_mem_heap_in_use(const svk_ctx *ctx, uint32_t heap)
