@@ -25,6 +25,21 @@ typedef struct set_pool {
 
 #define SETS_PER_POOL 256u
 
+/* The accesses recorded since the last barrier (track). */
+typedef struct access_set {
+    access *items;
+    uint32_t n, cap;
+} access_set;
+
+/* Two timestamps around each command, where the list was created for them
+ * (queries VK_NULL_HANDLE otherwise). */
+typedef struct timestamps {
+    VkQueryPool queries;
+    uint32_t capacity;     /* commands */
+    const char **labels;   /* per timed dispatch */
+    const char **kernels;  /* per timed dispatch: the kernel's name, or the transfer's kind */
+} timestamps;
+
 struct svk_cmdlist {
     svk_ctx *ctx;
     VkCommandPool pool;
@@ -32,15 +47,9 @@ struct svk_cmdlist {
     VkFence fence;
     bool recording, recorded, pending;
 
-    access *accesses;
-    uint32_t n_access, cap_access;
-
+    access_set tracked;
     set_pool *sets;
-
-    VkQueryPool queries;
-    uint32_t ts_capacity;
-    const char **labels;   /* per timed dispatch */
-    const char **kernels;  /* per timed dispatch: the kernel's name, or the transfer's kind */
+    timestamps ts;
 
     uint32_t n_dispatch, n_barrier;
     bool no_barriers;
@@ -49,16 +58,16 @@ struct svk_cmdlist {
 
 static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
 {
-    if (need <= cl->cap_access)
+    if (need <= cl->tracked.cap)
         return SVK_OK;
-    uint32_t cap = cl->cap_access ? cl->cap_access : 32;
+    uint32_t cap = cl->tracked.cap ? cl->tracked.cap : 32;
     while (cap < need)
         cap *= 2;
-    access *na = svk_realloc(cl->accesses, cap * sizeof(*na));
+    access *na = svk_realloc(cl->tracked.items, cap * sizeof(*na));
     if (!na)
         return svk_error(&cl->ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a command list");
-    cl->accesses = na;
-    cl->cap_access = cap;
+    cl->tracked.items = na;
+    cl->tracked.cap = cap;
     return SVK_OK;
 }
 
@@ -123,19 +132,19 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
                            "timestamps requested but the device's compute queue has none");
             goto fail;
         }
-        cl->ts_capacity = params->timestamp_capacity;
+        cl->ts.capacity = params->timestamp_capacity;
         VkQueryPoolCreateInfo qpci = {
             .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
-            .queryCount = 2 * cl->ts_capacity,
+            .queryCount = 2 * cl->ts.capacity,
         };
         VkQueryPool queries;
         SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->vk.device, &qpci, NULL, &queries),
                "creating a timestamp pool of %u queries", qpci.queryCount);
-        cl->queries = queries;
-        cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
-        cl->kernels = svk_calloc(cl->ts_capacity, sizeof(*cl->kernels));
-        if (!cl->labels || !cl->kernels) {
+        cl->ts.queries = queries;
+        cl->ts.labels = svk_calloc(cl->ts.capacity, sizeof(*cl->ts.labels));
+        cl->ts.kernels = svk_calloc(cl->ts.capacity, sizeof(*cl->ts.kernels));
+        if (!cl->ts.labels || !cl->ts.kernels) {
             st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
             goto fail;
         }
@@ -161,15 +170,15 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
             svk_vk_fail(ctx, NULL, r, "vkWaitForFences", __FILE__, __LINE__, "destroying a command list");
     }
     free_sets(cl);
-    if (cl->queries)
-        ctx->vkd.vkDestroyQueryPool(ctx->vk.device, cl->queries, NULL);
+    if (cl->ts.queries)
+        ctx->vkd.vkDestroyQueryPool(ctx->vk.device, cl->ts.queries, NULL);
     if (cl->fence)
         ctx->vkd.vkDestroyFence(ctx->vk.device, cl->fence, NULL);
     if (cl->pool)
         ctx->vkd.vkDestroyCommandPool(ctx->vk.device, cl->pool, NULL);
-    free(cl->labels);
-    free(cl->kernels);
-    free(cl->accesses);
+    free(cl->ts.labels);
+    free(cl->ts.kernels);
+    free(cl->tracked.items);
     free(cl);
     *pcl = NULL;
 }
@@ -194,15 +203,15 @@ svk_status svk_cmdlist_begin(svk_cmdlist *cl)
     if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
     free_sets(cl);
-    cl->n_access = cl->n_dispatch = cl->n_barrier = 0;
+    cl->tracked.n = cl->n_dispatch = cl->n_barrier = 0;
     cl->recorded = false;
 
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     if (!cl->external)
         SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(cl->cmd, &bi), "beginning a command list");
     cl->recording = true;
-    if (cl->queries)
-        ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->queries, 0, 2 * cl->ts_capacity);
+    if (cl->ts.queries)
+        ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->ts.queries, 0, 2 * cl->ts.capacity);
 
     /* Order this list after everything submitted before it on the queue
      * (earlier replays, uploads): a pipeline barrier's first scope reaches
@@ -303,8 +312,8 @@ static svk_status track(svk_cmdlist *cl, const svk_range *ranges, uint32_t n, ui
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
         bool write = (write_mask >> i) & 1u;
-        for (uint32_t j = 0; j < cl->n_access; j++) {
-            const access *a = &cl->accesses[j];
+        for (uint32_t j = 0; j < cl->tracked.n; j++) {
+            const access *a = &cl->tracked.items[j];
             if (!overlaps(a, vb, begin, end))
                 continue;
             if (a->write)
@@ -323,27 +332,27 @@ static svk_status track(svk_cmdlist *cl, const svk_range *ranges, uint32_t n, ui
             .dstAccessMask = TRACKED_ACCESSES,
         };
         ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 1, &mb, 0, NULL, 0, NULL);
-        cl->n_access = 0; /* everything before is now ordered and visible */
+        cl->tracked.n = 0; /* everything before is now ordered and visible */
         cl->n_barrier++;
     } else if (need_exec) {
         /* Reads before it are ordered; writes before it are still not
          * visible to later reads, so they stay tracked. */
         ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 0, NULL, 0, NULL, 0, NULL);
         uint32_t w = 0;
-        for (uint32_t j = 0; j < cl->n_access; j++)
-            if (cl->accesses[j].write)
-                cl->accesses[w++] = cl->accesses[j];
-        cl->n_access = w;
+        for (uint32_t j = 0; j < cl->tracked.n; j++)
+            if (cl->tracked.items[j].write)
+                cl->tracked.items[w++] = cl->tracked.items[j];
+        cl->tracked.n = w;
         cl->n_barrier++;
     }
-    svk_status st = grow_accesses(cl, cl->n_access + n);
+    svk_status st = grow_accesses(cl, cl->tracked.n + n);
     if (st != SVK_OK)
         return st;
     for (uint32_t i = 0; i < n; i++) {
         const svk_range *r = &ranges[i];
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
-        cl->accesses[cl->n_access++] = (access){
+        cl->tracked.items[cl->tracked.n++] = (access){
             .buffer = r->buf->alloc.block->buffer,
             .begin = begin,
             .end = end,
@@ -399,17 +408,17 @@ fail:
  * records them: its label and kernel name (or transfer kind) beside them. */
 static void timestamp_begin(svk_cmdlist *cl, const char *label, const char *kernel)
 {
-    if (!cl->queries)
+    if (!cl->ts.queries)
         return;
-    cl->labels[cl->n_dispatch] = label;
-    cl->kernels[cl->n_dispatch] = kernel;
-    cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
+    cl->ts.labels[cl->n_dispatch] = label;
+    cl->ts.kernels[cl->n_dispatch] = kernel;
+    cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->ts.queries, 2 * cl->n_dispatch);
 }
 
 static void timestamp_end(svk_cmdlist *cl)
 {
-    if (cl->queries)
-        cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries,
+    if (cl->ts.queries)
+        cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->ts.queries,
                                          2 * cl->n_dispatch + 1);
 }
 
@@ -502,9 +511,9 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "dispatch of unknown kernel %d", (int)d->kernel);
     if ((st = validate(cl, d, k)) != SVK_OK)
         return st;
-    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+    if (cl->ts.queries && cl->n_dispatch >= cl->ts.capacity)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "dispatch '%s': more dispatches than the %u timestamps the list was created for",
-                         d->label ? d->label : k->name, cl->ts_capacity);
+                         d->label ? d->label : k->name, cl->ts.capacity);
     const svk_pipeline *pipe;
     if ((st = svk_pipeline_get(ctx, d->kernel, d->spec, &pipe)) != SVK_OK)
         return st;
@@ -564,10 +573,10 @@ static svk_status check_transfer(svk_cmdlist *cl, const svk_transfer *t, const c
         if (s0 < d0 + size[0] && d0 < s0 + size[1])
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': source and destination overlap", label);
     }
-    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+    if (cl->ts.queries && cl->n_dispatch >= cl->ts.capacity)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "transfer '%s': more commands than the %u timestamps the list was created for", label,
-                         cl->ts_capacity);
+                         cl->ts.capacity);
     return SVK_OK;
 }
 
@@ -709,7 +718,7 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
     svk_status st = SVK_OK;
     SVK_CHECK_ARG(NULL, cl && count);
     svk_ctx *ctx = cl->ctx;
-    if (!cl->queries)
+    if (!cl->ts.queries)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list records no timestamps", __func__);
     if ((st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
@@ -718,8 +727,8 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
         uint64_t *ticks = svk_malloc(2 * n * sizeof(*ticks));
         if (!ticks)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),
-                                                    ticks, sizeof(*ticks),
+        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->ts.queries, 0, 2 * n,
+                                                    2 * n * sizeof(*ticks), ticks, sizeof(*ticks),
                                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         if (r < 0) {
             free(ticks);
@@ -731,9 +740,9 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
             if (ns)
                 ns[i] = (double)t * ctx->info.timestamp_period_ns;
             if (labels)
-                labels[i] = cl->labels[i];
+                labels[i] = cl->ts.labels[i];
             if (kernels)
-                kernels[i] = cl->kernels[i];
+                kernels[i] = cl->ts.kernels[i];
         }
         free(ticks);
     }
