@@ -174,7 +174,7 @@ static void logits_over_binding(svk_ctx *ctx)
 static void batch_over_heap(svk_ctx *ctx)
 {
     const uint32_t heap = svk_mem_pool_heap(ctx, SVK_POOL_DEVICE);
-    const uint64_t heap_size = ctx->mem_props.memoryHeaps[heap].size, range = svk_buffer_max_size(ctx, NULL);
+    const uint64_t heap_size = ctx->vk.mem_props.memoryHeaps[heap].size, range = svk_buffer_max_size(ctx, NULL);
     const uint32_t C = 256, H = 4, T = 256;
     /* Per layer at least the attention matrix [B, H, T, T] (materialised
      * attention; flash attention keeps less, so the model is larger than
@@ -277,9 +277,9 @@ int main(int argc, char **argv)
         trains(m, 2, 16, "the model created after the refusals");
     svk_model_destroy(&m);
     /* What stays is the context's own transfer buffer, made on first use. */
-    tu_check(&tally, ctx->memory.bytes_in_use == ctx->staging.size,
+    tu_check(&tally, ctx->memory.bytes_in_use == ctx->transfer.staging.size,
              "every model's memory was returned (%" PRIu64 " bytes in use, the staging buffer's %" PRIu64 ")",
-             ctx->memory.bytes_in_use, ctx->staging.size);
+             ctx->memory.bytes_in_use, ctx->transfer.staging.size);
     tu_ctx_finish(&ctx, &tally);
     return tu_finish(&tally);
 }

@@ -201,134 +201,147 @@ static svk_status parse_meta(svk_log *log, const char *what, const cJSON *m, svk
     return SVK_OK;
 }
 
+/* The header's length from the first 8 bytes of blob (size of them read,
+ * of a file of file_size bytes), checked against both. */
+static svk_status header_length(svk_log *log, const char *what, const void *blob, size_t size, uint64_t file_size,
+                                uint64_t *out)
+{
+    svk_status st = SVK_OK;
+    if (size < 8)
+        return BAD("%s: %zu bytes is too short for a safetensors file (truncated? the 8-byte header length is "
+                    "missing)", what, size);
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = (hlen << 8) | ((const uint8_t *)blob)[i];
+    if (hlen > SVK_ST_MAX_HEADER)
+        return BAD("%s: header length %" PRIu64 " is absurd (limit %u)", what, hlen, SVK_ST_MAX_HEADER);
+    if (hlen < 2 || hlen > file_size - 8)
+        return BAD("%s: header length %" PRIu64 " does not fit in the file's %" PRIu64 " bytes (truncated?)", what,
+                   hlen, file_size);
+    if (hlen > size - 8)
+        return svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu bytes of the file read, its header needs %" PRIu64, what,
+                         size, 8 + hlen);
+    *out = hlen;
+    return SVK_OK;
+}
+
+/* The header's JSON object into *root (the caller deletes it). */
+static svk_status parse_header_json(svk_log *log, const char *what, const char *header, uint64_t hlen, cJSON **root)
+{
+    svk_status st = SVK_OK;
+    if (memchr(header, '\0', hlen))
+        return BAD("%s: header contains a NUL byte", what);
+    if (json_value_bound(header, hlen) > SVK_ST_MAX_VALUES)
+        return BAD("%s: header holds too many JSON values (limit %u)", what, SVK_ST_MAX_VALUES);
+    const char *end = NULL;
+    *root = cJSON_ParseWithLengthOpts(header, hlen, &end, false);
+    if (!*root)
+        return BAD("%s: header is not valid JSON (near byte %td of %" PRIu64 ")", what,
+                   cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - header : (ptrdiff_t)-1, hlen);
+    /* Only trailing spaces may follow the JSON (the writer pads with them). */
+    for (const char *p = end; p && p < header + hlen; p++)
+        if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r')
+            return BAD("%s: junk after the header's JSON", what);
+    if (!cJSON_IsObject(*root))
+        return BAD("%s: header is not a JSON object", what);
+    return SVK_OK;
+}
+
+/* The header's entries: the tensors (data: their bytes, or NULL) and the
+ * metadata, into out. */
+static svk_status parse_entries(svk_log *log, const char *what, const cJSON *root, const uint8_t *data,
+                                uint64_t data_size, svk_st_file *out)
+{
+    svk_status st = SVK_OK;
+    int count = cJSON_GetArraySize(root);
+    out->tensors = svk_calloc(count ? (size_t)count : 1, sizeof(*out->tensors));
+    if (!out->tensors)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    for (const cJSON *item = root->child; item; item = item->next) {
+        if (!item->string)
+            return BAD("%s: header entry without a name", what);
+        if (!strcmp(item->string, "__metadata__")) {
+            if (out->meta)
+                return BAD("%s: __metadata__ appears twice", what);
+            if ((st = parse_meta(log, what, item, out)) != SVK_OK)
+                return st;
+            continue;
+        }
+        if ((st = parse_tensor(log, what, item, data, data_size, &out->tensors[out->n_tensors])) != SVK_OK)
+            return st;
+        out->n_tensors++;
+    }
+    return SVK_OK;
+}
+
+/* The tensors in data order, and beside them an index by name: for the
+ * duplicate check (by sorting, not by comparing every pair, as for the
+ * metadata) and for svk_st_find's binary search. */
+static svk_status index_tensors(svk_log *log, const char *what, svk_st_file *out)
+{
+    svk_status st = SVK_OK;
+    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
+    out->by_name = svk_calloc(out->n_tensors ? out->n_tensors : 1, sizeof(*out->by_name));
+    if (!out->by_name)
+        return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
+    for (size_t i = 0; i < out->n_tensors; i++)
+        out->by_name[i] = &out->tensors[i];
+    qsort(out->by_name, out->n_tensors, sizeof(*out->by_name), tensor_ptr_by_name);
+    for (size_t i = 1; i < out->n_tensors; i++)
+        if (!strcmp(out->by_name[i - 1]->name, out->by_name[i]->name))
+            return BAD("%s: tensor '%s' appears twice", what, out->by_name[i]->name);
+    return SVK_OK;
+}
+
+/* The data must be exactly the tensors (in data order), back to back: no
+ * overlap (two tensors aliasing one range) and no unexplained bytes. The
+ * header's order need not be the data's (JSON objects are unordered). */
+static svk_status check_data_layout(svk_log *log, const char *what, const svk_st_file *f, uint64_t data_size)
+{
+    svk_status st = SVK_OK;
+    uint64_t pos = 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const svk_st_tensor *t = &f->tensors[i];
+        uint64_t begin = t->begin;
+        if (begin < pos)
+            return BAD("%s: tensor '%s' overlaps the one before it in the data", what, t->name);
+        if (begin > pos)
+            return BAD("%s: %" PRIu64 " bytes of data before tensor '%s' belong to no tensor", what, begin - pos,
+                       t->name);
+        pos = begin + t->bytes;
+    }
+    if (pos != data_size)
+        return BAD("%s: %" PRIu64 " bytes at the end of the data belong to no tensor (file truncated or padded?)",
+                   what, data_size - pos);
+    return SVK_OK;
+}
+
 /* blob: the file's first `size` bytes, all of them (file_size == size) or
  * its header alone (svk_st_read_header), in which case the tensors get no
  * data; the layout is checked against file_size either way. */
 static svk_status parse(svk_log *log, const char *what, void *blob, size_t size, uint64_t file_size, svk_st_file *out)
 {
-    svk_status st = SVK_OK;
     cJSON *root = NULL;
     memset(out, 0, sizeof(*out));
     out->blob = blob;
     out->blob_size = size;
-    if (size < 8) {
-        BAD("%s: %zu bytes is too short for a safetensors file (truncated? the 8-byte header length is missing)",
-            what, size);
-        goto fail;
-    }
     uint64_t hlen = 0;
-    for (int i = 7; i >= 0; i--)
-        hlen = (hlen << 8) | ((const uint8_t *)blob)[i];
-    if (hlen > SVK_ST_MAX_HEADER) {
-        BAD("%s: header length %" PRIu64 " is absurd (limit %u)", what, hlen, SVK_ST_MAX_HEADER);
-        goto fail;
-    }
-    if (hlen < 2 || hlen > file_size - 8) {
-        BAD("%s: header length %" PRIu64 " does not fit in the file's %" PRIu64 " bytes (truncated?)", what, hlen,
-            file_size);
-        goto fail;
-    }
-    if (hlen > size - 8) {
-        st = svk_error(log, SVK_ERROR_INTERNAL, "%s: %zu bytes of the file read, its header needs %" PRIu64, what,
-                       size, 8 + hlen);
-        goto fail;
-    }
-    const char *header = (const char *)blob + 8;
-    const uint8_t *data = size == file_size ? (const uint8_t *)blob + 8 + hlen : NULL;
-    uint64_t data_size = file_size - 8 - hlen;
-    if (memchr(header, '\0', hlen)) {
-        BAD("%s: header contains a NUL byte", what);
-        goto fail;
-    }
-    if (json_value_bound(header, hlen) > SVK_ST_MAX_VALUES) {
-        BAD("%s: header holds too many JSON values (limit %u)", what, SVK_ST_MAX_VALUES);
-        goto fail;
-    }
-    const char *end = NULL;
-    root = cJSON_ParseWithLengthOpts(header, hlen, &end, false);
-    if (!root) {
-        BAD("%s: header is not valid JSON (near byte %td of %" PRIu64 ")", what,
-            cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - header : (ptrdiff_t)-1, hlen);
-        goto fail;
-    }
-    /* Only trailing spaces may follow the JSON (the writer pads with them). */
-    for (const char *p = end; p && p < header + hlen; p++)
-        if (*p != ' ' && *p != '\n' && *p != '\t' && *p != '\r') {
-            BAD("%s: junk after the header's JSON", what);
-            goto fail;
-        }
-    if (!cJSON_IsObject(root)) {
-        BAD("%s: header is not a JSON object", what);
-        goto fail;
-    }
-    int count = cJSON_GetArraySize(root);
-    out->tensors = svk_calloc(count ? (size_t)count : 1, sizeof(*out->tensors));
-    if (!out->tensors) {
-        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
-        goto fail;
-    }
-    for (const cJSON *item = root->child; item; item = item->next) {
-        if (!item->string) {
-            BAD("%s: header entry without a name", what);
-            goto fail;
-        }
-        if (!strcmp(item->string, "__metadata__")) {
-            if (out->meta) {
-                BAD("%s: __metadata__ appears twice", what);
-                goto fail;
-            }
-            if ((st = parse_meta(log, what, item, out)) != SVK_OK)
-                goto fail;
-            continue;
-        }
-        if ((st = parse_tensor(log, what, item, data, data_size, &out->tensors[out->n_tensors])) != SVK_OK)
-            goto fail;
-        out->n_tensors++;
-    }
-    /* The tensors in data order, and beside them an index by name: for the
-     * duplicate check (by sorting, not by comparing every pair, as for the
-     * metadata) and for svk_st_find's binary search. */
-    qsort(out->tensors, out->n_tensors, sizeof(*out->tensors), by_offset);
-    out->by_name = svk_calloc(out->n_tensors ? out->n_tensors : 1, sizeof(*out->by_name));
-    if (!out->by_name) {
-        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", what);
-        goto fail;
-    }
-    for (size_t i = 0; i < out->n_tensors; i++)
-        out->by_name[i] = &out->tensors[i];
-    qsort(out->by_name, out->n_tensors, sizeof(*out->by_name), tensor_ptr_by_name);
-    for (size_t i = 1; i < out->n_tensors; i++)
-        if (!strcmp(out->by_name[i - 1]->name, out->by_name[i]->name)) {
-            BAD("%s: tensor '%s' appears twice", what, out->by_name[i]->name);
-            goto fail;
-        }
-    /* The data must be exactly the tensors, back to back: no overlap (two
-     * tensors aliasing one range) and no unexplained bytes. The header's
-     * order need not be the data's (JSON objects are unordered). */
-    uint64_t pos = 0;
-    for (size_t i = 0; i < out->n_tensors; i++) {
-        const svk_st_tensor *t = &out->tensors[i];
-        uint64_t begin = t->begin;
-        if (begin < pos) {
-            BAD("%s: tensor '%s' overlaps the one before it in the data", what, t->name);
-            goto fail;
-        }
-        if (begin > pos) {
-            BAD("%s: %" PRIu64 " bytes of data before tensor '%s' belong to no tensor", what, begin - pos, t->name);
-            goto fail;
-        }
-        pos = begin + t->bytes;
-    }
-    if (pos != data_size) {
-        BAD("%s: %" PRIu64 " bytes at the end of the data belong to no tensor (file truncated or padded?)", what,
-            data_size - pos);
-        goto fail;
+    svk_status st = header_length(log, what, blob, size, file_size, &hlen);
+    if (st == SVK_OK) {
+        const char *header = (const char *)blob + 8;
+        const uint8_t *data = size == file_size ? (const uint8_t *)blob + 8 + hlen : NULL;
+        const uint64_t data_size = file_size - 8 - hlen;
+        st = parse_header_json(log, what, header, hlen, &root);
+        if (st == SVK_OK)
+            st = parse_entries(log, what, root, data, data_size, out);
+        if (st == SVK_OK)
+            st = index_tensors(log, what, out);
+        if (st == SVK_OK)
+            st = check_data_layout(log, what, out, data_size);
     }
     cJSON_Delete(root);
-    return SVK_OK;
-fail:
-    cJSON_Delete(root);
-    svk_st_free(out);
+    if (st != SVK_OK)
+        svk_st_free(out);
     return st;
 }
 

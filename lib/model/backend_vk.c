@@ -636,10 +636,9 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
  * blocks' Linears forward on transposed weights where the GEMMs run their
  * CPU form (gemm_texel.comp runs NN products faster than NT ones on
  * lavapipe, svk_plan_options.linear_nn); the portable form stages both
- * operands through shared memory either way. The GELU
- * MLP's activations laid out as those GEMMs read them
- * (svk_gemm_activation_ld): 0.3-0.5 ms of copies less per layer in the
- * default step on lavapipe. */
+ * operands through shared memory either way. The GELU MLP's activations
+ * are laid out as those GEMMs read them (svk_gemm_activation_ld), so no
+ * copy packs them (docs/PERFORMANCE.md). */
 static svk_status plan_options(svk_model *m, svk_plan_options *out)
 {
     const svk_model_config *c = &m->params.config;

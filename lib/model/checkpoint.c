@@ -363,67 +363,104 @@ svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
     return st;
 }
 
-svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *path, uint32_t flags)
+/* f's configuration, which must be the model's, and with the optimiser
+ * state its step (*step; 0 otherwise). */
+static svk_status check_file_fits(svk_model *m, const svk_st_file *f, const char *path, bool optimizer,
+                                  svk_model_config *c, uint64_t *step)
 {
     svk_log *log = svk_model_log(m);
-    const bool optimizer = flags & SVK_LOAD_OPTIMIZER;
-    svk_model_config c;
-    /* A step in flight settles first, or its outcome would later count
-     * against the loaded step. An unusable model is not settled (that is
-     * what failed): the load replaces all of its state. */
-    svk_status st = m->unusable[0] ? SVK_OK : svk_model_settle(m);
-    if (st == SVK_OK)
-        st = file_config(log, path, f, &c);
+    svk_status st = file_config(log, path, f, c);
     if (st != SVK_OK)
         return st;
-    if (!svk_model_config_equal(&c, &m->params.config)) {
+    if (!svk_model_config_equal(c, &m->params.config)) {
         char want[1024], got[1024];
         svk_model_config_to_json(&m->params.config, want, sizeof(want));
-        svk_model_config_to_json(&c, got, sizeof(got));
+        svk_model_config_to_json(c, got, sizeof(got));
         return svk_error(log, SVK_ERROR_BAD_CHECKPOINT, "%s: configuration %s differs from the model's %s", path, got,
                          want);
     }
-    const int kinds = optimizer ? 3 : 1;
-    uint64_t step = 0;
-    if (optimizer && !parse_step(svk_st_meta_get(f, STEP_KEY), &step))
+    *step = 0;
+    if (optimizer && !parse_step(svk_st_meta_get(f, STEP_KEY), step))
         return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
                          "%s: no valid optimiser step (__metadata__ \"%s\" must be a decimal count) to resume from",
                          path, STEP_KEY);
-    if (step > SVK_MAX_STEP)
+    if (*step > SVK_MAX_STEP)
         return svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
                          "%s: optimiser step %llu is beyond the most libsvk counts to (SVK_MAX_STEP = %llu)", path,
-                         (unsigned long long)step, (unsigned long long)SVK_MAX_STEP);
-    /* Every tensor the model needs, with its shape, dtype and values; then
-     * nothing else. Checked in full before anything is written, so a
-     * refused file leaves the model as it was. */
-    if ((st = check_counts(log, path, f, &c, m->n_params, m->n_elems)) != SVK_OK)
+                         (unsigned long long)*step, (unsigned long long)SVK_MAX_STEP);
+    return SVK_OK;
+}
+
+/* Every tensor the model needs, with its shape, dtype and values; then
+ * nothing else. Checked in full before anything is written, so a refused
+ * file leaves the model as it was. *found (malloc'd, NULL on failure):
+ * entry k * n_params + i is parameter i's tensor of state kind k. */
+static svk_status find_state(svk_model *m, const svk_st_file *f, const char *path, const svk_model_config *c,
+                             int kinds, uint32_t flags, const svk_st_tensor ***found)
+{
+    svk_log *log = svk_model_log(m);
+    *found = NULL;
+    svk_status st = check_counts(log, path, f, c, m->n_params, m->n_elems);
+    if (st != SVK_OK)
         return st;
-    const svk_st_tensor **found = svk_calloc(m->n_params * (size_t)kinds, sizeof(*found));
-    if (!found)
+    const svk_st_tensor **t = svk_calloc(m->n_params * (size_t)kinds, sizeof(*t));
+    if (!t)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
-    st = match_tensors(log, path, f, m->info, m->n_params, kinds, found);
+    st = match_tensors(log, path, f, m->info, m->n_params, kinds, t);
     for (int k = 0; k < kinds && st == SVK_OK; k++)
         for (size_t i = 0; i < m->n_params && st == SVK_OK; i++)
-            st = check_values(log, path, found[(size_t)k * m->n_params + i], k, flags);
-    /* Write: each slab assembled on the host (aligned copies of the file's
-     * data), then one write per slab rather than a round trip per tensor. */
+            st = check_values(log, path, t[(size_t)k * m->n_params + i], k, flags);
+    if (st != SVK_OK)
+        free(t);
+    else
+        *found = t;
+    return st;
+}
+
+/* Each slab assembled on the host (aligned copies of the file's data),
+ * then one write per slab rather than a round trip per tensor. *written:
+ * whether a write was attempted (one that fails may have replaced part of
+ * the slab already, since uploads go in pieces). */
+static svk_status write_state(svk_model *m, const char *path, const svk_st_tensor **found, int kinds, bool *written)
+{
     const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM]; /* the moments share its layout */
-    float *buf = NULL;
-    bool written = false;
-    if (st == SVK_OK && !(buf = svk_calloc(slab ? slab : 1, sizeof(float))))
-        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
+    *written = false;
+    float *buf = svk_calloc(slab ? slab : 1, sizeof(float));
+    if (!buf)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory loading %s", path);
+    svk_status st = SVK_OK;
     for (int k = 0; k < kinds && st == SVK_OK; k++) {
         for (size_t i = 0; i < m->n_params; i++) {
             const svk_st_tensor *t = found[(size_t)k * m->n_params + i];
             const svk_plan_tensor *pt = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, state_slabs[k])];
             memcpy(buf + pt->offset, t->data, t->bytes);
         }
-        /* A write that fails may have replaced part of the slab already
-         * (uploads go in pieces): any attempt counts. */
-        written = true;
+        *written = true;
         st = m->impl->write(m, state_slabs[k], 0, slab, buf);
     }
     free(buf);
+    return st;
+}
+
+svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *path, uint32_t flags)
+{
+    const bool optimizer = flags & SVK_LOAD_OPTIMIZER;
+    const int kinds = optimizer ? 3 : 1;
+    svk_model_config c;
+    uint64_t step = 0;
+    /* A step in flight settles first, or its outcome would later count
+     * against the loaded step. An unusable model is not settled (that is
+     * what failed): the load replaces all of its state. */
+    svk_status st = m->unusable[0] ? SVK_OK : svk_model_settle(m);
+    if (st == SVK_OK)
+        st = check_file_fits(m, f, path, optimizer, &c, &step);
+    if (st != SVK_OK)
+        return st;
+    const svk_st_tensor **found;
+    if ((st = find_state(m, f, path, &c, kinds, flags, &found)) != SVK_OK)
+        return st;
+    bool written = false;
+    st = write_state(m, path, found, kinds, &written);
     free(found);
     if (st == SVK_OK) {
         if (optimizer)

@@ -82,7 +82,7 @@ svk_status svk_buffer_check_fit(svk_ctx *ctx, const char *what, const svk_buffer
         for (int q = 0; q < SVK_POOL_COUNT; q++)
             if (heap_of[q] == heap)
                 in_use -= released[q] < in_use ? released[q] : in_use;
-        const uint64_t size = ctx->mem_props.memoryHeaps[heap].size;
+        const uint64_t size = ctx->vk.mem_props.memoryHeaps[heap].size;
         const uint64_t available = size > in_use ? size - in_use : 0;
         if (need <= available)
             continue;
@@ -149,7 +149,7 @@ void svk_buffer_wait_unused(svk_ctx *ctx, const char *what)
 {
     /* Command lists wait for their own fences; a queue-idle wait covers
      * everything else submitted on libsvk's queue. */
-    VkResult r = ctx->lost ? VK_SUCCESS : ctx->vkd.vkQueueWaitIdle(ctx->queue);
+    VkResult r = ctx->loss.lost ? VK_SUCCESS : ctx->vkd.vkQueueWaitIdle(ctx->vk.queue);
     /* Lost: nothing is left to wait for, and the memory is freed all the
      * same; the loss is recorded for the next call to report. */
     if (r == VK_ERROR_DEVICE_LOST)

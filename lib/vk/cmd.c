@@ -25,6 +25,21 @@ typedef struct set_pool {
 
 #define SETS_PER_POOL 256u
 
+/* The accesses recorded since the last barrier (track). */
+typedef struct access_set {
+    access *items;
+    uint32_t n, cap;
+} access_set;
+
+/* Two timestamps around each command, where the list was created for them
+ * (queries VK_NULL_HANDLE otherwise). */
+typedef struct timestamps {
+    VkQueryPool queries;
+    uint32_t capacity;     /* commands */
+    const char **labels;   /* per timed dispatch */
+    const char **kernels;  /* per timed dispatch: the kernel's name, or the transfer's kind */
+} timestamps;
+
 struct svk_cmdlist {
     svk_ctx *ctx;
     VkCommandPool pool;
@@ -32,15 +47,9 @@ struct svk_cmdlist {
     VkFence fence;
     bool recording, recorded, pending;
 
-    access *accesses;
-    uint32_t n_access, cap_access;
-
+    access_set tracked;
     set_pool *sets;
-
-    VkQueryPool queries;
-    uint32_t ts_capacity;
-    const char **labels;   /* per timed dispatch */
-    const char **kernels;  /* per timed dispatch: the kernel's name, or the transfer's kind */
+    timestamps ts;
 
     uint32_t n_dispatch, n_barrier;
     bool no_barriers;
@@ -49,16 +58,16 @@ struct svk_cmdlist {
 
 static svk_status grow_accesses(svk_cmdlist *cl, uint32_t need)
 {
-    if (need <= cl->cap_access)
+    if (need <= cl->tracked.cap)
         return SVK_OK;
-    uint32_t cap = cl->cap_access ? cl->cap_access : 32;
+    uint32_t cap = cl->tracked.cap ? cl->tracked.cap : 32;
     while (cap < need)
         cap *= 2;
-    access *na = svk_realloc(cl->accesses, cap * sizeof(*na));
+    access *na = svk_realloc(cl->tracked.items, cap * sizeof(*na));
     if (!na)
         return svk_error(&cl->ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a command list");
-    cl->accesses = na;
-    cl->cap_access = cap;
+    cl->tracked.items = na;
+    cl->tracked.cap = cap;
     return SVK_OK;
 }
 
@@ -67,7 +76,7 @@ static void free_sets(svk_cmdlist *cl)
     set_pool *p = cl->sets;
     while (p) {
         set_pool *next = p->next;
-        cl->ctx->vkd.vkDestroyDescriptorPool(cl->ctx->device, p->pool, NULL);
+        cl->ctx->vkd.vkDestroyDescriptorPool(cl->ctx->vk.device, p->pool, NULL);
         free(p);
         p = next;
     }
@@ -96,14 +105,14 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = ctx->vk.queue_family,
     };
     /* Into locals: a failed create leaves its output undefined, and
      * svk_cmdlist_destroy must only see handles that exist. */
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "creating a command list");
     cl->pool = pool;
     VkCommandBufferAllocateInfo cbai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -111,10 +120,10 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "creating a command list");
     cl->cmd = cmd;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &fence), "creating a command list");
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "creating a command list");
     cl->fence = fence;
 
     if (params && params->timestamp_capacity) {
@@ -123,19 +132,19 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
                            "timestamps requested but the device's compute queue has none");
             goto fail;
         }
-        cl->ts_capacity = params->timestamp_capacity;
+        cl->ts.capacity = params->timestamp_capacity;
         VkQueryPoolCreateInfo qpci = {
             .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
-            .queryCount = 2 * cl->ts_capacity,
+            .queryCount = 2 * cl->ts.capacity,
         };
         VkQueryPool queries;
-        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->device, &qpci, NULL, &queries),
+        SVK_VK(ctx, ctx->vkd.vkCreateQueryPool(ctx->vk.device, &qpci, NULL, &queries),
                "creating a timestamp pool of %u queries", qpci.queryCount);
-        cl->queries = queries;
-        cl->labels = svk_calloc(cl->ts_capacity, sizeof(*cl->labels));
-        cl->kernels = svk_calloc(cl->ts_capacity, sizeof(*cl->kernels));
-        if (!cl->labels || !cl->kernels) {
+        cl->ts.queries = queries;
+        cl->ts.labels = svk_calloc(cl->ts.capacity, sizeof(*cl->ts.labels));
+        cl->ts.kernels = svk_calloc(cl->ts.capacity, sizeof(*cl->ts.kernels));
+        if (!cl->ts.labels || !cl->ts.kernels) {
             st = svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
             goto fail;
         }
@@ -155,21 +164,21 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
     svk_cmdlist *cl = *pcl;
     svk_ctx *ctx = cl->ctx;
     /* Nothing the GPU may still read is freed before its fence signalled. */
-    if (cl->pending && !ctx->lost) {
-        VkResult r = ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
+    if (cl->pending && !ctx->loss.lost) {
+        VkResult r = ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
         if (r == VK_ERROR_DEVICE_LOST)
             svk_vk_fail(ctx, NULL, r, "vkWaitForFences", __FILE__, __LINE__, "destroying a command list");
     }
     free_sets(cl);
-    if (cl->queries)
-        ctx->vkd.vkDestroyQueryPool(ctx->device, cl->queries, NULL);
+    if (cl->ts.queries)
+        ctx->vkd.vkDestroyQueryPool(ctx->vk.device, cl->ts.queries, NULL);
     if (cl->fence)
-        ctx->vkd.vkDestroyFence(ctx->device, cl->fence, NULL);
+        ctx->vkd.vkDestroyFence(ctx->vk.device, cl->fence, NULL);
     if (cl->pool)
-        ctx->vkd.vkDestroyCommandPool(ctx->device, cl->pool, NULL);
-    free(cl->labels);
-    free(cl->kernels);
-    free(cl->accesses);
+        ctx->vkd.vkDestroyCommandPool(ctx->vk.device, cl->pool, NULL);
+    free(cl->ts.labels);
+    free(cl->ts.kernels);
+    free(cl->tracked.items);
     free(cl);
     *pcl = NULL;
 }
@@ -194,15 +203,15 @@ svk_status svk_cmdlist_begin(svk_cmdlist *cl)
     if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
     free_sets(cl);
-    cl->n_access = cl->n_dispatch = cl->n_barrier = 0;
+    cl->tracked.n = cl->n_dispatch = cl->n_barrier = 0;
     cl->recorded = false;
 
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     if (!cl->external)
         SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(cl->cmd, &bi), "beginning a command list");
     cl->recording = true;
-    if (cl->queries)
-        ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->queries, 0, 2 * cl->ts_capacity);
+    if (cl->ts.queries)
+        ctx->vkd.vkCmdResetQueryPool(cl->cmd, cl->ts.queries, 0, 2 * cl->ts.capacity);
 
     /* Order this list after everything submitted before it on the queue
      * (earlier replays, uploads): a pipeline barrier's first scope reaches
@@ -303,8 +312,8 @@ static svk_status track(svk_cmdlist *cl, const svk_range *ranges, uint32_t n, ui
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
         bool write = (write_mask >> i) & 1u;
-        for (uint32_t j = 0; j < cl->n_access; j++) {
-            const access *a = &cl->accesses[j];
+        for (uint32_t j = 0; j < cl->tracked.n; j++) {
+            const access *a = &cl->tracked.items[j];
             if (!overlaps(a, vb, begin, end))
                 continue;
             if (a->write)
@@ -323,27 +332,27 @@ static svk_status track(svk_cmdlist *cl, const svk_range *ranges, uint32_t n, ui
             .dstAccessMask = TRACKED_ACCESSES,
         };
         ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 1, &mb, 0, NULL, 0, NULL);
-        cl->n_access = 0; /* everything before is now ordered and visible */
+        cl->tracked.n = 0; /* everything before is now ordered and visible */
         cl->n_barrier++;
     } else if (need_exec) {
         /* Reads before it are ordered; writes before it are still not
          * visible to later reads, so they stay tracked. */
         ctx->vkd.vkCmdPipelineBarrier(cl->cmd, TRACKED_STAGES, TRACKED_STAGES, 0, 0, NULL, 0, NULL, 0, NULL);
         uint32_t w = 0;
-        for (uint32_t j = 0; j < cl->n_access; j++)
-            if (cl->accesses[j].write)
-                cl->accesses[w++] = cl->accesses[j];
-        cl->n_access = w;
+        for (uint32_t j = 0; j < cl->tracked.n; j++)
+            if (cl->tracked.items[j].write)
+                cl->tracked.items[w++] = cl->tracked.items[j];
+        cl->tracked.n = w;
         cl->n_barrier++;
     }
-    svk_status st = grow_accesses(cl, cl->n_access + n);
+    svk_status st = grow_accesses(cl, cl->tracked.n + n);
     if (st != SVK_OK)
         return st;
     for (uint32_t i = 0; i < n; i++) {
         const svk_range *r = &ranges[i];
         uint64_t begin, end;
         bound_bytes(r, &begin, &end);
-        cl->accesses[cl->n_access++] = (access){
+        cl->tracked.items[cl->tracked.n++] = (access){
             .buffer = r->buf->alloc.block->buffer,
             .begin = begin,
             .end = end,
@@ -372,7 +381,7 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
             .poolSizeCount = 2,
             .pPoolSizes = sizes,
         };
-        VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->device, &dpci, NULL, &p->pool);
+        VkResult r = ctx->vkd.vkCreateDescriptorPool(ctx->vk.device, &dpci, NULL, &p->pool);
         if (r < 0) {
             free(p);
             return svk_vk_fail(ctx, NULL, r, "vkCreateDescriptorPool", __FILE__, __LINE__,
@@ -388,11 +397,104 @@ static svk_status alloc_set(svk_cmdlist *cl, VkDescriptorSetLayout layout, VkDes
         .descriptorSetCount = 1,
         .pSetLayouts = &layout,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateDescriptorSets(ctx->device, &dsai, set), "recording a command list");
+    SVK_VK(ctx, ctx->vkd.vkAllocateDescriptorSets(ctx->vk.device, &dsai, set), "recording a command list");
     cl->sets->used++;
     return SVK_OK;
 fail:
     return st;
+}
+
+/* Timestamps around one command (a dispatch or a transfer), where the list
+ * records them: its label and kernel name (or transfer kind) beside them. */
+static void timestamp_begin(svk_cmdlist *cl, const char *label, const char *kernel)
+{
+    if (!cl->ts.queries)
+        return;
+    cl->ts.labels[cl->n_dispatch] = label;
+    cl->ts.kernels[cl->n_dispatch] = kernel;
+    cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->ts.queries, 2 * cl->n_dispatch);
+}
+
+static void timestamp_end(svk_cmdlist *cl)
+{
+    if (cl->ts.queries)
+        cl->ctx->vkd.vkCmdWriteTimestamp(cl->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->ts.queries,
+                                         2 * cl->n_dispatch + 1);
+}
+
+/* A dispatch's descriptor writes, with the buffer infos and texel views
+ * they point to (so it must not move once filled). */
+typedef struct descriptor_writes {
+    VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
+    VkBufferView views[SVK_MAX_BINDINGS];
+    VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
+} descriptor_writes;
+
+/* Fills w for d's bindings as kernel k declares them (storage buffers or
+ * texel views, made on first use). */
+static svk_status fill_descriptor_writes(const svk_dispatch *d, const svk_kernel_info *k, descriptor_writes *w)
+{
+    svk_status st = SVK_OK;
+    for (uint32_t i = 0; i < d->n_bindings; i++) {
+        svk_buffer *b = d->bindings[i].buf;
+        const uint8_t kind = k->binding_kind[i];
+        w->writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = svk_binding_descriptor_type(kind),
+        };
+        if (kind == SVK_BIND_STORAGE) {
+            w->infos[i] = (VkDescriptorBufferInfo){
+                .buffer = b->alloc.block->buffer,
+                .offset = b->alloc.offset,
+                .range = b->size,
+            };
+            w->writes[i].pBufferInfo = &w->infos[i];
+        } else {
+            if ((st = svk_buffer_view(b, kind == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
+                                      &w->views[i])) != SVK_OK)
+                return st;
+            w->writes[i].pTexelBufferView = &w->views[i];
+        }
+    }
+    return SVK_OK;
+}
+
+/* Without push descriptors: a set the list owns, written with w. */
+static svk_status write_descriptor_set(svk_cmdlist *cl, const svk_kernel_state *ks, uint32_t n,
+                                       descriptor_writes *w, VkDescriptorSet *set)
+{
+    svk_status st = alloc_set(cl, ks->set_layout, set);
+    if (st != SVK_OK)
+        return st;
+    for (uint32_t i = 0; i < n; i++)
+        w->writes[i].dstSet = *set;
+    cl->ctx->vkd.vkUpdateDescriptorSets(cl->ctx->vk.device, n, w->writes, 0, NULL);
+    return SVK_OK;
+}
+
+/* Records the dispatch itself: pipeline, descriptors, push constants and
+ * the workgroups, between its timestamps. */
+static void record_dispatch(svk_cmdlist *cl, const svk_dispatch *d, const svk_kernel_info *k,
+                            const svk_pipeline *pipe, const descriptor_writes *w, VkDescriptorSet set)
+{
+    svk_ctx *ctx = cl->ctx;
+    const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
+    VkCommandBuffer cmd = cl->cmd;
+    ctx->vkd.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
+    if (ctx->pipelines.push_descriptor)
+        ctx->vkd.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0,
+                                           d->n_bindings, w->writes);
+    else
+        ctx->vkd.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0, 1,
+                                         &set, 0, NULL);
+    if (k->push_size)
+        ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
+    timestamp_begin(cl, d->label ? d->label : k->name, k->name);
+    ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
+    timestamp_end(cl);
+    cl->n_dispatch++;
 }
 
 svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
@@ -409,91 +511,36 @@ svk_status svk_cmdlist_dispatch(svk_cmdlist *cl, const svk_dispatch *d)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "dispatch of unknown kernel %d", (int)d->kernel);
     if ((st = validate(cl, d, k)) != SVK_OK)
         return st;
-    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+    if (cl->ts.queries && cl->n_dispatch >= cl->ts.capacity)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "dispatch '%s': more dispatches than the %u timestamps the list was created for",
-                         d->label ? d->label : k->name, cl->ts_capacity);
+                         d->label ? d->label : k->name, cl->ts.capacity);
     const svk_pipeline *pipe;
     if ((st = svk_pipeline_get(ctx, d->kernel, d->spec, &pipe)) != SVK_OK)
         return st;
     const svk_kernel_state *ks = svk_pipeline_state(&ctx->pipelines, pipe);
-
-    VkDescriptorBufferInfo infos[SVK_MAX_BINDINGS];
-    VkBufferView views[SVK_MAX_BINDINGS];
-    VkWriteDescriptorSet writes[SVK_MAX_BINDINGS];
-    for (uint32_t i = 0; i < d->n_bindings; i++) {
-        svk_buffer *b = d->bindings[i].buf;
-        const uint8_t kind = k->binding_kind[i];
-        writes[i] = (VkWriteDescriptorSet){
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-            .dstBinding = i,
-            .descriptorCount = 1,
-            .descriptorType = svk_binding_descriptor_type(kind),
-        };
-        if (kind == SVK_BIND_STORAGE) {
-            infos[i] = (VkDescriptorBufferInfo){
-                .buffer = b->alloc.block->buffer,
-                .offset = b->alloc.offset,
-                .range = b->size,
-            };
-            writes[i].pBufferInfo = &infos[i];
-        } else {
-            if ((st = svk_buffer_view(b, kind == SVK_BIND_TEXEL_R32F ? SVK_TEXEL_R32F : SVK_TEXEL_RGBA32F,
-                                      &views[i])) != SVK_OK)
-                return st;
-            writes[i].pTexelBufferView = &views[i];
-        }
-    }
+    descriptor_writes w;
+    if ((st = fill_descriptor_writes(d, k, &w)) != SVK_OK)
+        return st;
     VkDescriptorSet set = VK_NULL_HANDLE;
-    if (!ctx->pipelines.push_descriptor) {
-        if ((st = alloc_set(cl, ks->set_layout, &set)) != SVK_OK)
-            return st;
-        for (uint32_t i = 0; i < d->n_bindings; i++)
-            writes[i].dstSet = set;
-        ctx->vkd.vkUpdateDescriptorSets(ctx->device, d->n_bindings, writes, 0, NULL);
-    }
-
+    if (!ctx->pipelines.push_descriptor && (st = write_descriptor_set(cl, ks, d->n_bindings, &w, &set)) != SVK_OK)
+        return st;
     if ((st = track(cl, d->bindings, d->n_bindings, k->write_mask)) != SVK_OK)
         return st;
-
-    VkCommandBuffer cmd = cl->cmd;
-    ctx->vkd.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe->pipeline);
-    if (ctx->pipelines.push_descriptor)
-        ctx->vkd.vkCmdPushDescriptorSetKHR(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0,
-                                           d->n_bindings, writes);
-    else
-        ctx->vkd.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, ks->layout, 0, 1,
-                                         &set, 0, NULL);
-    if (k->push_size)
-        ctx->vkd.vkCmdPushConstants(cmd, ks->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size, d->push);
-    if (cl->queries) {
-        cl->labels[cl->n_dispatch] = d->label ? d->label : k->name;
-        cl->kernels[cl->n_dispatch] = k->name;
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
-    }
-    ctx->vkd.vkCmdDispatch(cmd, d->groups[0], d->groups[1], d->groups[2]);
-    if (cl->queries)
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
-    cl->n_dispatch++;
+    record_dispatch(cl, d, k, pipe, &w, set);
     return SVK_OK;
 }
 
-svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
+/* Refuses a transfer the list cannot record (with why), and gives the
+ * bytes of its destination (size[0]) and source (size[1], copies only). */
+static svk_status check_transfer(svk_cmdlist *cl, const svk_transfer *t, const char *label, uint64_t size[2])
 {
-    SVK_CHECK_ARG(NULL, cl && t && t->dst.buf);
     svk_ctx *ctx = cl->ctx;
-    svk_status st = svk_ctx_check_alive(ctx, __func__);
-    if (st != SVK_OK)
-        return st;
     const bool copy = t->kind == SVK_TRANSFER_COPY;
-    const char *label = t->label ? t->label : copy ? "copy" : "fill";
-    if (!cl->recording)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
     if (t->kind != SVK_TRANSFER_FILL && !copy)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': unknown kind %d", label, (int)t->kind);
     if (copy && !t->src.buf)
         return svk_error(&ctx->log, SVK_ERROR_INTERNAL, "transfer '%s': a copy without a source", label);
     const svk_range *rs[2] = {&t->dst, &t->src};
-    uint64_t size[2];
     for (int i = 0; i < (copy ? 2 : 1); i++) {
         const svk_range *r = rs[i];
         if (r->buf->ctx != ctx)
@@ -526,28 +573,25 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
         if (s0 < d0 + size[0] && d0 < s0 + size[1])
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "transfer '%s': source and destination overlap", label);
     }
-    if (cl->queries && cl->n_dispatch >= cl->ts_capacity)
+    if (cl->ts.queries && cl->n_dispatch >= cl->ts.capacity)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "transfer '%s': more commands than the %u timestamps the list was created for", label,
-                         cl->ts_capacity);
-    /* (allocated first: nothing is recorded on error) */
-    VkBufferCopy *region = rows ? svk_malloc(t->rows * sizeof(*region)) : NULL;
-    if (rows && !region)
-        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "transfer '%s': %u copy regions", label, t->rows);
-    const svk_range ranges[2] = {t->dst, t->src};
-    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) != SVK_OK) {
-        free(region);
-        return st;
-    }
+                         cl->ts.capacity);
+    return SVK_OK;
+}
+
+/* Records the checked transfer t (size: check_transfer's) between its
+ * timestamps; region: room for a copy of rows, NULL otherwise. */
+static void record_transfer(svk_cmdlist *cl, const svk_transfer *t, const char *label, const uint64_t size[2],
+                            VkBufferCopy *region)
+{
+    svk_ctx *ctx = cl->ctx;
+    const bool copy = t->kind == SVK_TRANSFER_COPY;
     VkCommandBuffer cmd = cl->cmd;
-    if (cl->queries) {
-        cl->labels[cl->n_dispatch] = label;
-        cl->kernels[cl->n_dispatch] = copy ? "vkCmdCopyBuffer" : "vkCmdFillBuffer";
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch);
-    }
+    timestamp_begin(cl, label, copy ? "vkCmdCopyBuffer" : "vkCmdFillBuffer");
     const VkBuffer dst = t->dst.buf->alloc.block->buffer;
     const uint64_t dst_off = t->dst.buf->alloc.offset + t->dst.offset;
-    if (rows) {
+    if (region) {
         for (uint32_t r = 0; r < t->rows; r++)
             region[r] = (VkBufferCopy){
                 .srcOffset = t->src.buf->alloc.offset + t->src.offset + r * t->src_pitch,
@@ -555,7 +599,6 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
                 .size = t->row_bytes,
             };
         ctx->vkd.vkCmdCopyBuffer(cmd, t->src.buf->alloc.block->buffer, dst, t->rows, region);
-        free(region);
     } else if (copy) {
         const VkBufferCopy whole = {
             .srcOffset = t->src.buf->alloc.offset + t->src.offset, .dstOffset = dst_off, .size = size[0],
@@ -564,10 +607,34 @@ svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
     } else {
         ctx->vkd.vkCmdFillBuffer(cmd, dst, dst_off, size[0], t->fill);
     }
-    if (cl->queries)
-        ctx->vkd.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, cl->queries, 2 * cl->n_dispatch + 1);
+    timestamp_end(cl);
     cl->n_dispatch++;
-    return SVK_OK;
+}
+
+svk_status svk_cmdlist_transfer(svk_cmdlist *cl, const svk_transfer *t)
+{
+    SVK_CHECK_ARG(NULL, cl && t && t->dst.buf);
+    svk_ctx *ctx = cl->ctx;
+    svk_status st = svk_ctx_check_alive(ctx, __func__);
+    if (st != SVK_OK)
+        return st;
+    const bool copy = t->kind == SVK_TRANSFER_COPY;
+    const char *label = t->label ? t->label : copy ? "copy" : "fill";
+    if (!cl->recording)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list is not recording", __func__);
+    uint64_t size[2];
+    if ((st = check_transfer(cl, t, label, size)) != SVK_OK)
+        return st;
+    /* (allocated first: nothing is recorded on error) */
+    const bool rows = copy && t->rows > 1;
+    VkBufferCopy *region = rows ? svk_malloc(t->rows * sizeof(*region)) : NULL;
+    if (rows && !region)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "transfer '%s': %u copy regions", label, t->rows);
+    const svk_range ranges[2] = {t->dst, t->src};
+    if ((st = track(cl, ranges, copy ? 2 : 1, 1u)) == SVK_OK)
+        record_transfer(cl, t, label, size, region);
+    free(region);
+    return st;
 }
 
 svk_status svk_cmdlist_end(svk_cmdlist *cl)
@@ -607,13 +674,13 @@ svk_status svk_cmdlist_submit(svk_cmdlist *cl)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: nothing recorded (call svk_cmdlist_end first)", __func__);
     if (cl->pending && (st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
-    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->device, 1, &cl->fence), "submitting a command list");
+    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->vk.device, 1, &cl->fence), "submitting a command list");
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
         .pCommandBuffers = &cl->cmd,
     };
-    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, cl->fence), "submitting a command list");
+    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->vk.queue, 1, &si, cl->fence), "submitting a command list");
     cl->pending = true;
     return SVK_OK;
 fail:
@@ -629,7 +696,7 @@ svk_status svk_cmdlist_wait(svk_cmdlist *cl)
         return SVK_OK;
     if ((st = svk_ctx_check_alive(ctx, __func__)) != SVK_OK)
         return st;
-    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &cl->fence, VK_TRUE, UINT64_MAX),
+    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &cl->fence, VK_TRUE, UINT64_MAX),
            "waiting for a command list");
     cl->pending = false;
     return SVK_OK;
@@ -651,7 +718,7 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
     svk_status st = SVK_OK;
     SVK_CHECK_ARG(NULL, cl && count);
     svk_ctx *ctx = cl->ctx;
-    if (!cl->queries)
+    if (!cl->ts.queries)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_STATE, "%s: the list records no timestamps", __func__);
     if ((st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
@@ -660,22 +727,22 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
         uint64_t *ticks = svk_malloc(2 * n * sizeof(*ticks));
         if (!ticks)
             return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->device, cl->queries, 0, 2 * n, 2 * n * sizeof(*ticks),
-                                                    ticks, sizeof(*ticks),
+        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->ts.queries, 0, 2 * n,
+                                                    2 * n * sizeof(*ticks), ticks, sizeof(*ticks),
                                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
         if (r < 0) {
             free(ticks);
             return svk_vk_fail(ctx, NULL, r, "vkGetQueryPoolResults", __FILE__, __LINE__, "reading timestamps");
         }
-        uint64_t mask = ctx->timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->timestamp_valid_bits) - 1);
+        uint64_t mask = ctx->vk.timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->vk.timestamp_valid_bits) - 1);
         for (uint32_t i = 0; i < n; i++) {
             uint64_t t = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
             if (ns)
                 ns[i] = (double)t * ctx->info.timestamp_period_ns;
             if (labels)
-                labels[i] = cl->labels[i];
+                labels[i] = cl->ts.labels[i];
             if (kernels)
-                kernels[i] = cl->kernels[i];
+                kernels[i] = cl->ts.kernels[i];
         }
         free(ticks);
     }

@@ -23,11 +23,11 @@ svk_import_params svk_import_params_default(void)
 
 svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
 {
-    if (!ctx->lost)
+    if (!ctx->loss.lost)
         return SVK_OK;
     return svk_error(&ctx->log, SVK_ERROR_DEVICE_LOST,
                      "%s: the device was lost earlier (%s); destroy the context and create a new one", func,
-                     ctx->lost_reason);
+                     ctx->loss.reason);
 }
 
 /* Enumerates the devices of an instance with their infos (malloc'd). */
@@ -109,7 +109,7 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
 /* Everything after the device exists, common to own and imported devices. */
 static svk_status finish_init(svk_ctx *ctx, const char *cache_dir, uint32_t flags)
 {
-    ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->mem_props);
+    ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->vk.physical_device, &ctx->vk.mem_props);
     svk_device_profile_read(ctx);
     svk_memory_init(ctx);
     svk_status st = svk_pipeline_cache_load(ctx, cache_dir, flags);
@@ -126,7 +126,7 @@ static svk_status create_device(svk_ctx *ctx)
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = ctx->vk.queue_family,
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
@@ -135,7 +135,7 @@ static svk_status create_device(svk_ctx *ctx)
     if (ctx->info.push_descriptor)
         exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     /* The Vulkan spec requires it enabled wherever it is listed. */
-    if (svk_vk_device_has_extension(&ctx->vki, ctx->physical_device, SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME))
+    if (svk_vk_device_has_extension(&ctx->vki, ctx->vk.physical_device, SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME))
         exts[n_exts++] = SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME;
     /* What shaders/gemm_coopmat.comp declares, where the device offers it
      * all (device.c), under the extension device.c chose; and shaderInt64
@@ -170,13 +170,13 @@ static svk_status create_device(svk_ctx *ctx)
     };
     /* Into a local: after a failure the output is undefined. */
     VkDevice device;
-    SVK_VK(ctx, ctx->vki.vkCreateDevice(ctx->physical_device, &dci, NULL, &device),
+    SVK_VK(ctx, ctx->vki.vkCreateDevice(ctx->vk.physical_device, &dci, NULL, &device),
            "creating a device on '%s'", ctx->info.name);
-    ctx->device = device;
-    ctx->own_device = true;
-    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
+    ctx->vk.device = device;
+    ctx->vk.own_device = true;
+    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->vk.device, &ctx->vkd)) != SVK_OK)
         return st;
-    ctx->vkd.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+    ctx->vkd.vkGetDeviceQueue(ctx->vk.device, ctx->vk.queue_family, 0, &ctx->vk.queue);
     return SVK_OK;
 fail:
     return st;
@@ -218,27 +218,27 @@ svk_status svk_ctx_create(const svk_ctx_params *params, svk_ctx **out)
     svk_env_read(&ctx->settings);
     if ((st = svk_env_check(&ctx->log, &ctx->settings)) != SVK_OK)
         goto fail;
-    if ((st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->libvulkan, &ctx->vki)) != SVK_OK)
+    if ((st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->vk.libvulkan, &ctx->vki)) != SVK_OK)
         goto fail;
-    ctx->validation = (p.flags & SVK_CTX_VALIDATION) || ctx->settings.validation;
+    ctx->debug.validation = (p.flags & SVK_CTX_VALIDATION) || ctx->settings.validation;
     VkDebugUtilsMessengerCreateInfoEXT dbg;
     svk_debug_messenger_info(ctx, &dbg);
-    if ((st = svk_vk_create_instance(&ctx->log, &ctx->vki, ctx->validation, &dbg, &ctx->instance)) != SVK_OK)
+    if ((st = svk_vk_create_instance(&ctx->log, &ctx->vki, ctx->debug.validation, &dbg, &ctx->vk.instance)) != SVK_OK)
         goto fail;
-    ctx->own_instance = true;
-    if (ctx->validation && (st = svk_debug_create(ctx)) != SVK_OK)
+    ctx->vk.own_instance = true;
+    if (ctx->debug.validation && (st = svk_debug_create(ctx)) != SVK_OK)
         goto fail;
 
-    if ((st = enumerate(&ctx->log, &ctx->vki, ctx->instance, ctx->settings.coopmat_ext, &phys, &infos, &families,
+    if ((st = enumerate(&ctx->log, &ctx->vki, ctx->vk.instance, ctx->settings.coopmat_ext, &phys, &infos, &families,
                         &ts_bits, &n)) != SVK_OK)
         goto fail;
     if ((st = svk_vk_choose_device(&ctx->log, infos, n, p.device_index, p.device_name, ctx->settings.device,
                                    &chosen)) != SVK_OK)
         goto fail;
-    ctx->physical_device = phys[chosen];
+    ctx->vk.physical_device = phys[chosen];
     ctx->info = infos[chosen];
-    ctx->queue_family = families[chosen];
-    ctx->timestamp_valid_bits = ts_bits[chosen];
+    ctx->vk.queue_family = families[chosen];
+    ctx->vk.timestamp_valid_bits = ts_bits[chosen];
 
     if ((st = create_device(ctx)) != SVK_OK)
         goto fail;
@@ -354,17 +354,17 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
         ctx->vki.vkGetInstanceProcAddr = params->get_instance_proc_addr;
         st = svk_vk_load_global(&ctx->log, &ctx->vki);
     } else {
-        st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->libvulkan, &ctx->vki);
+        st = svk_vk_open_loader(&ctx->log, ctx->settings.vulkan_library, &ctx->vk.libvulkan, &ctx->vki);
     }
     if (st != SVK_OK)
         goto fail;
-    ctx->instance = params->instance;
-    if ((st = svk_vk_load_instance(&ctx->log, &ctx->vki, ctx->instance)) != SVK_OK)
+    ctx->vk.instance = params->instance;
+    if ((st = svk_vk_load_instance(&ctx->log, &ctx->vki, ctx->vk.instance)) != SVK_OK)
         goto fail;
-    ctx->physical_device = params->physical_device;
+    ctx->vk.physical_device = params->physical_device;
     uint32_t family;
-    svk_vk_device_info(&ctx->vki, ctx->physical_device, 0, &enabled, ctx->settings.coopmat_ext, &ctx->info,
-                       &ctx->timestamp_valid_bits, &family);
+    svk_vk_device_info(&ctx->vki, ctx->vk.physical_device, 0, &enabled, ctx->settings.coopmat_ext, &ctx->info,
+                       &ctx->vk.timestamp_valid_bits, &family);
     if (!ctx->info.supported) {
         st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "imported device '%s': %s", ctx->info.name,
                        ctx->info.unsupported_reason);
@@ -372,24 +372,24 @@ svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out)
     }
     /* The application's queue family, not the one libsvk would pick. */
     uint32_t nq = 0;
-    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &nq, NULL);
+    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->vk.physical_device, &nq, NULL);
     VkQueueFamilyProperties qf[64];
     nq = nq > 64 ? 64 : nq;
-    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &nq, qf);
+    ctx->vki.vkGetPhysicalDeviceQueueFamilyProperties(ctx->vk.physical_device, &nq, qf);
     if (params->queue_family >= nq || !(qf[params->queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
         st = svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                        "imported queue family %u is not a compute family of '%s'", params->queue_family,
                        ctx->info.name);
         goto fail;
     }
-    ctx->queue_family = params->queue_family;
-    ctx->timestamp_valid_bits = qf[params->queue_family].timestampValidBits;
-    ctx->info.timestamps = ctx->timestamp_valid_bits > 0 && ctx->info.timestamp_period_ns > 0;
+    ctx->vk.queue_family = params->queue_family;
+    ctx->vk.timestamp_valid_bits = qf[params->queue_family].timestampValidBits;
+    ctx->info.timestamps = ctx->vk.timestamp_valid_bits > 0 && ctx->info.timestamp_period_ns > 0;
     ctx->info.push_descriptor = ctx->info.push_descriptor &&
         listed(params->enabled_extensions, params->num_enabled_extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    ctx->device = params->device;
-    ctx->queue = params->queue;
-    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->device, &ctx->vkd)) != SVK_OK)
+    ctx->vk.device = params->device;
+    ctx->vk.queue = params->queue;
+    if ((st = svk_vk_load_device(&ctx->log, &ctx->vki, ctx->vk.device, &ctx->vkd)) != SVK_OK)
         goto fail;
     if ((st = finish_init(ctx, params->cache_dir, params->flags)) != SVK_OK)
         goto fail;
@@ -405,36 +405,36 @@ void svk_ctx_destroy(svk_ctx **pctx)
     if (!pctx || !*pctx)
         return;
     svk_ctx *ctx = *pctx;
-    if (ctx->device) {
-        if (!ctx->lost && ctx->vkd.vkDeviceWaitIdle) {
+    if (ctx->vk.device) {
+        if (!ctx->loss.lost && ctx->vkd.vkDeviceWaitIdle) {
             /* An imported device may be busy with the application's work:
              * only libsvk's queue needs to be idle. */
             VkResult r = VK_SUCCESS;
-            if (ctx->own_device)
-                r = ctx->vkd.vkDeviceWaitIdle(ctx->device);
+            if (ctx->vk.own_device)
+                r = ctx->vkd.vkDeviceWaitIdle(ctx->vk.device);
             else if (ctx->vkd.vkQueueWaitIdle)
-                r = ctx->vkd.vkQueueWaitIdle(ctx->queue);
+                r = ctx->vkd.vkQueueWaitIdle(ctx->vk.queue);
             /* Then nothing below may touch the device (the pipeline cache
              * is not read back), only destroy. */
             if (r == VK_ERROR_DEVICE_LOST)
-                svk_vk_fail(ctx, NULL, r, ctx->own_device ? "vkDeviceWaitIdle" : "vkQueueWaitIdle", __FILE__,
+                svk_vk_fail(ctx, NULL, r, ctx->vk.own_device ? "vkDeviceWaitIdle" : "vkQueueWaitIdle", __FILE__,
                             __LINE__, "destroying the context");
         }
         if (ctx->vkd.vkDestroyBuffer) {
-            svk_mem_free_range(ctx, &ctx->staging);
+            svk_mem_free_range(ctx, &ctx->transfer.staging);
             svk_oneshot_destroy(ctx);
             svk_pipeline_cache_save(ctx);
             svk_pipelines_destroy(ctx);
             svk_memory_destroy(ctx);
         }
-        if (ctx->own_device && ctx->vkd.vkDestroyDevice)
-            ctx->vkd.vkDestroyDevice(ctx->device, NULL);
+        if (ctx->vk.own_device && ctx->vkd.vkDestroyDevice)
+            ctx->vkd.vkDestroyDevice(ctx->vk.device, NULL);
     }
-    if (ctx->own_instance && ctx->instance) {
+    if (ctx->vk.own_instance && ctx->vk.instance) {
         svk_debug_destroy(ctx);
-        ctx->vki.vkDestroyInstance(ctx->instance, NULL);
+        ctx->vki.vkDestroyInstance(ctx->vk.instance, NULL);
     }
-    svk_vk_close_loader(&ctx->libvulkan);
+    svk_vk_close_loader(&ctx->vk.libvulkan);
     free(ctx);
     *pctx = NULL;
 }
@@ -452,11 +452,11 @@ const char *svk_ctx_last_error(const svk_ctx *ctx)
 svk_status svk_ctx_validation_counts(const svk_ctx *ctx, svk_validation_counts *out)
 {
     SVK_CHECK_ARG(NULL, ctx && out);
-    *out = ctx->vcounts;
+    *out = ctx->debug.counts;
     return SVK_OK;
 }
 
 bool svk_ctx_validation_enabled(const svk_ctx *ctx)
 {
-    return ctx && ctx->validation;
+    return ctx && ctx->debug.validation;
 }

@@ -25,24 +25,47 @@ typedef struct svk_oneshot {
     bool pending;  /* submitted and not yet known complete (a wait failed) */
 } svk_oneshot;
 
-struct svk_ctx {
-    svk_log log;
-
-    /* The loader and the function tables: one set per context, never global. */
+/* The Vulkan objects the context works on, and what it read of them once. */
+typedef struct svk_ctx_vk {
     void *libvulkan;              /* dlopen handle; NULL if the app gave gipa */
-    svk_vk_instance_fns vki;
-    svk_vk_device_fns vkd;
-
     VkInstance instance;
     VkPhysicalDevice physical_device;
     VkDevice device;
     uint32_t queue_family;
     VkQueue queue;
     bool own_instance, own_device; /* false for imported objects: never destroyed */
+    VkPhysicalDeviceMemoryProperties mem_props;
+    uint32_t timestamp_valid_bits;
+} svk_ctx_vk;
 
+/* The validation layer's messenger and what it counted (debug.c). */
+typedef struct svk_ctx_debug {
+    bool validation;              /* the layer is enabled */
     VkDebugUtilsMessengerEXT messenger;
-    bool validation;
-    svk_validation_counts vcounts;
+    svk_validation_counts counts;
+} svk_ctx_debug;
+
+/* Set by the first VK_ERROR_DEVICE_LOST (svk_vk_fail, whichever call
+ * returned it); every later call refuses to touch the device, and says
+ * which call it was. */
+typedef struct svk_ctx_loss {
+    bool lost;
+    char reason[512];
+} svk_ctx_loss;
+
+/* Uploads, downloads and fills the host waits for (transfer.c). */
+typedef struct svk_ctx_transfer {
+    svk_oneshot oneshot;
+    svk_mem_alloc staging;        /* host-visible bounce buffer */
+} svk_ctx_transfer;
+
+struct svk_ctx {
+    svk_log log;
+
+    /* The function tables: one set per context, never global. */
+    svk_vk_instance_fns vki;
+    svk_vk_device_fns vkd;
+    svk_ctx_vk vk;
 
     svk_device_info info;
     svk_device_profile profile;   /* what kernel choices depend on (device_profile.h) */
@@ -52,21 +75,13 @@ struct svk_ctx {
      * device without cooperative matrices. */
     bool texel_fallback_logged;
     bool coopmat_fallback_logged;
-    VkPhysicalDeviceMemoryProperties mem_props;
-    uint32_t timestamp_valid_bits;
 
-    /* Set by the first VK_ERROR_DEVICE_LOST (svk_vk_fail, whichever call
-     * returned it); every later call refuses to touch the device, and says
-     * which call it was. */
-    bool lost;
-    char lost_reason[512];
+    svk_ctx_debug debug;
+    svk_ctx_loss loss;
 
     svk_memory memory;
     svk_pipelines pipelines;
-    svk_oneshot oneshot;
-    svk_mem_alloc staging;        /* host-visible bounce buffer for transfers */
-
-    char cache_path[1024];        /* pipeline cache file, "" when disabled */
+    svk_ctx_transfer transfer;
 };
 
 /* Returns SVK_ERROR_DEVICE_LOST (with a message) once the device was lost. */

@@ -15,7 +15,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
                                                  void *user)
 {
     svk_ctx *ctx = user;
-    svk_validation_counts *vc = &ctx->vcounts;
+    svk_validation_counts *vc = &ctx->debug.counts;
     svk_log_level level;
     const char *tag;
     if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
@@ -68,9 +68,9 @@ svk_status svk_debug_create(svk_ctx *ctx)
     /* Into a local: after a failure the output is undefined, and
      * svk_debug_destroy must not see it. */
     VkDebugUtilsMessengerEXT messenger;
-    SVK_VK(ctx, ctx->vki.vkCreateDebugUtilsMessengerEXT(ctx->instance, &ci, NULL, &messenger),
+    SVK_VK(ctx, ctx->vki.vkCreateDebugUtilsMessengerEXT(ctx->vk.instance, &ci, NULL, &messenger),
            "creating the validation messenger");
-    ctx->messenger = messenger;
+    ctx->debug.messenger = messenger;
     return SVK_OK;
 fail:
     return st;
@@ -78,7 +78,7 @@ fail:
 
 void svk_debug_destroy(svk_ctx *ctx)
 {
-    if (ctx->messenger && ctx->vki.vkDestroyDebugUtilsMessengerEXT)
-        ctx->vki.vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
-    ctx->messenger = VK_NULL_HANDLE;
+    if (ctx->debug.messenger && ctx->vki.vkDestroyDebugUtilsMessengerEXT)
+        ctx->vki.vkDestroyDebugUtilsMessengerEXT(ctx->vk.instance, ctx->debug.messenger, NULL);
+    ctx->debug.messenger = VK_NULL_HANDLE;
 }

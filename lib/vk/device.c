@@ -113,22 +113,18 @@ static bool coopmat_shape(const svk_vk_instance_fns *vki, VkPhysicalDevice phys,
     return best > 0;
 }
 
-void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
-                        const svk_vk_enabled *enabled, svk_coopmat_ext coopmat_ext, svk_device_info *info,
-                        uint32_t *timestamp_bits, uint32_t *queue_family)
+/* The basic properties and limits (VkPhysicalDeviceProperties) into info. */
+static void read_properties(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, svk_device_info *info,
+                            VkPhysicalDeviceProperties *props)
 {
-    memset(info, 0, sizeof(*info));
-    info->index = index;
-
-    VkPhysicalDeviceProperties props;
-    vki->vkGetPhysicalDeviceProperties(phys, &props);
-    snprintf(info->name, sizeof(info->name), "%s", props.deviceName);
-    info->type = map_type(props.deviceType);
-    info->vendor_id = props.vendorID;
-    info->device_id = props.deviceID;
-    info->driver_version = props.driverVersion;
-    info->api_version = props.apiVersion;
-    const VkPhysicalDeviceLimits *lim = &props.limits;
+    vki->vkGetPhysicalDeviceProperties(phys, props);
+    snprintf(info->name, sizeof(info->name), "%s", props->deviceName);
+    info->type = map_type(props->deviceType);
+    info->vendor_id = props->vendorID;
+    info->device_id = props->deviceID;
+    info->driver_version = props->driverVersion;
+    info->api_version = props->apiVersion;
+    const VkPhysicalDeviceLimits *lim = &props->limits;
     info->max_shared_memory = lim->maxComputeSharedMemorySize;
     for (int i = 0; i < 3; i++) {
         info->max_workgroup_size[i] = lim->maxComputeWorkGroupSize[i];
@@ -148,8 +144,12 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     for (uint32_t i = 0; i < mp.memoryHeapCount; i++)
         if (mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
             info->device_local_bytes += mp.memoryHeaps[i].size;
+}
 
-    /* The compute queue: prefer one that has timestamps. */
+/* The compute queue family, preferring one that has timestamps
+ * (UINT32_MAX where there is none), and its timestamps' valid bits. */
+static uint32_t choose_queue_family(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t *timestamp_bits)
+{
     uint32_t nq = 0;
     vki->vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
     VkQueueFamilyProperties qf[64];
@@ -163,21 +163,19 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
         if (family == UINT32_MAX || (qf[i].timestampValidBits && !qf[family].timestampValidBits))
             family = i;
     }
-    *queue_family = family;
     *timestamp_bits = family != UINT32_MAX ? qf[family].timestampValidBits : 0;
-    info->timestamps = *timestamp_bits > 0 && lim->timestampComputeAndGraphics;
+    return family;
+}
 
-    if (props.apiVersion < SVK_MIN_API) {
-        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason),
-                 "Vulkan %u.%u device; libsvk needs 1.2", VK_API_VERSION_MAJOR(props.apiVersion),
-                 VK_API_VERSION_MINOR(props.apiVersion));
-        return;
-    }
-    if (family == UINT32_MAX) {
-        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason), "no compute queue");
-        return;
-    }
+/* The device extensions whose structures or paths libsvk uses. */
+typedef struct device_exts {
+    bool push_descriptor;
+    bool subgroup_size_control;  /* the extension, or Vulkan 1.3 */
+    bool coopmat_nv, coopmat_khr; /* listed, and the loader has the query */
+} device_exts;
 
+static device_exts read_extensions(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t api_version)
+{
     uint32_t next = 0;
     vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, NULL);
     VkExtensionProperties *exts = svk_calloc(next ? next : 1, sizeof(*exts));
@@ -185,16 +183,33 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
         vki->vkEnumerateDeviceExtensionProperties(phys, NULL, &next, exts);
     else
         next = 0;
-    info->push_descriptor = has_extension(exts, next, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    bool sgc = props.apiVersion >= VK_API_VERSION_1_3 ||
-               has_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
-    const bool nv_coopmat = has_extension(exts, next, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
-                            vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL;
-    const bool khr_coopmat = has_extension(exts, next, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
-                             vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL;
+    device_exts e = {
+        .push_descriptor = has_extension(exts, next, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME),
+        .subgroup_size_control = api_version >= VK_API_VERSION_1_3 ||
+                                 has_extension(exts, next, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME),
+        .coopmat_nv = has_extension(exts, next, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+                      vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV != NULL,
+        .coopmat_khr = has_extension(exts, next, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+                       vki->vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR != NULL,
+    };
     free(exts);
+    return e;
+}
 
-    /* Only chain structures the device's version (or extension) defines. */
+/* What the feature checks need of the extended properties, beyond info. */
+typedef struct device_props2 {
+    VkDriverId driver_id;
+    VkShaderStageFlags required_subgroup_size_stages; /* 0 without subgroup size control */
+    VkShaderStageFlags coopmat_nv_stages, coopmat_khr_stages; /* 0 without the extension */
+} device_props2;
+
+/* The Vulkan 1.1 and 1.2 properties, subgroup sizes and the cooperative-
+ * matrix stages into info and *out. Only chains structures the device's
+ * version (or extension) defines. */
+static void read_properties2(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, const device_exts *ext,
+                             svk_device_info *info, device_props2 *out)
+{
+    const bool sgc = ext->subgroup_size_control;
     VkPhysicalDeviceSubgroupSizeControlProperties sgp = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES,
     };
@@ -203,13 +218,13 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
         .pNext = chain,
     };
-    if (nv_coopmat)
+    if (ext->coopmat_nv)
         chain = &cmp;
     VkPhysicalDeviceCooperativeMatrixPropertiesKHR kmp = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR,
         .pNext = chain,
     };
-    if (khr_coopmat)
+    if (ext->coopmat_khr)
         chain = &kmp;
     VkPhysicalDeviceMaintenance3Properties m3 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
@@ -235,22 +250,41 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->max_allocation_size = m3.maxMemoryAllocationSize;
     snprintf(info->driver_name, sizeof(info->driver_name), "%s", p12.driverName);
     snprintf(info->driver_info, sizeof(info->driver_info), "%s", p12.driverInfo);
+    *out = (device_props2){
+        .driver_id = p12.driverID,
+        .required_subgroup_size_stages = sgp.requiredSubgroupSizeStages,
+        .coopmat_nv_stages = cmp.cooperativeMatrixSupportedStages,
+        .coopmat_khr_stages = kmp.cooperativeMatrixSupportedStages,
+    };
+}
 
+/* The features the kernel paths depend on. */
+typedef struct device_features {
+    bool float16, memory_model;
+    bool subgroup_size_control;  /* with computeFullSubgroups */
+    bool coopmat_nv, coopmat_khr;
+} device_features;
+
+/* Reads the features into info (float16, int8, int64 as enabled allows)
+ * and *out, chaining only what the device's extensions define. */
+static void read_features(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, const device_exts *ext,
+                          const svk_vk_enabled *enabled, svk_device_info *info, device_features *out)
+{
     VkPhysicalDeviceSubgroupSizeControlFeatures sgf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
     };
-    chain = sgc ? &sgf : NULL;
+    void *chain = ext->subgroup_size_control ? &sgf : NULL;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
         .pNext = chain,
     };
-    if (nv_coopmat)
+    if (ext->coopmat_nv)
         chain = &cmf;
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR kmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
         .pNext = chain,
     };
-    if (khr_coopmat)
+    if (ext->coopmat_khr)
         chain = &kmf;
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
@@ -264,30 +298,72 @@ void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, u
     info->float16 = f12.shaderFloat16;
     info->int8 = f12.shaderInt8;
     info->int64 = f2.features.shaderInt64 && (!enabled || enabled->int64);
-    info->subgroup_size_control = sgc && sgf.subgroupSizeControl && sgf.computeFullSubgroups &&
-                                  (sgp.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
-    /* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and
-     * the Vulkan memory model (its scopes), and a workgroup of whole
-     * subgroups: one subgroup size on the device, since libsvk does not
-     * require a size per pipeline. Where both extensions qualify, NV's
-     * (the module glslang wrote, run on an H200) unless coopmat_ext
-     * ($SVK_COOPMAT_EXT) says KHR; the KHR module is rewritten from it
-     * (shaders/coopmat_khr.py). On an imported device, what the
-     * application enabled, too: the same choice among what it allows. */
-    const bool base = f12.shaderFloat16 && f12.vulkanMemoryModel &&
-                      info->min_subgroup_size == info->max_subgroup_size && info->subgroup_size >= 1 &&
-                      !svk_quirk_coopmat_crashes(p12.driverID, info->subgroup_size) &&
+    *out = (device_features){
+        .float16 = f12.shaderFloat16,
+        .memory_model = f12.vulkanMemoryModel,
+        .subgroup_size_control = ext->subgroup_size_control && sgf.subgroupSizeControl && sgf.computeFullSubgroups,
+        .coopmat_nv = ext->coopmat_nv && cmf.cooperativeMatrix,
+        .coopmat_khr = ext->coopmat_khr && kmf.cooperativeMatrix,
+    };
+}
+
+/* shaders/gemm_coopmat.comp needs the feature, float16 arithmetic and the
+ * Vulkan memory model (its scopes), and a workgroup of whole subgroups:
+ * one subgroup size on the device, since libsvk does not require a size
+ * per pipeline. Where both extensions qualify, NV's (the module glslang
+ * wrote, run on an H200) unless coopmat_ext ($SVK_COOPMAT_EXT) says KHR;
+ * the KHR module is rewritten from it (shaders/coopmat_khr.py). On an
+ * imported device, what the application enabled, too: the same choice
+ * among what it allows. */
+static void choose_coopmat(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, const device_features *f,
+                           const device_props2 *p, const svk_vk_enabled *enabled, svk_coopmat_ext coopmat_ext,
+                           svk_device_info *info)
+{
+    const bool base = f->float16 && f->memory_model && info->min_subgroup_size == info->max_subgroup_size &&
+                      info->subgroup_size >= 1 && !svk_quirk_coopmat_crashes(p->driver_id, info->subgroup_size) &&
                       (!enabled || (enabled->float16 && enabled->memory_model));
-    const bool nv_ok = base && nv_coopmat && cmf.cooperativeMatrix &&
-                       (cmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+    const bool nv_ok = base && f->coopmat_nv && (p->coopmat_nv_stages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                        (!enabled || enabled->coopmat_nv);
-    const bool khr_ok = base && khr_coopmat && kmf.cooperativeMatrix &&
-                        (kmp.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+    const bool khr_ok = base && f->coopmat_khr && (p->coopmat_khr_stages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                         (!enabled || enabled->coopmat_khr);
     const bool ok[2] = {nv_ok, khr_ok}; /* indexed by "is KHR" */
     const bool first = coopmat_ext == SVK_COOPMAT_EXT_KHR;
     if (!(ok[first] && coopmat_shape(vki, phys, first, info)) && ok[!first])
         coopmat_shape(vki, phys, !first, info);
+}
+
+void svk_vk_device_info(const svk_vk_instance_fns *vki, VkPhysicalDevice phys, uint32_t index,
+                        const svk_vk_enabled *enabled, svk_coopmat_ext coopmat_ext, svk_device_info *info,
+                        uint32_t *timestamp_bits, uint32_t *queue_family)
+{
+    memset(info, 0, sizeof(*info));
+    info->index = index;
+    VkPhysicalDeviceProperties props;
+    read_properties(vki, phys, info, &props);
+    const uint32_t family = choose_queue_family(vki, phys, timestamp_bits);
+    *queue_family = family;
+    info->timestamps = *timestamp_bits > 0 && props.limits.timestampComputeAndGraphics;
+
+    if (props.apiVersion < SVK_MIN_API) {
+        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason),
+                 "Vulkan %u.%u device; libsvk needs 1.2", VK_API_VERSION_MAJOR(props.apiVersion),
+                 VK_API_VERSION_MINOR(props.apiVersion));
+        return;
+    }
+    if (family == UINT32_MAX) {
+        snprintf(info->unsupported_reason, sizeof(info->unsupported_reason), "no compute queue");
+        return;
+    }
+
+    const device_exts ext = read_extensions(vki, phys, props.apiVersion);
+    info->push_descriptor = ext.push_descriptor;
+    device_props2 p2;
+    read_properties2(vki, phys, &ext, info, &p2);
+    device_features f;
+    read_features(vki, phys, &ext, enabled, info, &f);
+    info->subgroup_size_control = f.subgroup_size_control &&
+                                  (p2.required_subgroup_size_stages & VK_SHADER_STAGE_COMPUTE_BIT);
+    choose_coopmat(vki, phys, &f, &p2, enabled, coopmat_ext, info);
     info->supported = true;
 }
 

@@ -11,12 +11,12 @@ void svk_device_profile_read(svk_ctx *ctx)
     VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
                                              .pNext = &drv};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
-    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->vk.physical_device, &p2);
     const VkPhysicalDeviceProperties props = p2.properties;
     const bool compute = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
     VkFormatProperties r, rgba;
-    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32_SFLOAT, &r);
-    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->physical_device, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba);
+    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->vk.physical_device, VK_FORMAT_R32_SFLOAT, &r);
+    ctx->vki.vkGetPhysicalDeviceFormatProperties(ctx->vk.physical_device, VK_FORMAT_R32G32B32A32_SFLOAT, &rgba);
     const svk_device_info *info = &ctx->info;
     ctx->profile = (svk_device_profile){
         .cpu = info->type == SVK_DEVICE_CPU,

@@ -51,7 +51,7 @@ typedef struct svk_device_profile {
     svk_texel_caps texel;
 } svk_device_profile;
 
-/* Fills ctx->profile from ctx->info and ctx->physical_device (before the
+/* Fills ctx->profile from ctx->info and ctx->vk.physical_device (before the
  * first memory block is made: blocks take the texel usage from it). */
 void svk_device_profile_read(svk_ctx *ctx);
 

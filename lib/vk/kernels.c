@@ -115,13 +115,11 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .spec_defaults = {16, 16, 1, 4, 4, 16},
     },
     /* A, B, C, bias, aux, aux2: SVK_KERNEL_GEMM's first six. A row of 16
-     * invocations, each a 16x4 block of C (TM, TN): the training step's
-     * GEMMs ran 25-50% faster than at 8x4 on lavapipe of Mesa 22.3 and
-     * 25.0 (svk-bench, alternated; 32 rows spill, 5 times slower; 32
-     * invocations no gain), and the default step on Mesa 25.0, which runs
-     * this form, about 12% faster. Then TRANS_A, TRANS_B, the subgroup
-     * size, EPI_FLAGS, READ_C and VEC_C, set per call by lib/ops/gemm.c;
-     * the two forms differ only in how they load A and B and store C
+     * invocations, each a 16x4 block of C (TM, TN): the fastest tile of
+     * this form on lavapipe (docs/PERFORMANCE.md, "GEMM tiles on CPU
+     * devices"). Then TRANS_A, TRANS_B, the subgroup size, EPI_FLAGS,
+     * READ_C and VEC_C, set per call by lib/ops/gemm.c; the two forms
+     * differ only in how they load A and B and store C
      * (shaders/gemm_cpu.comp). */
 #define GEMM_CPU_ENTRY(kernel_name, spv)                                                                       \
     {                                                                                                          \
@@ -133,15 +131,12 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
 #undef GEMM_CPU_ENTRY
     /* A (RGBA32F, R32F), B (RGBA32F, R32F), C, bias, aux, aux2, aux and C
      * again as RGBA32F views for the output loop's reads, sum_a. A row of
-     * 32 invocations, each a 16x4 block of C (TM, TN): on lavapipe at 8
-     * lanes about 10% faster than 8x4 and 4x4 over the training step's
-     * shapes (TN 8 only with every loop unrolled, and 32 x 8 is many
-     * times slower there: shaders/gemm_texel.comp);
-     * lib/ops/gemm.c takes TM 32 where C has 256 rows or more, and 16 x 8
-     * for some products (texel_tile).
-     * Then TRANS_A, TRANS_B, VEC_A, VEC_B, KTAIL, SG, VEC_C, EPI_FLAGS and
-     * READ_C, set per call by lib/ops/gemm.c. The two forms differ only in
-     * how they store C (shaders/gemm_texel.comp). */
+     * 32 invocations, each a 16x4 block of C (TM, TN), the default tile
+     * (docs/PERFORMANCE.md); lib/ops/gemm.c takes 32 x 4 or 16 x 8 for
+     * some products (texel_tile). Then TRANS_A, TRANS_B, VEC_A, VEC_B,
+     * KTAIL, SG, VEC_C, EPI_FLAGS and READ_C, set per call by
+     * lib/ops/gemm.c. The two forms differ only in how they store C
+     * (shaders/gemm_texel.comp). */
 #define GEMM_TEXEL_ENTRY(kernel_name, spv)                                                                     \
     {                                                                                                          \
         .name = kernel_name, SPV(spv), .n_buffers = 11, .write_mask = 1u << 4 | 1u << 6 | 1u << 7 | 1u << 10, \

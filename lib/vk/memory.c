@@ -22,7 +22,7 @@ static uint64_t query_max_buffer_size(const svk_ctx *ctx)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES,
     };
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m4};
-    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+    ctx->vki.vkGetPhysicalDeviceProperties2(ctx->vk.physical_device, &p2);
     return m4.maxBufferSize;
 }
 
@@ -45,11 +45,11 @@ void svk_memory_init(svk_ctx *ctx)
 static void block_destroy(svk_ctx *ctx, svk_mem_block *b)
 {
     if (b->mapped)
-        ctx->vkd.vkUnmapMemory(ctx->device, b->memory);
+        ctx->vkd.vkUnmapMemory(ctx->vk.device, b->memory);
     if (b->buffer)
-        ctx->vkd.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+        ctx->vkd.vkDestroyBuffer(ctx->vk.device, b->buffer, NULL);
     if (b->memory)
-        ctx->vkd.vkFreeMemory(ctx->device, b->memory, NULL);
+        ctx->vkd.vkFreeMemory(ctx->vk.device, b->memory, NULL);
     ctx->memory.bytes_allocated -= b->memory ? b->size : 0;
     ctx->memory.allocations -= b->memory ? 1 : 0;
     free(b->free);
@@ -108,17 +108,11 @@ static void pool_flags(svk_pool_kind pool, VkMemoryPropertyFlags *req, VkMemoryP
     }
 }
 
-static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
-                               const char *name, svk_mem_block **out)
+/* The block's buffer, of size bytes (into b->buffer). */
+static svk_status block_buffer(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, const char *name, svk_mem_block *b)
 {
     svk_status st = SVK_OK;
-    char b1[32], b2[32];
-    svk_mem_pool *mp = &ctx->memory.pools[pool];
-    svk_mem_block *b = svk_calloc(1, sizeof(*b));
-    if (!b)
-        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
-                         "out of host memory creating a %s memory block", pool_names[pool]);
-
+    char b1[32];
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
@@ -133,46 +127,70 @@ static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
      * is undefined (Vulkan spec, "Return Codes"), and block_destroy must
      * only see handles that exist. */
     VkBuffer buffer;
-    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->device, &bci, NULL, &buffer),
+    SVK_VK(ctx, ctx->vkd.vkCreateBuffer(ctx->vk.device, &bci, NULL, &buffer),
            "creating a %s buffer of %s for '%s'", pool_names[pool], svk_fmt_bytes(b1, size), name);
     b->buffer = buffer;
+    return SVK_OK;
+fail:
+    return st;
+}
 
+/* Memory of the pool's type for b's buffer, bound to it, and mapped for
+ * the host-visible pools. */
+static svk_status block_memory(svk_ctx *ctx, svk_pool_kind pool, uint64_t size, const char *name, svk_mem_block *b)
+{
+    svk_status st = SVK_OK;
+    char b1[32], b2[32];
     VkMemoryRequirements req;
-    ctx->vkd.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+    ctx->vkd.vkGetBufferMemoryRequirements(ctx->vk.device, b->buffer, &req);
     VkMemoryPropertyFlags required, preferred;
     pool_flags(pool, &required, &preferred);
-    uint32_t type = choose_type(&ctx->mem_props, req.memoryTypeBits, required, preferred);
-    if (type == UINT32_MAX) {
-        st = svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
-                       "no memory type suits the %s pool (need property flags 0x%x)",
-                       pool_names[pool], (unsigned)required);
-        goto fail;
-    }
-    mp->type_index = type;
+    uint32_t type = choose_type(&ctx->vk.mem_props, req.memoryTypeBits, required, preferred);
+    if (type == UINT32_MAX)
+        return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED,
+                         "no memory type suits the %s pool (need property flags 0x%x)", pool_names[pool],
+                         (unsigned)required);
+    ctx->memory.pools[pool].type_index = type;
 
     VkMemoryAllocateInfo mai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,
         .memoryTypeIndex = type,
     };
-    uint32_t heap = ctx->mem_props.memoryTypes[type].heapIndex;
+    uint32_t heap = ctx->vk.mem_props.memoryTypes[type].heapIndex;
     VkDeviceMemory memory;
-    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->device, &mai, NULL, &memory),
+    SVK_VK(ctx, ctx->vkd.vkAllocateMemory(ctx->vk.device, &mai, NULL, &memory),
            "allocating %s of %s memory for '%s' (heap %u holds %s)", svk_fmt_bytes(b1, req.size),
-           pool_names[pool], name, heap, svk_fmt_bytes(b2, ctx->mem_props.memoryHeaps[heap].size));
+           pool_names[pool], name, heap, svk_fmt_bytes(b2, ctx->vk.mem_props.memoryHeaps[heap].size));
     b->memory = memory;
     b->size = size;
     ctx->memory.bytes_allocated += size;
     ctx->memory.allocations++;
-    SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0),
+    SVK_VK(ctx, ctx->vkd.vkBindBufferMemory(ctx->vk.device, b->buffer, b->memory, 0),
            "binding a %s memory block", pool_names[pool]);
     if (pool != SVK_POOL_DEVICE) {
         void *mapped;
-        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &mapped),
+        SVK_VK(ctx, ctx->vkd.vkMapMemory(ctx->vk.device, b->memory, 0, VK_WHOLE_SIZE, 0, &mapped),
                "mapping a %s memory block", pool_names[pool]);
         b->mapped = mapped;
     }
+    return SVK_OK;
+fail:
+    return st;
+}
 
+static svk_status block_create(svk_ctx *ctx, svk_pool_kind pool, uint64_t size,
+                               const char *name, svk_mem_block **out)
+{
+    svk_status st = SVK_OK;
+    svk_mem_pool *mp = &ctx->memory.pools[pool];
+    svk_mem_block *b = svk_calloc(1, sizeof(*b));
+    if (!b)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY,
+                         "out of host memory creating a %s memory block", pool_names[pool]);
+    if ((st = block_buffer(ctx, pool, size, name, b)) != SVK_OK ||
+        (st = block_memory(ctx, pool, size, name, b)) != SVK_OK)
+        goto fail;
     b->cap_free = 8;
     b->free = svk_malloc(b->cap_free * sizeof(*b->free));
     if (!b->free) {
@@ -319,9 +337,9 @@ uint32_t svk_mem_pool_heap(const svk_ctx *ctx, svk_pool_kind pool)
     if (type == UINT32_MAX) {
         VkMemoryPropertyFlags required, preferred;
         pool_flags(pool, &required, &preferred);
-        type = choose_type(&ctx->mem_props, UINT32_MAX, required, preferred);
+        type = choose_type(&ctx->vk.mem_props, UINT32_MAX, required, preferred);
     }
-    return type < ctx->mem_props.memoryTypeCount ? ctx->mem_props.memoryTypes[type].heapIndex : 0;
+    return type < ctx->vk.mem_props.memoryTypeCount ? ctx->vk.mem_props.memoryTypes[type].heapIndex : 0;
 }
 
 uint64_t svk_mem_heap_in_use(const svk_ctx *ctx, uint32_t heap)

@@ -20,16 +20,16 @@ void svk_pipelines_destroy(svk_ctx *ctx)
         svk_pipeline *p = ks->variants;
         while (p) {
             svk_pipeline *next = p->next;
-            ctx->vkd.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+            ctx->vkd.vkDestroyPipeline(ctx->vk.device, p->pipeline, NULL);
             free(p);
             p = next;
         }
         if (ks->layout)
-            ctx->vkd.vkDestroyPipelineLayout(ctx->device, ks->layout, NULL);
+            ctx->vkd.vkDestroyPipelineLayout(ctx->vk.device, ks->layout, NULL);
         if (ks->set_layout)
-            ctx->vkd.vkDestroyDescriptorSetLayout(ctx->device, ks->set_layout, NULL);
+            ctx->vkd.vkDestroyDescriptorSetLayout(ctx->vk.device, ks->set_layout, NULL);
         if (ks->module)
-            ctx->vkd.vkDestroyShaderModule(ctx->device, ks->module, NULL);
+            ctx->vkd.vkDestroyShaderModule(ctx->vk.device, ks->module, NULL);
         memset(ks, 0, sizeof(*ks));
     }
 }
@@ -60,7 +60,7 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
     VkShaderModule module;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
-    SVK_VK(ctx, ctx->vkd.vkCreateShaderModule(ctx->device, &smci, NULL, &module),
+    SVK_VK(ctx, ctx->vkd.vkCreateShaderModule(ctx->vk.device, &smci, NULL, &module),
            "creating the shader module of kernel '%s'", k->name);
     ks->module = module;
 
@@ -79,7 +79,7 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         .bindingCount = k->n_buffers,
         .pBindings = bindings,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateDescriptorSetLayout(ctx->device, &dslci, NULL, &set_layout),
+    SVK_VK(ctx, ctx->vkd.vkCreateDescriptorSetLayout(ctx->vk.device, &dslci, NULL, &set_layout),
            "creating the descriptor set layout of kernel '%s'", k->name);
     ks->set_layout = set_layout;
 
@@ -95,16 +95,16 @@ static svk_status kernel_state_init(svk_ctx *ctx, const svk_kernel_info *k, svk_
         .pushConstantRangeCount = k->push_size ? 1 : 0,
         .pPushConstantRanges = &pcr,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreatePipelineLayout(ctx->device, &plci, NULL, &layout),
+    SVK_VK(ctx, ctx->vkd.vkCreatePipelineLayout(ctx->vk.device, &plci, NULL, &layout),
            "creating the pipeline layout of kernel '%s'", k->name);
     ks->layout = layout;
     return SVK_OK;
 
 fail:
     if (ks->set_layout)
-        ctx->vkd.vkDestroyDescriptorSetLayout(ctx->device, ks->set_layout, NULL);
+        ctx->vkd.vkDestroyDescriptorSetLayout(ctx->vk.device, ks->set_layout, NULL);
     if (ks->module)
-        ctx->vkd.vkDestroyShaderModule(ctx->device, ks->module, NULL);
+        ctx->vkd.vkDestroyShaderModule(ctx->vk.device, ks->module, NULL);
     ks->set_layout = VK_NULL_HANDLE;
     ks->module = VK_NULL_HANDLE;
     return st;
@@ -188,7 +188,7 @@ svk_status svk_pipeline_get(svk_ctx *ctx, svk_kernel_id id, const uint32_t *spec
         },
         .layout = ks->layout,
     };
-    SVK_VK(ctx, ctx->vkd.vkCreateComputePipelines(ctx->device, ctx->pipelines.cache, 1, &cpci,
+    SVK_VK(ctx, ctx->vkd.vkCreateComputePipelines(ctx->vk.device, ctx->pipelines.cache, 1, &cpci,
                                                   NULL, &p->pipeline),
            "creating the pipeline of kernel '%s'", k->name);
     p->next = ks->variants;

@@ -31,6 +31,7 @@ typedef struct svk_kernel_state {
 
 typedef struct svk_pipelines {
     VkPipelineCache cache;
+    char cache_path[1024];         /* the cache's file, "" when disabled (pipeline_cache.c) */
     bool push_descriptor;          /* set layouts use VK_KHR_push_descriptor */
     svk_kernel_state kernels[SVK_KERNEL_COUNT];
 } svk_pipelines;

@@ -31,7 +31,7 @@
 
 static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
 {
-    ctx->cache_path[0] = '\0';
+    ctx->pipelines.cache_path[0] = '\0';
     if ((flags & SVK_CTX_NO_PIPELINE_CACHE) || ctx->settings.no_pipeline_cache)
         return false;
     char base[768];
@@ -45,8 +45,8 @@ static bool choose_path(svk_ctx *ctx, const char *dir, uint32_t flags)
     for (int i = 0; i < 16; i++)
         snprintf(uuid + 2 * i, 3, "%02x", ctx->info.device_uuid[i]);
     svk_file_make_dirs(base);
-    snprintf(ctx->cache_path, sizeof(ctx->cache_path), "%s/pipelines-%s-%08x.bin", base, uuid,
-             ctx->info.driver_version);
+    snprintf(ctx->pipelines.cache_path, sizeof(ctx->pipelines.cache_path), "%s/pipelines-%s-%08x.bin", base,
+             uuid, ctx->info.driver_version);
     return true;
 }
 
@@ -57,9 +57,9 @@ static void *read_cache(svk_ctx *ctx, size_t *size)
     char why[SVK_ERROR_MAX];
     void *data = NULL;
     struct stat sb;
-    if (stat(ctx->cache_path, &sb) != 0 && errno == ENOENT)
+    if (stat(ctx->pipelines.cache_path, &sb) != 0 && errno == ENOENT)
         return NULL;
-    if (svk_file_read(&ctx->log, why, ctx->cache_path, MAX_CACHE_BYTES, &data, size) != SVK_OK) {
+    if (svk_file_read(&ctx->log, why, ctx->pipelines.cache_path, MAX_CACHE_BYTES, &data, size) != SVK_OK) {
         svk_log_msg(&ctx->log, SVK_LOG_INFO, "not using pipeline cache: %s", why);
         return NULL;
     }
@@ -93,7 +93,8 @@ svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags
     if (choose_path(ctx, dir, flags)) {
         data = read_cache(ctx, &size);
         if (data && !header_matches(ctx, data, size)) {
-            svk_log_msg(&ctx->log, SVK_LOG_INFO, "ignoring pipeline cache %s: not for this device", ctx->cache_path);
+            svk_log_msg(&ctx->log, SVK_LOG_INFO, "ignoring pipeline cache %s: not for this device",
+                        ctx->pipelines.cache_path);
             free(data);
             data = NULL;
             size = 0;
@@ -107,12 +108,12 @@ svk_status svk_pipeline_cache_load(svk_ctx *ctx, const char *dir, uint32_t flags
     /* Into a local: after a failure the output is undefined, and
      * svk_pipeline_cache_save destroys whatever handle it finds. */
     VkPipelineCache cache;
-    VkResult r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache);
+    VkResult r = ctx->vkd.vkCreatePipelineCache(ctx->vk.device, &ci, NULL, &cache);
     if (r < 0 && data) {
         /* A cache the driver rejects is only lost time: start empty. */
         ci.initialDataSize = 0;
         ci.pInitialData = NULL;
-        r = ctx->vkd.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache);
+        r = ctx->vkd.vkCreatePipelineCache(ctx->vk.device, &ci, NULL, &cache);
     }
     free(data);
     if (r < 0)
@@ -125,15 +126,15 @@ void svk_pipeline_cache_save(svk_ctx *ctx)
 {
     if (!ctx->pipelines.cache)
         return;
-    if (ctx->cache_path[0] && !ctx->lost) {
+    if (ctx->pipelines.cache_path[0] && !ctx->loss.lost) {
         size_t size = 0;
         void *data = NULL;
-        if (ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, NULL) >= 0 && size &&
+        if (ctx->vkd.vkGetPipelineCacheData(ctx->vk.device, ctx->pipelines.cache, &size, NULL) >= 0 && size &&
             (data = svk_malloc(size)) &&
-            ctx->vkd.vkGetPipelineCacheData(ctx->device, ctx->pipelines.cache, &size, data) >= 0) {
+            ctx->vkd.vkGetPipelineCacheData(ctx->vk.device, ctx->pipelines.cache, &size, data) >= 0) {
             char why[SVK_ERROR_MAX];
             svk_file_replace r;
-            svk_status st = svk_file_replace_begin(&ctx->log, why, ctx->cache_path, &r);
+            svk_status st = svk_file_replace_begin(&ctx->log, why, ctx->pipelines.cache_path, &r);
             if (st == SVK_OK && (st = svk_file_replace_write(&r, data, size)) != SVK_OK)
                 svk_file_replace_abort(&r);
             else if (st == SVK_OK)
@@ -143,6 +144,6 @@ void svk_pipeline_cache_save(svk_ctx *ctx)
         }
         free(data);
     }
-    ctx->vkd.vkDestroyPipelineCache(ctx->device, ctx->pipelines.cache, NULL);
+    ctx->vkd.vkDestroyPipelineCache(ctx->vk.device, ctx->pipelines.cache, NULL);
     ctx->pipelines.cache = VK_NULL_HANDLE;
 }

@@ -1,6 +1,6 @@
 /*
  * Driver behaviour libsvk adapts to, each rule measured (the figures are in
- * quirks.c and docs/PERFORMANCE.md). Pure functions of what a driver
+ * docs/PERFORMANCE.md). Pure functions of what a driver
  * reports, so tests can check every rule without the driver.
  */
 #ifndef SVK_VK_QUIRKS_H

@@ -40,7 +40,7 @@ svk_status svk_vk_status(VkResult r)
     }
 }
 
-/* "ctx->vkd.vkAllocateMemory(ctx->device, ...)" -> "vkAllocateMemory". */
+/* "ctx->vkd.vkAllocateMemory(ctx->vk.device, ...)" -> "vkAllocateMemory". */
 static void function_name(const char *expr, char *out, size_t size)
 {
     const char *paren = strchr(expr, '(');
@@ -73,9 +73,9 @@ svk_status svk_vk_fail(struct svk_ctx *ctx, svk_log *log, VkResult r, const char
     const char *base = strrchr(file, '/');
     svk_status st = svk_error(log, svk_vk_status(r), "%s: %s%s%s (%s:%d)", fn, svk_vk_result_string(r),
                               what[0] ? " while " : "", what, base ? base + 1 : file, line);
-    if (ctx && r == VK_ERROR_DEVICE_LOST && !ctx->lost) {
-        ctx->lost = true;
-        snprintf(ctx->lost_reason, sizeof(ctx->lost_reason), "%s", svk_last_error());
+    if (ctx && r == VK_ERROR_DEVICE_LOST && !ctx->loss.lost) {
+        ctx->loss.lost = true;
+        snprintf(ctx->loss.reason, sizeof(ctx->loss.reason), "%s", svk_last_error());
     }
     return st;
 }

@@ -74,7 +74,7 @@ svk_status svk_buffer_view(svk_buffer *buf, svk_texel_format f, VkBufferView *ou
     };
     /* Into a local: a failed create leaves its output undefined. */
     VkBufferView view;
-    SVK_VK(ctx, ctx->vkd.vkCreateBufferView(ctx->device, &ci, NULL, &view), "creating a %s view of buffer '%s'",
+    SVK_VK(ctx, ctx->vkd.vkCreateBufferView(ctx->vk.device, &ci, NULL, &view), "creating a %s view of buffer '%s'",
            format_names[f], buf->name);
     buf->views[f] = view;
     *out = view;
@@ -87,7 +87,7 @@ void svk_buffer_views_destroy(svk_buffer *buf)
 {
     for (int f = 0; f < SVK_TEXEL_FORMAT_COUNT; f++) {
         if (buf->views[f])
-            buf->ctx->vkd.vkDestroyBufferView(buf->ctx->device, buf->views[f], NULL);
+            buf->ctx->vkd.vkDestroyBufferView(buf->ctx->vk.device, buf->views[f], NULL);
         buf->views[f] = VK_NULL_HANDLE;
     }
 }

@@ -16,18 +16,18 @@
 svk_status svk_oneshot_init(svk_ctx *ctx)
 {
     svk_status st = SVK_OK;
-    svk_oneshot *o = &ctx->oneshot;
+    svk_oneshot *o = &ctx->transfer.oneshot;
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-        .queueFamilyIndex = ctx->queue_family,
+        .queueFamilyIndex = ctx->vk.queue_family,
     };
     /* Into locals: a failed create leaves its output undefined, and
      * svk_oneshot_destroy must only see handles that exist. */
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "creating the transfer command pool");
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "creating the transfer command pool");
     o->pool = pool;
     VkCommandBufferAllocateInfo cbai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -35,10 +35,10 @@ svk_status svk_oneshot_init(svk_ctx *ctx)
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "creating the transfer command buffer");
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "creating the transfer command buffer");
     o->cmd = cmd;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->device, &fci, NULL, &fence), "creating the transfer fence");
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "creating the transfer fence");
     o->fence = fence;
     return SVK_OK;
 fail:
@@ -47,11 +47,11 @@ fail:
 
 void svk_oneshot_destroy(svk_ctx *ctx)
 {
-    svk_oneshot *o = &ctx->oneshot;
+    svk_oneshot *o = &ctx->transfer.oneshot;
     if (o->fence)
-        ctx->vkd.vkDestroyFence(ctx->device, o->fence, NULL);
+        ctx->vkd.vkDestroyFence(ctx->vk.device, o->fence, NULL);
     if (o->pool)
-        ctx->vkd.vkDestroyCommandPool(ctx->device, o->pool, NULL);
+        ctx->vkd.vkDestroyCommandPool(ctx->vk.device, o->pool, NULL);
     memset(o, 0, sizeof(*o));
 }
 
@@ -60,16 +60,16 @@ svk_status svk_oneshot_begin(svk_ctx *ctx)
     svk_status st = SVK_OK;
     /* A transfer whose wait failed may still be running: its command
      * buffer and the staging memory are reused only once it is done. */
-    if (ctx->oneshot.pending) {
-        SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &ctx->oneshot.fence, VK_TRUE, UINT64_MAX),
+    if (ctx->transfer.oneshot.pending) {
+        SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &ctx->transfer.oneshot.fence, VK_TRUE, UINT64_MAX),
                "waiting for an earlier transfer");
-        ctx->oneshot.pending = false;
+        ctx->transfer.oneshot.pending = false;
     }
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
     };
-    SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(ctx->oneshot.cmd, &bi), "beginning a transfer");
+    SVK_VK(ctx, ctx->vkd.vkBeginCommandBuffer(ctx->transfer.oneshot.cmd, &bi), "beginning a transfer");
     return SVK_OK;
 fail:
     return st;
@@ -78,17 +78,17 @@ fail:
 svk_status svk_oneshot_submit_wait(svk_ctx *ctx, const char *what)
 {
     svk_status st = SVK_OK;
-    svk_oneshot *o = &ctx->oneshot;
+    svk_oneshot *o = &ctx->transfer.oneshot;
     SVK_VK(ctx, ctx->vkd.vkEndCommandBuffer(o->cmd), "%s", what);
-    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->device, 1, &o->fence), "%s", what);
+    SVK_VK(ctx, ctx->vkd.vkResetFences(ctx->vk.device, 1, &o->fence), "%s", what);
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
         .pCommandBuffers = &o->cmd,
     };
-    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->queue, 1, &si, o->fence), "%s", what);
+    SVK_VK(ctx, ctx->vkd.vkQueueSubmit(ctx->vk.queue, 1, &si, o->fence), "%s", what);
     o->pending = true;
-    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->device, 1, &o->fence, VK_TRUE, UINT64_MAX), "%s", what);
+    SVK_VK(ctx, ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &o->fence, VK_TRUE, UINT64_MAX), "%s", what);
     o->pending = false;
     return SVK_OK;
 fail:
@@ -97,9 +97,9 @@ fail:
 
 static svk_status ensure_staging(svk_ctx *ctx)
 {
-    if (ctx->staging.block)
+    if (ctx->transfer.staging.block)
         return SVK_OK;
-    return svk_mem_alloc_range(ctx, SVK_POOL_STAGING, STAGING_SIZE, "staging", &ctx->staging);
+    return svk_mem_alloc_range(ctx, SVK_POOL_STAGING, STAGING_SIZE, "staging", &ctx->transfer.staging);
 }
 
 /* Orders a transfer after all earlier work on the queue (kernels reading or
@@ -111,7 +111,7 @@ static void barrier_before_transfer(svk_ctx *ctx)
         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
     };
-    ctx->vkd.vkCmdPipelineBarrier(ctx->oneshot.cmd,
+    ctx->vkd.vkCmdPipelineBarrier(ctx->transfer.oneshot.cmd,
                                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                                   VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
@@ -148,16 +148,17 @@ svk_status svk_buffer_upload(svk_buffer *buf, uint64_t offset, const void *data,
         uint64_t chunk = size - done < STAGING_SIZE ? size - done : STAGING_SIZE;
         /* The previous piece's copy has completed (submit_wait): the
          * staging memory is free to overwrite. */
-        memcpy(svk_mem_ptr(&ctx->staging), src + done, chunk);
+        memcpy(svk_mem_ptr(&ctx->transfer.staging), src + done, chunk);
         if ((st = svk_oneshot_begin(ctx)) != SVK_OK)
             return st;
         barrier_before_transfer(ctx);
         VkBufferCopy region = {
-            .srcOffset = ctx->staging.offset,
+            .srcOffset = ctx->transfer.staging.offset,
             .dstOffset = buf->alloc.offset + offset + done,
             .size = chunk,
         };
-        ctx->vkd.vkCmdCopyBuffer(ctx->oneshot.cmd, ctx->staging.block->buffer, buf->alloc.block->buffer, 1, &region);
+        ctx->vkd.vkCmdCopyBuffer(ctx->transfer.oneshot.cmd, ctx->transfer.staging.block->buffer,
+                                 buf->alloc.block->buffer, 1, &region);
         if ((st = svk_oneshot_submit_wait(ctx, "uploading")) != SVK_OK)
             return svk_error(&ctx->log, st, "%s (buffer '%s')", ctx->log.last, buf->name);
         done += chunk;
@@ -186,21 +187,22 @@ svk_status svk_buffer_download(svk_buffer *buf, uint64_t offset, void *data, uin
         barrier_before_transfer(ctx);
         VkBufferCopy region = {
             .srcOffset = buf->alloc.offset + offset + done,
-            .dstOffset = ctx->staging.offset,
+            .dstOffset = ctx->transfer.staging.offset,
             .size = chunk,
         };
-        ctx->vkd.vkCmdCopyBuffer(ctx->oneshot.cmd, buf->alloc.block->buffer, ctx->staging.block->buffer, 1, &region);
+        ctx->vkd.vkCmdCopyBuffer(ctx->transfer.oneshot.cmd, buf->alloc.block->buffer,
+                                 ctx->transfer.staging.block->buffer, 1, &region);
         /* The copy's writes must reach the host before it reads them. */
         VkMemoryBarrier mb = {
             .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
             .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
             .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
         };
-        ctx->vkd.vkCmdPipelineBarrier(ctx->oneshot.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                                      0, 1, &mb, 0, NULL, 0, NULL);
+        ctx->vkd.vkCmdPipelineBarrier(ctx->transfer.oneshot.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                      VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
         if ((st = svk_oneshot_submit_wait(ctx, "downloading")) != SVK_OK)
             return svk_error(&ctx->log, st, "%s (buffer '%s')", ctx->log.last, buf->name);
-        memcpy(dst + done, svk_mem_ptr(&ctx->staging), chunk);
+        memcpy(dst + done, svk_mem_ptr(&ctx->transfer.staging), chunk);
         done += chunk;
     }
     return SVK_OK;

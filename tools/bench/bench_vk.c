@@ -29,9 +29,9 @@ bool bench_vkcmd_begin(bench_vkcmd *t, svk_ctx *ctx, uint32_t stamps)
     t->stamps = stamps;
     const svk_vk_device_fns *vk = &ctx->vkd;
     VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                    .queueFamilyIndex = ctx->queue_family};
+                                    .queueFamilyIndex = ctx->vk.queue_family};
     VkCommandPool pool;
-    if (!vk_ok(t, vk->vkCreateCommandPool(ctx->device, &cpci, NULL, &pool), "vkCreateCommandPool"))
+    if (!vk_ok(t, vk->vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "vkCreateCommandPool"))
         return false;
     t->pool = pool;
     VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -39,19 +39,19 @@ bool bench_vkcmd_begin(bench_vkcmd *t, svk_ctx *ctx, uint32_t stamps)
                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                         .commandBufferCount = 1};
     VkCommandBuffer cmd;
-    if (!vk_ok(t, vk->vkAllocateCommandBuffers(ctx->device, &cbai, &cmd), "vkAllocateCommandBuffers"))
+    if (!vk_ok(t, vk->vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "vkAllocateCommandBuffers"))
         return false;
     t->cmd = cmd;
     VkQueryPoolCreateInfo qpci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                   .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                   .queryCount = stamps};
     VkQueryPool queries;
-    if (!vk_ok(t, vk->vkCreateQueryPool(ctx->device, &qpci, NULL, &queries), "vkCreateQueryPool"))
+    if (!vk_ok(t, vk->vkCreateQueryPool(ctx->vk.device, &qpci, NULL, &queries), "vkCreateQueryPool"))
         return false;
     t->queries = queries;
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkFence fence;
-    if (!vk_ok(t, vk->vkCreateFence(ctx->device, &fci, NULL, &fence), "vkCreateFence"))
+    if (!vk_ok(t, vk->vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "vkCreateFence"))
         return false;
     t->fence = fence;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -91,17 +91,17 @@ bool bench_vkcmd_run(bench_vkcmd *t, double *ns)
     svk_ctx *ctx = t->ctx;
     const svk_vk_device_fns *vk = &ctx->vkd;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &t->cmd};
-    if (!vk_ok(t, vk->vkResetFences(ctx->device, 1, &t->fence), "vkResetFences") ||
-        !vk_ok(t, vk->vkQueueSubmit(ctx->queue, 1, &si, t->fence), "vkQueueSubmit") ||
-        !vk_ok(t, vk->vkWaitForFences(ctx->device, 1, &t->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences"))
+    if (!vk_ok(t, vk->vkResetFences(ctx->vk.device, 1, &t->fence), "vkResetFences") ||
+        !vk_ok(t, vk->vkQueueSubmit(ctx->vk.queue, 1, &si, t->fence), "vkQueueSubmit") ||
+        !vk_ok(t, vk->vkWaitForFences(ctx->vk.device, 1, &t->fence, VK_TRUE, UINT64_MAX), "vkWaitForFences"))
         return false;
     uint64_t ticks[64];
     uint32_t n = t->stamps < 64 ? t->stamps : 64;
-    VkResult r = vk->vkGetQueryPoolResults(ctx->device, t->queries, 0, n, n * sizeof(ticks[0]), ticks,
+    VkResult r = vk->vkGetQueryPoolResults(ctx->vk.device, t->queries, 0, n, n * sizeof(ticks[0]), ticks,
                                            sizeof(ticks[0]), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (!vk_ok(t, r, "vkGetQueryPoolResults"))
         return false;
-    uint64_t mask = ctx->timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->timestamp_valid_bits) - 1);
+    uint64_t mask = ctx->vk.timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->vk.timestamp_valid_bits) - 1);
     for (uint32_t i = 0; i + 1 < n; i += 2)
         ns[i / 2] = (double)(((ticks[i + 1] & mask) - (ticks[i] & mask)) & mask) * ctx->info.timestamp_period_ns;
     return true;
@@ -112,7 +112,7 @@ void bench_vkcmd_destroy(bench_vkcmd *t)
     if (!t->ctx)
         return;
     const svk_vk_device_fns *vk = &t->ctx->vkd;
-    VkDevice dev = t->ctx->device;
+    VkDevice dev = t->ctx->vk.device;
     if (t->fence)
         vk->vkDestroyFence(dev, t->fence, NULL);
     if (t->queries)
