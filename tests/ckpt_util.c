@@ -4,7 +4,7 @@
 
 #include "ckpt_util.h"
 #include "io/safetensors.h"
-#include "model/model.h"
+#include "model/model_internal.h"
 
 svk_model_config ckpt_tiny_config(void)
 {

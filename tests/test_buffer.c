@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 static uint32_t device_blocks(const svk_ctx *ctx)
 {

@@ -27,7 +27,7 @@
 
 #include "ckpt_util.h"
 #include "io/safetensors.h"
-#include "model/model.h"
+#include "model/model_internal.h"
 #include "test_util.h"
 
 /* Seconds a case may take before it counts as failed, and before the alarm

@@ -16,7 +16,7 @@
 #include "ops/transpose.h"
 #include "ref.h"
 #include "test_util.h"
-#include "vk/context.h"
+#include "vk/vk_context.h"
 
 #define DIM 24 /* square matrices: every GEMM here is DIM x DIM x DIM */
 #define NN ((size_t)DIM * DIM)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/model_internal.h"
 #include "test_util.h"
 
 static const svk_plan_tensor *find(const svk_model *m, const char *name)

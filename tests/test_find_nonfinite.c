@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ckpt_util.h"
-#include "model/model.h"
+#include "model/model_internal.h"
 #include "svk/model.h"
 #include "test_util.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/model.h"
+#include "model/model_internal.h"
 #include "ops/gemm.h"
 #include "vk/tuning.h"
 #include "test_util.h"

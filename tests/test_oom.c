@@ -21,8 +21,8 @@
 #include "core/alloc.h"
 #include "svk/model.h"
 #include "test_util.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 static tu_tally tally;
 

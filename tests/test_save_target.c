@@ -1,5 +1,5 @@
 /*
- * What a save does to the name it is given (lib/io/file.h). A save writes a
+ * What a save does to the name it is given (lib/io/io_file.h). A save writes a
  * temporary and renames it over the target, so without care it replaces
  * whatever the name is: a symlink, a FIFO, a device node, a hard link's one
  * name, a 0600 file with a 0644 one. Checked here, with svk_st_write (what

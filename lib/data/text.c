@@ -6,7 +6,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/rng.h"
-#include "io/file.h"
+#include "io/io_file.h"
 #include "svk/data.h"
 
 struct svk_text_data {

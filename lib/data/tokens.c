@@ -1,11 +1,11 @@
 /* Raw token files (svk/data.h): little-endian int32 values, a batch's
  * tokens or targets, read through the reader every user path goes through
- * (lib/io/file.h), so that a FIFO is refused rather than waited on. */
+ * (lib/io/io_file.h), so that a FIFO is refused rather than waited on. */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "io/file.h"
+#include "io/io_file.h"
 #include "svk/data.h"
 
 svk_status svk_token_file_read(const char *path, int32_t *values, uint64_t count)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "file.h"
+#include "io_file.h"
 
 /* Linux's own limit on a chain (MAXSYMLINKS); beyond it a loop is likelier
  * than a real chain. */

@@ -1,10 +1,10 @@
-/* svk/file.h: lib/io/file.h's reader and atomic writer, for an
+/* svk/file.h: lib/io/io_file.h's reader and atomic writer, for an
  * application's own files, so that they follow the rules libsvk's own
  * files do rather than a second copy of them. */
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "io/file.h"
+#include "io/io_file.h"
 #include "svk/file.h"
 
 svk_status svk_file_write_atomic(const char *path, const void *data, size_t size)

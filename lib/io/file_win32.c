@@ -1,5 +1,5 @@
 /*
- * io/file.h on Windows (lib/meson.build builds this instead of file.c): the
+ * io/io_file.h on Windows (lib/meson.build builds this instead of file.c): the
  * same rules where Windows has the same things, through the C runtime's
  * descriptors (always _O_BINARY: text mode would rewrite line ends inside a
  * checkpoint) and MoveFileEx.
@@ -37,7 +37,7 @@
 #include <windows.h>
 
 #include "core/alloc.h"
-#include "file.h"
+#include "io_file.h"
 
 static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...) SVK_PRINTF(4, 5);
 

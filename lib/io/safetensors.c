@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
-#include "file.h"
+#include "io_file.h"
 #include "safetensors.h"
 
 /* Tensor data is read and written as stored: libsvk supports little-endian

@@ -7,7 +7,7 @@
  *
  * The reader trusts nothing in the file: every length, offset, shape and
  * name is checked before anything is used, and a refusal names the problem
- * (and the tensor). Files are read and written through io/file.h: only a
+ * (and the tensor). Files are read and written through io/io_file.h: only a
  * regular file is read, and the writer is atomic (temporary file next to
  * the target, fsync, rename over it, fsync of the directory, so a crash at
  * any point leaves either the old file or the new one), follows symlinks,
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
-#include "file.h"
+#include "io_file.h"
 
 #define SVK_ST_MAX_DIMS 8
 #define SVK_ST_MAX_NAME 256

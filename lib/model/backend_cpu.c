@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "model.h"
+#include "model_internal.h"
 
 typedef struct cpu_state {
     void *slabs[SVK_SLAB_COUNT];

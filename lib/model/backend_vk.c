@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "model.h"
+#include "model_internal.h"
 #include "ops/adamw.h"
 #include "ops/attention.h"
 #include "ops/clip.h"
@@ -33,8 +33,8 @@
 #include "ops/finite_check.h"
 #include "ops/gemm.h"
 #include "plan_vk.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 /* A recorded range of the plan, for one parity of the double-buffered
  * inputs and outputs. */

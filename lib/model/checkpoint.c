@@ -13,8 +13,8 @@
 #include "core/alloc.h"
 #include "checkpoint.h"
 #include "io/safetensors.h"
-#include "model.h"
-#include "vk/context.h"
+#include "model_internal.h"
+#include "vk/vk_context.h"
 
 #define CONFIG_KEY "svk.config"
 #define STEP_KEY "svk.step"

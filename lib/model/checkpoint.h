@@ -4,7 +4,7 @@
 #define SVK_MODEL_CHECKPOINT_H
 
 #include "io/safetensors.h"
-#include "model.h"
+#include "model_internal.h"
 
 /* Checks parsed checkpoint f against model m (its configuration, then every
  * tensor's name, dtype, shape and, unless flags has

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "model.h"
+#include "model_internal.h"
 
 typedef struct probe_list {
     svk_finite_probe *v;

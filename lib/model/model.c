@@ -8,8 +8,8 @@
 #include "core/checked.h"
 #include "svk/vulkan.h"
 #include "core/rng.h"
-#include "model.h"
-#include "vk/context.h"
+#include "model_internal.h"
+#include "vk/vk_context.h"
 
 svk_log *svk_model_log(svk_model *m)
 {

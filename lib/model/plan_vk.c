@@ -19,7 +19,7 @@
 #include "ops/siamese_norm.h"
 #include "ops/swiglu.h"
 #include "ops/transpose.h"
-#include "vk/buffer.h"
+#include "vk/vk_buffer.h"
 
 _Static_assert(SVK_SIAMESE_MEAN_ROWS <= SVK_PLAN_SIAMESE_MEAN_ROWS,
                "the plan's SiameseNorm mean tensors must hold the rows the device kernels keep");

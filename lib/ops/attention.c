@@ -7,8 +7,8 @@
 #include "common/push_attention_flash.h"
 #include "common/push_attention_softmax.h"
 #include "gemm.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 #include "vk/texel.h"
 
 uint64_t svk_attention_scratch_elems(uint32_t B, uint32_t T, uint32_t H)

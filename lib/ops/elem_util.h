@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "ops.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 /* "kernel" or "kernel 'label'", the prefix of every message of an op. */
 static inline const char *svk_elem_opname(char buf[128], const char *kernel, const char *label)

@@ -9,8 +9,8 @@
 #include "gemm_pack.h"
 #include "gemm_policy.h"
 #include "gemm_split.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 #include "vk/texel.h"
 
 /* Elements the strided operand spans (batch matrices stride apart, outer

@@ -36,8 +36,8 @@
 
 #include "common/push_gemm.h"
 #include "gemm_split.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 #include "vk/texel.h"
 
 /* The variant that runs: an explicit choice, else the operations' common

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "common/push_norm_param_reduce.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_reduce_args *a)
 {

@@ -5,8 +5,8 @@
 
 #include "vk/texel.h"
 
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3])
 {

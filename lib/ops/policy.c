@@ -1,7 +1,7 @@
 /* The choices of the small operation families (policy.h). */
 #include "policy.h"
 
-#include "vk/context.h"
+#include "vk/vk_context.h"
 
 svk_status svk_op_variant(svk_ctx *ctx, const char *op, svk_kernel_variant *out)
 {

@@ -5,8 +5,8 @@
 #include "common/push_norm_bwd.h"
 #include "common/push_norm_fwd.h"
 #include "norm_param_reduce.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 svk_status svk_rmsnorm_fwd_record(svk_cmdlist *cl, const svk_rmsnorm_fwd_args *a)
 {

@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "common/push_rope.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 static svk_status record(svk_cmdlist *cl, const svk_rope_args *a, svk_kernel_id kernel, const char *dflt)
 {

@@ -10,8 +10,8 @@
 #include "common/push_siamese_norm_fwd.h"
 #include "norm_param_reduce.h"
 #include "residual.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 /* The block input and the model output are the same computation: the model
  * output is the block input without xn (N_x, N_y, N_out in the roles of

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "buffer.h"
-#include "context.h"
+#include "vk_buffer.h"
+#include "vk_context.h"
 #include "texel.h"
 
 uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)

@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "buffer.h"
+#include "vk_buffer.h"
 #include "cmd.h"
-#include "context.h"
+#include "vk_context.h"
 #include "texel.h"
 
 /* An access since the last barrier, in VkBuffer terms (several svk_buffers

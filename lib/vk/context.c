@@ -4,8 +4,8 @@
 
 #include "core/alloc.h"
 #include "svk/vulkan.h"
-#include "buffer.h"
-#include "context.h"
+#include "vk_buffer.h"
+#include "vk_context.h"
 #include "loader.h"
 
 svk_ctx_params svk_ctx_params_default(void)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
+#include "vk_context.h"
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                  VkDebugUtilsMessageTypeFlagsEXT types,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "context.h"
+#include "vk_context.h"
 #include "quirks.h"
 
 #define SVK_MIN_API VK_API_VERSION_1_2

@@ -2,7 +2,7 @@
  * kernel choices depend on, read once. */
 #include "device_profile.h"
 
-#include "context.h"
+#include "vk_context.h"
 #include "quirks.h"
 
 void svk_device_profile_read(svk_ctx *ctx)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/file.h"
+#include "io/io_file.h"
 
 /* The value of name, or NULL where unset or empty. */
 static const char *value(const char *name)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "context.h"
+#include "vk_context.h"
 #include "layer_settings.h"
 #include "loader.h"
 

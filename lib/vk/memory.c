@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "context.h"
+#include "vk_context.h"
 
 /* Blocks are this large unless the device allows less; bigger requests get a
  * block of their own. 256 MiB keeps the allocation count small on real GPUs

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "context.h"
+#include "vk_context.h"
 
 svk_status svk_pipelines_init(svk_ctx *ctx)
 {

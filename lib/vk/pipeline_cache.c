@@ -6,7 +6,7 @@
  * The file is named after the device UUID and driver version: the driver
  * validates the header too and ignores a cache from another driver, but a
  * distinct name keeps two devices from overwriting each other's. It is read
- * and written through io/file.h like every file libsvk touches: a FIFO or
+ * and written through io/io_file.h like every file libsvk touches: a FIFO or
  * device at the cache's name is neither waited on nor replaced, and the
  * write is atomic (temporary and rename), so a crash never leaves a torn
  * cache behind.
@@ -22,9 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "context.h"
+#include "vk_context.h"
 #include "core/alloc.h"
-#include "io/file.h"
+#include "io/io_file.h"
 
 /* A cache larger than this is not ours to read. */
 #define MAX_CACHE_BYTES (256u << 20)

@@ -1,7 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
+#include "vk_context.h"
 #include "result.h"
 
 const char *svk_vk_result_string(VkResult r)

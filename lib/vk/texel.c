@@ -2,8 +2,8 @@
 
 #include <stdio.h>
 
-#include "buffer.h"
-#include "context.h"
+#include "vk_buffer.h"
+#include "vk_context.h"
 
 _Static_assert(sizeof(((svk_buffer *)0)->views) / sizeof(VkBufferView) == SVK_TEXEL_FORMAT_COUNT,
                "svk_buffer.views holds one view per svk_texel_format");

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "buffer.h"
-#include "context.h"
+#include "vk_buffer.h"
+#include "vk_context.h"
 
 /* Bounce-buffer size: large transfers go through it in pieces, so staging
  * memory stays small whatever the tensor size. */

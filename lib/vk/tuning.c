@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "context.h"
+#include "vk_context.h"
 
 /* The =0 switches: one table, so that a switch is added in one row. */
 static const struct {

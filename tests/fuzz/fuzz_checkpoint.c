@@ -47,7 +47,7 @@
 #include "fuzz_configs.h"
 #include "io/safetensors.h"
 #include "model/checkpoint.h"
-#include "model/model.h"
+#include "model/model_internal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -33,7 +33,7 @@
 
 #include "bench.h"
 #include "svk/vulkan.h"
-#include "vk/context.h"
+#include "vk/vk_context.h"
 
 /* A lower bound on the device memory of a training step that saves its
  * activations (no recomputation), as llm.c's list of saved activations:

@@ -4,15 +4,15 @@
  * (svk_model_record_train_step records into an application's buffer), and
  * vkCmdCopyBuffer, the driver's own copy, as a bandwidth limit beside the
  * copy shader. Built from the context's device and function table
- * (lib/vk/context.h): the benchmark is a libsvk tool, not an application
+ * (lib/vk/vk_context.h): the benchmark is a libsvk tool, not an application
  * importing a device.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
-#include "vk/buffer.h"
-#include "vk/context.h"
+#include "vk/vk_buffer.h"
+#include "vk/vk_context.h"
 
 static bool vk_ok(bench_vkcmd *t, VkResult r, const char *what)
 {

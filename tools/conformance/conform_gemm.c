@@ -32,7 +32,7 @@
 
 #include "conform.h"
 #include "ops/gemm.h"
-#include "vk/context.h"
+#include "vk/vk_context.h"
 
 /* ||out - ref|| / ||ref||: float32 accumulation over K terms of random sign
  * errs by about sqrt(K) * 2^-24 relative; 1e-5 leaves room for K in the

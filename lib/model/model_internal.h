@@ -1,6 +1,6 @@
 /* The model's internals, shared by model.c, checkpoint.c and the backends. */
-#ifndef SVK_MODEL_MODEL_H
-#define SVK_MODEL_MODEL_H
+#ifndef SVK_MODEL_INTERNAL_H
+#define SVK_MODEL_INTERNAL_H
 
 #include "svk/model.h"
 #include "core/error.h"
