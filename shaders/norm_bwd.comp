@@ -31,24 +31,9 @@
 
 #include "common/push_norm_bwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/norm_bwd_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDout { float dout[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
-/* LayerNorm's saved mean, where the bindings after x start (NR_B). */
-#ifdef SVK_RMSNORM
-#define NR_B 3
-#else
-layout(set = 0, binding = 3, std430) readonly buffer BufMean { float mean[]; };
-#define NR_B 4
-#endif
-layout(set = 0, binding = NR_B, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = NR_B + 3, std430) buffer BufPart { float part[]; };
-
-#include "common/grid.glsl"
 #include "common/norm_row.glsl"
 
 /* xhat at element i of the row (at element e). */

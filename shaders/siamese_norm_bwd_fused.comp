@@ -47,23 +47,9 @@
 
 #include "common/push_siamese_norm_bwd_fused.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/siamese_norm_bwd_fused_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDxn { float dxn[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufDyIn { float dyi[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 7, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 8, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 9, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 10, std430) writeonly buffer BufDy { float dy[]; };
-layout(set = 0, binding = 11, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = 12, std430) writeonly buffer BufDz { float dz[]; };
-
-#include "common/grid.glsl"
 #include "common/norm_row.glsl"
 
 /* Rows a lane walks at once. */

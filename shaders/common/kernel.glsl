@@ -23,3 +23,13 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define SVK_BUF4(b, q, Blk, name) \
     SVK_BUF(b, q, Blk, name); \
     layout(set = 0, binding = b, std430) q buffer Blk##4 { vec4 name##4[]; }
+
+/* A buffer that a family's bindings header declares for all the family's
+ * forms: with its vec4 view (SVK_BUF4) in the forms that define SVK_VIEW4
+ * before including this file, the CPU forms, which move rows as vec4s
+ * (row_cpu.glsl); as SVK_BUF in the others. */
+#ifdef SVK_VIEW4
+#define SVK_BUFV SVK_BUF4
+#else
+#define SVK_BUFV SVK_BUF
+#endif
