@@ -16,12 +16,11 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_softmax.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufP { float p[]; };
-layout(set = 0, binding = 1, std430) buffer BufD { float d[]; };
+SVK_BUF(0, readonly, BufP, p);
+SVK_BUF(1, SVK_RW, BufD, d);
 
 #include "common/attention_rows.glsl"
 

@@ -19,11 +19,10 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_softmax.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+SVK_BUF(0, SVK_RW, BufP, p);
 
 #include "common/attention_rows.glsl"
 

@@ -28,16 +28,16 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint TM = 4;  /* rows of C per invocation */
 layout(constant_id = 4) const uint TN = 4;  /* columns of C per invocation */
 layout(constant_id = 5) const uint BK = 16; /* K per shared-memory stage */
 
-layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
-layout(set = 0, binding = 6, std430) buffer BufSumA { float sum_a[]; };
+SVK_BUF(0, readonly, BufA, a);
+SVK_BUF(1, readonly, BufB, b);
+SVK_BUF(2, SVK_RW, BufC, c);
+SVK_BUF(3, readonly, BufBias, bias);
+SVK_BUF(6, SVK_RW, BufSumA, sum_a);
 #define GEMM_AUX_BINDING 4
 #include "common/gemm_epilogue.glsl"
 

@@ -46,9 +46,10 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-/* local_size_x = the subgroup size * SGM * SGN (lib/ops/gemm.c); the
- * device has one subgroup size, so every subgroup is full. */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+/* The workgroup (kernel.glsl): local_size_x = the subgroup size * SGM *
+ * SGN (lib/ops/gemm.c); the device has one subgroup size, so every
+ * subgroup is full. */
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint LM = 16;     /* fragment shape: the device's */
 layout(constant_id = 4) const uint LN = 16;
 layout(constant_id = 5) const uint LK = 16;
@@ -60,12 +61,10 @@ layout(constant_id = 10) const uint KSTEPS = 2; /* fragments of k per shared-mem
 layout(constant_id = 11) const bool TRANS_A = false;
 layout(constant_id = 12) const bool TRANS_B = false;
 
-layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufA4 { vec4 a4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+SVK_BUF4(0, readonly, BufA, a);
+SVK_BUF4(1, readonly, BufB, b);
+SVK_BUF(2, SVK_RW, BufC, c);
+SVK_BUF(3, readonly, BufBias, bias);
 #define GEMM_AUX_BINDING 4
 #include "common/gemm_epilogue.glsl"
 

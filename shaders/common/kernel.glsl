@@ -1,5 +1,5 @@
-/* The preamble every compute kernel shares (include it first, after the
- * push constants): the workgroup size from specialisation constants 0, 1, 2,
+/* The preamble every compute kernel shares (include it ahead of the other
+ * common helpers): the workgroup size from specialisation constants 0, 1, 2,
  * the grid's workgroup index (grid.glsl) and the buffer declarations below.
  *
  * The workgroup size comes ahead of the helpers: glslang gives
