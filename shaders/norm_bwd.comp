@@ -34,6 +34,7 @@
 #include "common/kernel.glsl"
 #include "common/norm_bwd_bindings.glsl"
 
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
 /* xhat at element i of the row (at element e). */
@@ -43,14 +44,9 @@
 #define NR_XHAT(i) ((x[pc.off_x + e + (i)] - mu) * rs)
 #endif
 
-void main()
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint W = pc.width;
     const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
     const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;

@@ -32,14 +32,9 @@
 #include "common/norm_fwd_bindings.glsl"
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint row, const bool on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.rows)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint row = first + gl_LocalInvocationID.y;
-    const bool on = row < pc.rows;
     const uint W = pc.width;
     const uint base = pc.off_x + row * W;
 

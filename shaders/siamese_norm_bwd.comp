@@ -29,16 +29,12 @@
 #include "common/kernel.glsl"
 #include "common/siamese_norm_bwd_bindings.glsl"
 
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint C = pc.C, R = pc.rows;
     const bool rms = (pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u;
     const uint gP = pc.off_g, gQ = pc.off_g + C, gI = pc.off_g + 2u * C;

@@ -50,6 +50,7 @@
 #include "common/kernel.glsl"
 #include "common/siamese_norm_bwd_fused_bindings.glsl"
 
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
 /* Rows a lane walks at once. */
@@ -83,14 +84,9 @@ void row_sum16(inout vec4 v[4])
     barrier();
 }
 
-void main()
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint C = pc.C, R = pc.rows, RP = pc.rows_per_part;
     const bool rms = (pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u;
     const bool add_dxn = (pc.flags & SVK_SIAMESE_FLAG_ADD_DXN) != 0u;

@@ -31,14 +31,9 @@
 
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint row, const bool on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.rows)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint row = first + gl_LocalInvocationID.y;
-    const bool on = row < pc.rows;
     const uint C = pc.C;
     const uint bx = pc.off_x + row * C, by = pc.off_y + row * C;
     const uint bxn = pc.off_xn + row * C, bh = pc.off_h + row * C;
