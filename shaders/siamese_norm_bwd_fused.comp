@@ -84,6 +84,34 @@ void row_sum16(inout vec4 v[4])
     barrier();
 }
 
+/* main's recomputation of the forward at one element of row k (of the
+ * rows a lane walks at once), written once for its three steps; macros, as
+ * they read main's per-row arrays and the gains gp, gq, gi and biases bp,
+ * bq at the element's column.
+ * SN_XHAT_I: I's xhat (xh) from x and y at the element (xv, yv), u rebuilt
+ * in the forward's order. */
+#define SN_XHAT_I(k) \
+    float xh; \
+    if (rms) { \
+        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k]; \
+    } else { \
+        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp; \
+        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq); \
+        xh = (u - muI[k]) * rsI[k]; \
+    }
+
+/* SN_DU, steps 2 and 3 (from I's sums mdI, mdxI), at element ek: xv, yv,
+ * xh, du = d/du, dvp (du and the dxn passed in, P's gradient) and P's and
+ * Q's xhat (xhp, xhq). */
+#define SN_DU(k, ek) \
+    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek]; \
+    SN_XHAT_I(k) \
+    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]); \
+    float dvp = du; \
+    if (add_dxn) \
+        dvp += dxn[pc.off_dxn + ek]; \
+    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+
 void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
@@ -132,14 +160,7 @@ void nr_lane_main(const uint lane, const bool lane_on)
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const float xv = x[pc.off_x + e[k] + i], yv = y[pc.off_y + e[k] + i];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
+                    SN_XHAT_I(k)
                     const float d = dh[pc.off_dh + e[k] + i], dxhat = d * gi;
                     sd[k] += dxhat;
                     sdx[k] += dxhat * xh;
@@ -177,20 +198,7 @@ void nr_lane_main(const uint lane, const bool lane_on)
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const uint ek = e[k] + i;
-                    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
-                    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]);
-                    float dvp = du;
-                    if (add_dxn)
-                        dvp += dxn[pc.off_dxn + ek];
-                    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+                    SN_DU(k, ek)
                     const float dxhp = dvp * gp, dxhq = du * gq;
                     s3[k] += vec4(dxhp, dxhp * xhp, dxhq, dxhq * xhq);
                     const float cgp = dvp * xhp, cgq = du * xhq;
@@ -225,20 +233,7 @@ void nr_lane_main(const uint lane, const bool lane_on)
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const uint ek = e[k] + i;
-                    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
-                    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]);
-                    float dvp = du;
-                    if (add_dxn)
-                        dvp += dxn[pc.off_dxn + ek];
-                    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+                    SN_DU(k, ek)
                     const float mdP = rms ? 0.0 : s3[k].x / float(C), mdxP = s3[k].y / float(C);
                     const float mdQ = rms ? 0.0 : s3[k].z / float(C), mdxQ = s3[k].w / float(C);
                     /* precise, as in norm_bwd.comp: no fma may fuse a
