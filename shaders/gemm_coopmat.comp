@@ -92,33 +92,24 @@ uvec2 chunk_at(uint q, uint cols)
     return uvec2(q / (cols / 4u), (q % (cols / 4u)) * 4u);
 }
 
-/* Four consecutive values of an operand from element e, row in range,
- * `left` values left in the row (the rest read as 0); vec4 when aligned. */
-vec4 load_a(uint e, bool row_ok, uint left, bool vec)
-{
-    if (!row_ok || left == 0u)
-        return vec4(0.0);
-    if (vec && left >= 4u)
-        return a4[e / 4u];
-    vec4 v = vec4(0.0);
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        if (j < left)
-            v[j] = a[e + j];
-    return v;
+/* load_a, load_b: four consecutive values of an operand (buffer op, vec4
+ * view op4) from element e, row in range, `left` values left in the row
+ * (the rest read as 0); vec4 when aligned. */
+#define GEMM_LOAD4(name, op, op4) \
+vec4 name(uint e, bool row_ok, uint left, bool vec) \
+{ \
+    if (!row_ok || left == 0u) \
+        return vec4(0.0); \
+    if (vec && left >= 4u) \
+        return op4[e / 4u]; \
+    vec4 v = vec4(0.0); \
+    [[unroll]] for (uint j = 0u; j < 4u; j++) \
+        if (j < left) \
+            v[j] = op[e + j]; \
+    return v; \
 }
-
-vec4 load_b(uint e, bool row_ok, uint left, bool vec)
-{
-    if (!row_ok || left == 0u)
-        return vec4(0.0);
-    if (vec && left >= 4u)
-        return b4[e / 4u];
-    vec4 v = vec4(0.0);
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        if (j < left)
-            v[j] = b[e + j];
-    return v;
-}
+GEMM_LOAD4(load_a, a, a4)
+GEMM_LOAD4(load_b, b, b4)
 
 void main()
 {
