@@ -152,24 +152,23 @@ void main()
                        cols > col ? cols - col : 0u, vec_b);                                  \
     }
 
+    /* Stores the stage loaded into r (PER chunks an invocation) into the
+     * shared tile (ROWS x COLS, row stride LD_S) as float16. */
+#define STORE_STAGE(tile, LD_S, r, PER, ROWS, COLS)                                           \
+    [[unroll]] for (uint p = 0u; p < PER; p++) {                                              \
+        const uint q = tid + p * THREADS;                                                     \
+        const uvec2 rc = chunk_at(q, COLS);                                                   \
+        if (q < ROWS * COLS / 4u)                                                             \
+            [[unroll]] for (uint j = 0u; j < 4u; j++)                                         \
+                tile[rc.x * LD_S + rc.y + j] = float16_t(r[p][j]);                            \
+    }
+
     LOAD_STAGE(0u)
     for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
         /* The stage before has been read by every subgroup. */
         barrier();
-        [[unroll]] for (uint p = 0u; p < A_PER; p++) {
-            const uint q = tid + p * THREADS;
-            const uvec2 rc = chunk_at(q, A_COLS);
-            if (q < A_ROWS * A_COLS / 4u)
-                [[unroll]] for (uint j = 0u; j < 4u; j++)
-                    tile_a[rc.x * LDA_S + rc.y + j] = float16_t(ra[p][j]);
-        }
-        [[unroll]] for (uint p = 0u; p < B_PER; p++) {
-            const uint q = tid + p * THREADS;
-            const uvec2 rc = chunk_at(q, B_COLS);
-            if (q < B_ROWS * B_COLS / 4u)
-                [[unroll]] for (uint j = 0u; j < 4u; j++)
-                    tile_b[rc.x * LDB_S + rc.y + j] = float16_t(rb[p][j]);
-        }
+        STORE_STAGE(tile_a, LDA_S, ra, A_PER, A_ROWS, A_COLS)
+        STORE_STAGE(tile_b, LDB_S, rb, B_PER, B_ROWS, B_COLS)
         barrier();
         if (k0 + BK < pc.K) {
             LOAD_STAGE(k0 + BK)
