@@ -40,11 +40,7 @@
 #include "common/wg_reduce.glsl"
 #include "common/log1p.glsl"
 
-SVK_BUF(0, readonly, BufLogits, logits);
-layout(set = 0, binding = 1, std430) readonly buffer BufTargets { int targets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufCounts { int counts[]; };
-SVK_BUF(3, writeonly, BufDlogits, dlogits);
-SVK_BUF(4, writeonly, BufLosses, losses);
+#include "common/cross_entropy_bindings.glsl"
 
 void main()
 {

@@ -22,13 +22,10 @@
 
 #include "common/push_cross_entropy.h"
 
+#define SVK_VIEW4
 #include "common/kernel.glsl"
 
-SVK_BUF4(0, readonly, BufLogits, logits);
-layout(set = 0, binding = 1, std430) readonly buffer BufTargets { int targets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufCounts { int counts[]; };
-SVK_BUF4(3, writeonly, BufDlogits, dlogits);
-SVK_BUF(4, writeonly, BufLosses, losses);
+#include "common/cross_entropy_bindings.glsl"
 
 #include "common/row_cpu.glsl"
 #include "common/log1p.glsl"
