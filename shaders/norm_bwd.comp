@@ -44,6 +44,16 @@
 #define NR_XHAT(i) ((x[pc.off_x + e + (i)] - mu) * rs)
 #endif
 
+/* The gradient at the norm's output, element ei of the row block: dout,
+ * plus add where add_dout (a residual gradient added in on the way). */
+float nb_dout(const uint ei, const bool add_dout)
+{
+    float dv = dout[pc.off_dout + ei];
+    if (add_dout)
+        dv += add[pc.off_add + ei];
+    return dv;
+}
+
 void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
@@ -69,9 +79,7 @@ void nr_lane_main(const uint lane, const bool lane_on)
         float sd = 0.0, sdx = 0.0; /* the sums of dxhat (LayerNorm's) and dxhat xhat */
         if (on)
             for (uint i = lx; i < W; i += WG_X) {
-                float dv = dout[pc.off_dout + e + i];
-                if (add_dout)
-                    dv += add[pc.off_add + e + i];
+                const float dv = nb_dout(e + i, add_dout);
                 const float xhat = NR_XHAT(i);
                 const float dxhat = dv * g[pc.off_g + i];
 #ifndef SVK_RMSNORM
@@ -89,9 +97,7 @@ void nr_lane_main(const uint lane, const bool lane_on)
 
         if (on)
             for (uint i = lx; i < W; i += WG_X) {
-                float dv = dout[pc.off_dout + e + i];
-                if (add_dout)
-                    dv += add[pc.off_add + e + i];
+                const float dv = nb_dout(e + i, add_dout);
                 const float xhat = NR_XHAT(i);
                 const float dxhat = dv * g[pc.off_g + i];
 #ifdef SVK_RMSNORM
