@@ -24,13 +24,8 @@ SVK_BUF(1, SVK_RW, BufD, d);
 
 #include "common/attention_rows.glsl"
 
-void main()
+void att_row_main(const uint row, const uint tid, const uint n)
 {
-    const uint row = svk_group_index();
-    if (row >= pc.rows)
-        return; /* the whole workgroup: no barrier is skipped by part of it */
-    const uint tid = gl_LocalInvocationID.x;
-    const uint n = row % pc.T + 1u;
     const uint bp = pc.off_p + row * pc.T, bd = pc.off_d + row * pc.T;
 
     float dot = 0.0;

@@ -26,13 +26,8 @@ SVK_BUF(0, SVK_RW, BufP, p);
 
 #include "common/attention_rows.glsl"
 
-void main()
+void att_row_main(const uint row, const uint tid, const uint n)
 {
-    const uint row = svk_group_index();
-    if (row >= pc.rows)
-        return; /* the whole workgroup: no barrier is skipped by part of it */
-    const uint tid = gl_LocalInvocationID.x;
-    const uint n = row % pc.T + 1u; /* keys 0..t */
     const uint base = pc.off_p + row * pc.T;
 
     float mx = uintBitsToFloat(0xff800000u); /* -inf: the identity of max */
