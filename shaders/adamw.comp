@@ -25,11 +25,8 @@
 
 #include "common/push_adamw.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
 /* Four vec4s per invocation (lib/ops/elem_util.h says when vec4s are
@@ -40,18 +37,14 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
  * lavapipe (n = 4M, svk-bench --filter adamw, run side by side). */
 layout(constant_id = 3) const bool VEC4 = false;
 
-layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
-layout(set = 0, binding = 0, std430) buffer BufP4 { vec4 p4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 2, std430) buffer BufM { float m[]; };
-layout(set = 0, binding = 2, std430) buffer BufM4 { vec4 m4[]; };
-layout(set = 0, binding = 3, std430) buffer BufV { float v[]; };
-layout(set = 0, binding = 3, std430) buffer BufV4 { vec4 v4[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufScale { float scale[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufStep { float step[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufGuard { float guard[]; };
-layout(set = 0, binding = 7, std430) readonly buffer BufPrev { float prev[]; };
+SVK_BUF4(0, SVK_RW, BufP, p);
+SVK_BUF4(1, readonly, BufG, g);
+SVK_BUF4(2, SVK_RW, BufM, m);
+SVK_BUF4(3, SVK_RW, BufV, v);
+SVK_BUF(4, readonly, BufScale, scale);
+SVK_BUF(5, readonly, BufStep, step);
+SVK_BUF(6, readonly, BufGuard, guard);
+SVK_BUF(7, readonly, BufPrev, prev);
 
 bool svk_is_finite(float x)
 {

@@ -23,18 +23,17 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_flash.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint BK = 16;    /* keys per tile; a multiple of TPR */
 layout(constant_id = 4) const uint DMAX = 128; /* largest head width; a multiple of TPR */
 
-layout(set = 0, binding = 0, std430) readonly buffer BufQKV { float qkv[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufOut { float outp[]; };
+SVK_BUF(0, readonly, BufQKV, qkv);
+SVK_BUF(1, readonly, BufOut, outp);
 layout(set = 0, binding = 2, std430) readonly buffer BufStats { vec2 stats[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufDout { float dout[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufDelta { float delta[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BufDqkv { float dqkv[]; };
+SVK_BUF(3, readonly, BufDout, dout);
+SVK_BUF(4, writeonly, BufDelta, delta);
+SVK_BUF(5, writeonly, BufDqkv, dqkv);
 
 const uint TPR = gl_WorkGroupSize.x;  /* invocations per query row */
 const uint BQ = gl_WorkGroupSize.y;   /* query rows per workgroup */

@@ -26,14 +26,13 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_flash.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint BK = 16;    /* keys per tile; a multiple of TPR */
 layout(constant_id = 4) const uint DMAX = 128; /* largest head width; a multiple of TPR */
 
-layout(set = 0, binding = 0, std430) readonly buffer BufQKV { float qkv[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer BufOut { float outp[]; };
+SVK_BUF(0, readonly, BufQKV, qkv);
+SVK_BUF(1, writeonly, BufOut, outp);
 layout(set = 0, binding = 2, std430) writeonly buffer BufStats { vec2 stats[]; };
 
 const uint TPR = gl_WorkGroupSize.x;  /* invocations per query row */

@@ -16,22 +16,16 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_softmax.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufP { float p[]; };
-layout(set = 0, binding = 1, std430) buffer BufD { float d[]; };
+SVK_BUF(0, readonly, BufP, p);
+SVK_BUF(1, SVK_RW, BufD, d);
 
 #include "common/attention_rows.glsl"
 
-void main()
+void att_row_main(const uint row, const uint tid, const uint n)
 {
-    const uint row = svk_group_index();
-    if (row >= pc.rows)
-        return; /* the whole workgroup: no barrier is skipped by part of it */
-    const uint tid = gl_LocalInvocationID.x;
-    const uint n = row % pc.T + 1u;
     const uint bp = pc.off_p + row * pc.T, bd = pc.off_d + row * pc.T;
 
     float dot = 0.0;

@@ -24,12 +24,10 @@
 
 #include "common/push_attention_softmax.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufP { float p[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufP4 { vec4 p4[]; };
-layout(set = 0, binding = 1, std430) buffer BufD { float d[]; };
-layout(set = 0, binding = 1, std430) buffer BufD4 { vec4 d4[]; };
+SVK_BUF4(0, readonly, BufP, p);
+SVK_BUF4(1, SVK_RW, BufD, d);
 #ifdef SVK_TEXEL
 layout(set = 0, binding = 2) uniform textureBuffer p_t4;
 layout(set = 0, binding = 3) uniform textureBuffer d_t4;
@@ -40,7 +38,6 @@ layout(set = 0, binding = 3) uniform textureBuffer d_t4;
 #define SM_LD_D(e) RC_LD(d, d4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
 void main()

@@ -19,21 +19,15 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_attention_softmax.h"
-#include "common/grid.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
+SVK_BUF(0, SVK_RW, BufP, p);
 
 #include "common/attention_rows.glsl"
 
-void main()
+void att_row_main(const uint row, const uint tid, const uint n)
 {
-    const uint row = svk_group_index();
-    if (row >= pc.rows)
-        return; /* the whole workgroup: no barrier is skipped by part of it */
-    const uint tid = gl_LocalInvocationID.x;
-    const uint n = row % pc.T + 1u; /* keys 0..t */
     const uint base = pc.off_p + row * pc.T;
 
     float mx = uintBitsToFloat(0xff800000u); /* -inf: the identity of max */

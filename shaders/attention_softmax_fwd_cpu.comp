@@ -26,10 +26,9 @@
 
 #include "common/push_attention_softmax.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) buffer BufP { float p[]; };
-layout(set = 0, binding = 0, std430) buffer BufP4 { vec4 p4[]; };
+SVK_BUF4(0, SVK_RW, BufP, p);
 #ifdef SVK_TEXEL
 layout(set = 0, binding = 1) uniform textureBuffer p_t4;
 #define SM_LD_S(e) texelFetch(p_t4, int((e) >> 2))
@@ -37,7 +36,6 @@ layout(set = 0, binding = 1) uniform textureBuffer p_t4;
 #define SM_LD_S(e) RC_LD(p, p4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
 /* Which elements of the chunk at key j are keys 0..n-1. */

@@ -9,15 +9,12 @@
 
 #include "common/push_bias.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufBias { float bias[]; };
-layout(set = 0, binding = 1, std430) buffer BufOut { float outv[]; };
+SVK_BUF(0, readonly, BufBias, bias);
+SVK_BUF(1, SVK_RW, BufOut, outv);
 
 void main()
 {

@@ -17,14 +17,12 @@
 
 #include "common/push_clip.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 #include "common/wg_reduce.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufPartials { float partials[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer BufOut { float outv[]; };
+SVK_BUF(0, readonly, BufPartials, partials);
+SVK_BUF(1, writeonly, BufOut, outv);
 
 void main()
 {

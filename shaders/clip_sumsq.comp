@@ -23,20 +23,16 @@
 
 #include "common/push_clip.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/wg_reduce.glsl"
 
 layout(constant_id = 3) const uint PER = 16; /* elements per invocation */
 layout(constant_id = 4) const uint CPU_CHUNK = 0u; /* > 0: the CPU form, elements per slot */
 layout(constant_id = 5) const bool VEC4 = false;
 
-layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer BufPartials { float partials[]; };
+SVK_BUF4(0, readonly, BufX, x);
+SVK_BUF(1, writeonly, BufPartials, partials);
 
 /* s + v, compensated (c carries what s lost). An infinite s keeps c at 0,
  * so an overflowing sum stays +inf, as the portable form's does, instead

@@ -28,11 +28,7 @@
 
 #include "common/push_colsum.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-#include "common/grid.glsl"
+#include "common/kernel.glsl"
 
 layout(constant_id = 3) const bool VEC4 = false;
 
@@ -41,12 +37,10 @@ layout(constant_id = 3) const bool VEC4 = false;
 layout(set = 0, binding = 0) uniform textureBuffer src_t4;
 #define SRC4(i) texelFetch(src_t4, int(i))
 #else
-layout(set = 0, binding = 0, std430) readonly buffer BufSrc { float src[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufSrc4 { vec4 src4[]; };
+SVK_BUF4(0, readonly, BufSrc, src);
 #define SRC4(i) src4[i]
 #endif
-layout(set = 0, binding = 1, std430) buffer BufDst { float dst[]; };
-layout(set = 0, binding = 1, std430) buffer BufDst4 { vec4 dst4[]; };
+SVK_BUF4(1, SVK_RW, BufDst, dst);
 
 void main()
 {

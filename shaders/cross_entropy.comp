@@ -35,19 +35,12 @@
 
 #include "common/push_cross_entropy.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/wg_reduce.glsl"
 #include "common/log1p.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufLogits { float logits[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufTargets { int targets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufCounts { int counts[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufDlogits { float dlogits[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufLosses { float losses[]; };
+#include "common/cross_entropy_bindings.glsl"
 
 void main()
 {

@@ -22,17 +22,11 @@
 
 #include "common/push_cross_entropy.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#define SVK_VIEW4
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufLogits { float logits[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufLogits4 { vec4 logits4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufTargets { int targets[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufCounts { int counts[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufDlogits { float dlogits[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufDlogits4 { vec4 dlogits4[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufLosses { float losses[]; };
+#include "common/cross_entropy_bindings.glsl"
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 #include "common/log1p.glsl"
 

@@ -13,15 +13,13 @@
 
 #include "common/push_cross_entropy.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 #include "common/wg_reduce.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufLosses { float losses[]; };
+SVK_BUF(0, readonly, BufLosses, losses);
 layout(set = 0, binding = 1, std430) readonly buffer BufCounts { int counts[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer BufLoss { float loss[]; };
+SVK_BUF(2, writeonly, BufLoss, loss);
 
 void main()
 {

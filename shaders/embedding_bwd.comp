@@ -26,16 +26,13 @@
 
 #include "common/push_embedding.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer BufTokens { int tokens[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDout { float dout[]; };
-layout(set = 0, binding = 2, std430) buffer BufDst { float dst[]; };
+SVK_BUF(1, readonly, BufDout, dout);
+SVK_BUF(2, SVK_RW, BufDst, dst);
 
 shared int chunk[gl_WorkGroupSize.x];
 

@@ -29,13 +29,12 @@
 
 #include "common/push_embedding.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer BufTokens { int tokens[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufDout4 { vec4 dout4[]; };
 layout(set = 0, binding = 2, std430) buffer BufDst4 { vec4 dst4[]; };
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
 bool valid(int tok)

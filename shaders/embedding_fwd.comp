@@ -11,11 +11,8 @@
 
 #include "common/push_embedding.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
 /* Four columns per invocation, as vec4s (lib/ops/embedding.c: where C and
@@ -24,12 +21,9 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const bool VEC4 = false;
 
 layout(set = 0, binding = 0, std430) readonly buffer BufTokens { int tokens[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufWte { float wte[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufWte4 { vec4 wte4[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufWpe { float wpe[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufWpe4 { vec4 wpe4[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float outv[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufOut4 { vec4 outv4[]; };
+SVK_BUF4(1, readonly, BufWte, wte);
+SVK_BUF4(2, readonly, BufWpe, wpe);
+SVK_BUF4(3, writeonly, BufOut, outv);
 
 void main()
 {

@@ -21,7 +21,7 @@
 
 #include "common/push_finite_check.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer BufX { uint x[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer BufStats { uint stats[]; };

@@ -14,13 +14,12 @@
  */
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 #include "common/push_fma_peak.h"
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
-layout(set = 0, binding = 0, std430) writeonly buffer BufOut { float o[]; };
+SVK_BUF(0, writeonly, BufOut, o);
 
 const uint NV = SVK_FMA_PEAK_CHAINS / 4u;
 

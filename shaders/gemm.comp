@@ -28,16 +28,16 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint TM = 4;  /* rows of C per invocation */
 layout(constant_id = 4) const uint TN = 4;  /* columns of C per invocation */
 layout(constant_id = 5) const uint BK = 16; /* K per shared-memory stage */
 
-layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
-layout(set = 0, binding = 6, std430) buffer BufSumA { float sum_a[]; };
+SVK_BUF(0, readonly, BufA, a);
+SVK_BUF(1, readonly, BufB, b);
+SVK_BUF(2, SVK_RW, BufC, c);
+SVK_BUF(3, readonly, BufBias, bias);
+SVK_BUF(6, SVK_RW, BufSumA, sum_a);
 #define GEMM_AUX_BINDING 4
 #include "common/gemm_epilogue.glsl"
 
@@ -53,6 +53,24 @@ const uint THREADS = WG_X * WG_Y;
 const uint LDA_S = BM + 1u, LDB_S = BN + 1u;
 shared float tile_a[BK * LDA_S]; /* [BK][BM + 1]: op(A) tile, k-major */
 shared float tile_b[BK * LDB_S]; /* [BK][BN + 1]: op(B) tile, k-major */
+
+/* Stages the tile op(X)[x0:x0+BX, k0:k0+BK] of an operand (buffer buf
+ * from base, leading dimension ld, nx rows in op(X)) into the shared tile
+ * (k-major, row stride LD_S); zeros past the edges. along_k: X is stored
+ * with k contiguous (A as [M, lda], B transposed as [N, ldb]), else with x
+ * contiguous (A transposed as [K, lda], B as [K, ldb]); consecutive
+ * invocations take consecutive addresses either way. */
+#define GEMM_STAGE(tile, LD_S, BX, buf, base, ld, x0, nx, along_k)            \
+    [[unroll]] for (uint i = tid; i < BX * BK; i += THREADS) {                \
+        uint xx, kk;                                                          \
+        if (along_k) { kk = i % BK; xx = i / BK; }                            \
+        else         { xx = i % BX; kk = i / BX; }                            \
+        const uint gx = (x0) + xx, gk = k0 + kk;                              \
+        float v = 0.0;                                                        \
+        if (gx < (nx) && gk < pc.K)                                           \
+            v = buf[(base) + ((along_k) ? gx * (ld) + gk : gk * (ld) + gx)];  \
+        tile[kk * LD_S + xx] = v;                                             \
+    }
 
 void main()
 {
@@ -77,29 +95,9 @@ void main()
         rsum[i] = 0.0;
 
     for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
-        /* Stage op(A)[m0:m0+BM, k0:k0+BK]; consecutive invocations take
-         * consecutive addresses along whichever axis A is contiguous in. */
-        [[unroll]] for (uint i = tid; i < BM * BK; i += THREADS) {
-            uint mm, kk;
-            if (trans_a) { mm = i % BM; kk = i / BM; } /* A is [K, lda] */
-            else         { kk = i % BK; mm = i / BK; } /* A is [M, lda] */
-            const uint m = m0 + mm, k = k0 + kk;
-            float v = 0.0;
-            if (m < pc.M && k < pc.K)
-                v = a[base_a + (trans_a ? k * pc.lda + m : m * pc.lda + k)];
-            tile_a[kk * LDA_S + mm] = v;
-        }
-        /* Stage op(B)[k0:k0+BK, n0:n0+BN]. */
-        [[unroll]] for (uint i = tid; i < BN * BK; i += THREADS) {
-            uint nn, kk;
-            if (trans_b) { kk = i % BK; nn = i / BK; } /* B is [N, ldb] */
-            else         { nn = i % BN; kk = i / BN; } /* B is [K, ldb] */
-            const uint n = n0 + nn, k = k0 + kk;
-            float v = 0.0;
-            if (n < pc.N && k < pc.K)
-                v = b[base_b + (trans_b ? n * pc.ldb + k : k * pc.ldb + n)];
-            tile_b[kk * LDB_S + nn] = v;
-        }
+        /* Stage op(A)[m0:m0+BM, k0:k0+BK] and op(B)[k0:k0+BK, n0:n0+BN]. */
+        GEMM_STAGE(tile_a, LDA_S, BM, a, base_a, pc.lda, m0, pc.M, !trans_a)
+        GEMM_STAGE(tile_b, LDB_S, BN, b, base_b, pc.ldb, n0, pc.N, trans_b)
         barrier();
 
         [[unroll]] for (uint kk = 0u; kk < BK; kk++) {

@@ -46,9 +46,10 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-/* local_size_x = the subgroup size * SGM * SGN (lib/ops/gemm.c); the
- * device has one subgroup size, so every subgroup is full. */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+/* The workgroup (kernel.glsl): local_size_x = the subgroup size * SGM *
+ * SGN (lib/ops/gemm.c); the device has one subgroup size, so every
+ * subgroup is full. */
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint LM = 16;     /* fragment shape: the device's */
 layout(constant_id = 4) const uint LN = 16;
 layout(constant_id = 5) const uint LK = 16;
@@ -60,12 +61,10 @@ layout(constant_id = 10) const uint KSTEPS = 2; /* fragments of k per shared-mem
 layout(constant_id = 11) const bool TRANS_A = false;
 layout(constant_id = 12) const bool TRANS_B = false;
 
-layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufA4 { vec4 a4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
+SVK_BUF4(0, readonly, BufA, a);
+SVK_BUF4(1, readonly, BufB, b);
+SVK_BUF(2, SVK_RW, BufC, c);
+SVK_BUF(3, readonly, BufBias, bias);
 #define GEMM_AUX_BINDING 4
 #include "common/gemm_epilogue.glsl"
 
@@ -93,33 +92,24 @@ uvec2 chunk_at(uint q, uint cols)
     return uvec2(q / (cols / 4u), (q % (cols / 4u)) * 4u);
 }
 
-/* Four consecutive values of an operand from element e, row in range,
- * `left` values left in the row (the rest read as 0); vec4 when aligned. */
-vec4 load_a(uint e, bool row_ok, uint left, bool vec)
-{
-    if (!row_ok || left == 0u)
-        return vec4(0.0);
-    if (vec && left >= 4u)
-        return a4[e / 4u];
-    vec4 v = vec4(0.0);
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        if (j < left)
-            v[j] = a[e + j];
-    return v;
+/* load_a, load_b: four consecutive values of an operand (buffer op, vec4
+ * view op4) from element e, row in range, `left` values left in the row
+ * (the rest read as 0); vec4 when aligned. */
+#define GEMM_LOAD4(name, op, op4) \
+vec4 name(uint e, bool row_ok, uint left, bool vec) \
+{ \
+    if (!row_ok || left == 0u) \
+        return vec4(0.0); \
+    if (vec && left >= 4u) \
+        return op4[e / 4u]; \
+    vec4 v = vec4(0.0); \
+    [[unroll]] for (uint j = 0u; j < 4u; j++) \
+        if (j < left) \
+            v[j] = op[e + j]; \
+    return v; \
 }
-
-vec4 load_b(uint e, bool row_ok, uint left, bool vec)
-{
-    if (!row_ok || left == 0u)
-        return vec4(0.0);
-    if (vec && left >= 4u)
-        return b4[e / 4u];
-    vec4 v = vec4(0.0);
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        if (j < left)
-            v[j] = b[e + j];
-    return v;
-}
+GEMM_LOAD4(load_a, a, a4)
+GEMM_LOAD4(load_b, b, b4)
 
 void main()
 {
@@ -162,24 +152,23 @@ void main()
                        cols > col ? cols - col : 0u, vec_b);                                  \
     }
 
+    /* Stores the stage loaded into r (PER chunks an invocation) into the
+     * shared tile (ROWS x COLS, row stride LD_S) as float16. */
+#define STORE_STAGE(tile, LD_S, r, PER, ROWS, COLS)                                           \
+    [[unroll]] for (uint p = 0u; p < PER; p++) {                                              \
+        const uint q = tid + p * THREADS;                                                     \
+        const uvec2 rc = chunk_at(q, COLS);                                                   \
+        if (q < ROWS * COLS / 4u)                                                             \
+            [[unroll]] for (uint j = 0u; j < 4u; j++)                                         \
+                tile[rc.x * LD_S + rc.y + j] = float16_t(r[p][j]);                            \
+    }
+
     LOAD_STAGE(0u)
     for (uint k0 = 0u; k0 < pc.K; k0 += BK) {
         /* The stage before has been read by every subgroup. */
         barrier();
-        [[unroll]] for (uint p = 0u; p < A_PER; p++) {
-            const uint q = tid + p * THREADS;
-            const uvec2 rc = chunk_at(q, A_COLS);
-            if (q < A_ROWS * A_COLS / 4u)
-                [[unroll]] for (uint j = 0u; j < 4u; j++)
-                    tile_a[rc.x * LDA_S + rc.y + j] = float16_t(ra[p][j]);
-        }
-        [[unroll]] for (uint p = 0u; p < B_PER; p++) {
-            const uint q = tid + p * THREADS;
-            const uvec2 rc = chunk_at(q, B_COLS);
-            if (q < B_ROWS * B_COLS / 4u)
-                [[unroll]] for (uint j = 0u; j < 4u; j++)
-                    tile_b[rc.x * LDB_S + rc.y + j] = float16_t(rb[p][j]);
-        }
+        STORE_STAGE(tile_a, LDA_S, ra, A_PER, A_ROWS, A_COLS)
+        STORE_STAGE(tile_b, LDB_S, rb, B_PER, B_ROWS, B_COLS)
         barrier();
         if (k0 + BK < pc.K) {
             LOAD_STAGE(k0 + BK)

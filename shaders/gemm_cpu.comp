@@ -53,7 +53,7 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint TM = 16;         /* rows of C per invocation, a multiple of 4 */
 layout(constant_id = 4) const uint TN = 4;          /* columns of C per invocation, a multiple of 4 */
 layout(constant_id = 5) const bool TRANS_A = false; /* must match pc.flags */
@@ -73,10 +73,8 @@ layout(constant_id = 9) const bool READ_C = false;
 layout(constant_id = 10) const bool VEC_C = false;
 
 /* Each operand is bound once and seen both as floats and as vec4s. */
-layout(set = 0, binding = 0, std430) readonly buffer BufA { float a[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufA4 { vec4 a4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufB4 { vec4 b4[]; };
+SVK_BUF4(0, readonly, BufA, a);
+SVK_BUF4(1, readonly, BufB, b);
 #ifdef GEMM_CPU_64
 layout(set = 0, binding = 0, std430) readonly buffer BufA8 { u64vec2 a8[]; };
 layout(set = 0, binding = 1, std430) readonly buffer BufB8 { u64vec2 b8[]; };
@@ -90,10 +88,8 @@ vec4 svk_gemm_from64(const u64vec2 v)
 #else
 #define GEMM_LOAD4(buf, i) buf##4[i]
 #endif
-layout(set = 0, binding = 2, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 2, std430) buffer BufC4 { vec4 c4[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias { float bias[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufBias4 { vec4 bias4[]; };
+SVK_BUF4(2, SVK_RW, BufC, c);
+SVK_BUF4(3, readonly, BufBias, bias);
 #define GEMM_AUX_BINDING 4
 #define GEMM_EPI_FLAGS EPI_FLAGS
 #define GEMM_EPILOGUE_VEC4

@@ -78,7 +78,7 @@
 
 #include "common/push_gemm.h" /* defines the push-constant block pc */
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 layout(constant_id = 3) const uint TM = 16;          /* rows of C per invocation, a multiple of 4 */
 layout(constant_id = 4) const uint TN = 4;          /* columns of C per invocation, a multiple of 4 */
 layout(constant_id = 5) const bool TRANS_A = false; /* A is [K, M] (must match pc.flags) */
@@ -111,13 +111,11 @@ layout(set = 0, binding = 0) uniform textureBuffer a4; /* A, RGBA32F */
 layout(set = 0, binding = 1) uniform textureBuffer a1; /* A, R32F */
 layout(set = 0, binding = 2) uniform textureBuffer b4; /* B, RGBA32F */
 layout(set = 0, binding = 3) uniform textureBuffer b1; /* B, R32F */
-layout(set = 0, binding = 4, std430) buffer BufC { float c[]; };
-layout(set = 0, binding = 4, std430) buffer BufC4 { vec4 c4[]; };
+SVK_BUF4(4, SVK_RW, BufC, c);
 #ifdef GEMM_STORE64
 layout(set = 0, binding = 4, std430) buffer BufC8 { u64vec2 c8[]; };
 #endif
-layout(set = 0, binding = 5, std430) readonly buffer BufBias { float bias[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufBias4 { vec4 bias4[]; };
+SVK_BUF4(5, readonly, BufBias, bias);
 /* aux and C again, as RGBA32F views (read only): with TEXEL_EPI the output
  * loop's vec4 reads of them (GELU_BWD, RESIDUAL, DUAL_RESIDUAL and beta)
  * are texel fetches, not storage loads, which lavapipe runs lane by lane
@@ -136,7 +134,7 @@ const bool TEXEL_EPI = (EPI_FLAGS & SVK_GEMM_SPEC_TEXEL_EPI) != 0u;
  * the sums cost two additions per iteration where the 16 rows summed by
  * every invocation cost a quarter of the multiply-adds (measured 10-15%).
  * Without SUM_A, C stands in for the binding. */
-layout(set = 0, binding = 10, std430) buffer BufSumA { float sum_a[]; };
+SVK_BUF(10, SVK_RW, BufSumA, sum_a);
 const bool SUM_A = (EPI_FLAGS & SVK_GEMM_FLAG_SUM_A) != 0u;
 /* A chunk of K (SVK_GEMM_SPEC_ACC_IN, _ACC_OUT in push_gemm.h): with
  * ACC_IN the block's accumulators start from C, read through C's texel

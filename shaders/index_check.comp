@@ -14,9 +14,7 @@
 
 #include "common/push_index_check.h"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
 #include "common/wg_reduce.glsl"
 

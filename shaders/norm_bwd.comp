@@ -31,24 +31,10 @@
 
 #include "common/push_norm_bwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/norm_bwd_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDout { float dout[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
-/* LayerNorm's saved mean, where the bindings after x start (NR_B). */
-#ifdef SVK_RMSNORM
-#define NR_B 3
-#else
-layout(set = 0, binding = 3, std430) readonly buffer BufMean { float mean[]; };
-#define NR_B 4
-#endif
-layout(set = 0, binding = NR_B, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = NR_B + 3, std430) buffer BufPart { float part[]; };
-
-#include "common/grid.glsl"
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
 /* xhat at element i of the row (at element e). */
@@ -58,14 +44,19 @@ layout(set = 0, binding = NR_B + 3, std430) buffer BufPart { float part[]; };
 #define NR_XHAT(i) ((x[pc.off_x + e + (i)] - mu) * rs)
 #endif
 
-void main()
+/* The gradient at the norm's output, element ei of the row block: dout,
+ * plus add where add_dout (a residual gradient added in on the way). */
+float nb_dout(const uint ei, const bool add_dout)
+{
+    float dv = dout[pc.off_dout + ei];
+    if (add_dout)
+        dv += add[pc.off_add + ei];
+    return dv;
+}
+
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint W = pc.width;
     const bool add_dout = (pc.flags & SVK_NORM_FLAG_ADD_DOUT) != 0u;
     const bool add_dx = (pc.flags & SVK_NORM_FLAG_ADD_DX) != 0u;
@@ -88,9 +79,7 @@ void main()
         float sd = 0.0, sdx = 0.0; /* the sums of dxhat (LayerNorm's) and dxhat xhat */
         if (on)
             for (uint i = lx; i < W; i += WG_X) {
-                float dv = dout[pc.off_dout + e + i];
-                if (add_dout)
-                    dv += add[pc.off_add + e + i];
+                const float dv = nb_dout(e + i, add_dout);
                 const float xhat = NR_XHAT(i);
                 const float dxhat = dv * g[pc.off_g + i];
 #ifndef SVK_RMSNORM
@@ -108,9 +97,7 @@ void main()
 
         if (on)
             for (uint i = lx; i < W; i += WG_X) {
-                float dv = dout[pc.off_dout + e + i];
-                if (add_dout)
-                    dv += add[pc.off_add + e + i];
+                const float dv = nb_dout(e + i, add_dout);
                 const float xhat = NR_XHAT(i);
                 const float dxhat = dv * g[pc.off_g + i];
 #ifdef SVK_RMSNORM

@@ -41,28 +41,9 @@
 
 #include "common/push_norm_bwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufDout { float dout[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufDout4 { vec4 dout4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufAdd { float add[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufAdd4 { vec4 add4[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufX4 { vec4 x4[]; };
-/* LayerNorm's saved mean, where the bindings after x start (NR_B). */
-#ifdef SVK_RMSNORM
-#define NR_B 3
-#else
-layout(set = 0, binding = 3, std430) readonly buffer BufMean { float mean[]; };
-#define NR_B 4
-#endif
-layout(set = 0, binding = NR_B, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = NR_B + 1, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = NR_B + 2, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
-layout(set = 0, binding = NR_B + 3, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = NR_B + 3, std430) buffer BufPart4 { vec4 part4[]; };
+#define SVK_VIEW4
+#include "common/kernel.glsl"
+#include "common/norm_bwd_bindings.glsl"
 #ifdef SVK_TEXEL
 layout(set = 0, binding = NR_B + 4) uniform textureBuffer dout_t4;
 layout(set = 0, binding = NR_B + 5) uniform textureBuffer add_t4;
@@ -76,7 +57,6 @@ layout(set = 0, binding = NR_B + 6) uniform textureBuffer x_t4;
 #define NR_LD_X(e) RC_LD(x, x4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 #include "common/row_split.glsl"
 

@@ -28,32 +28,13 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_norm_fwd.h"
-
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
-#ifdef SVK_RMSNORM
-layout(set = 0, binding = 2, std430) writeonly buffer BufOut { float o[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
-#else
-layout(set = 0, binding = 2, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float o[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
-#endif
-
-#include "common/grid.glsl"
+#include "common/kernel.glsl"
+#include "common/norm_fwd_bindings.glsl"
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint row, const bool on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.rows)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint row = first + gl_LocalInvocationID.y;
-    const bool on = row < pc.rows;
     const uint W = pc.width;
     const uint base = pc.off_x + row * W;
 

@@ -31,27 +31,9 @@
 #include "common/variants.glsl"
 
 #include "common/push_norm_fwd.h"
-
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufG4 { vec4 g4[]; };
-#ifdef SVK_RMSNORM
-layout(set = 0, binding = 2, std430) writeonly buffer BufOut { float o[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer BufOut4 { vec4 o4[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufRstd { float rstd[]; };
-#define NR_TEXEL_BINDING 4
-#else
-layout(set = 0, binding = 2, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufOut { float o[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer BufOut4 { vec4 o4[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BufRstd { float rstd[]; };
-#define NR_TEXEL_BINDING 6
-#endif
+#define SVK_VIEW4
+#include "common/kernel.glsl"
+#include "common/norm_fwd_bindings.glsl"
 #ifdef SVK_TEXEL
 layout(set = 0, binding = NR_TEXEL_BINDING) uniform textureBuffer x_t4;
 #define NR_LD_X(e) texelFetch(x_t4, int((e) >> 2))
@@ -59,7 +41,6 @@ layout(set = 0, binding = NR_TEXEL_BINDING) uniform textureBuffer x_t4;
 #define NR_LD_X(e) RC_LD(x, x4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 #include "common/row_split.glsl"
 

@@ -18,13 +18,11 @@
 
 #include "common/push_norm_param_reduce.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufPart { float part[]; };
-layout(set = 0, binding = 1, std430) buffer BufDg { float dg[]; };
-layout(set = 0, binding = 2, std430) buffer BufDb { float db[]; };
-
-#include "common/grid.glsl"
+SVK_BUF(0, readonly, BufPart, part);
+SVK_BUF(1, SVK_RW, BufDg, dg);
+SVK_BUF(2, SVK_RW, BufDb, db);
 
 const uint WG_X = gl_WorkGroupSize.x;
 const uint SLICES = gl_WorkGroupSize.y;

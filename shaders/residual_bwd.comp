@@ -8,32 +8,20 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_residual.h"
+#include "common/elementwise.glsl"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+SVK_BUF4(0, readonly, BufDx, dx);
+SVK_BUF4(1, readonly, BufDy, dy);
+SVK_BUF4(2, writeonly, BufDz, dz);
 
-/* Four elements per invocation, as vec4s (lib/ops/elem_util.h says when). */
-layout(constant_id = 3) const bool VEC4 = false;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufDx4 { vec4 dx4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDy { float dy[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDy4 { vec4 dy4[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer BufDz { float dz[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer BufDz4 { vec4 dz4[]; };
-
-#include "common/grid.glsl"
-#include "common/elem_index.glsl"
-
-void main()
+void svk_elem_vec4(uint i)
 {
-    uint i;
-    if (VEC4) {
-        if (!svk_elem_index(pc.n / 4u, i))
-            return;
-        dz4[pc.off_z / 4u + i] = dx4[pc.off_x / 4u + i] / pc.c + dy4[pc.off_y / 4u + i];
-        return;
-    }
-    if (!svk_elem_index(pc.n, i))
-        return;
+    dz4[pc.off_z / 4u + i] = dx4[pc.off_x / 4u + i] / pc.c + dy4[pc.off_y / 4u + i];
+}
+
+void svk_elem_scalar(uint i)
+{
     dz[pc.off_z + i] = dx[pc.off_x + i] / pc.c + dy[pc.off_y + i];
 }
+
+#include "common/elementwise_main.glsl"

@@ -26,28 +26,15 @@
 
 #include "common/push_siamese_norm_bwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/siamese_norm_bwd_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 7, std430) buffer BufScratch { float scratch[]; };
-
-#include "common/grid.glsl"
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint C = pc.C, R = pc.rows;
     const bool rms = (pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u;
     const uint gP = pc.off_g, gQ = pc.off_g + C, gI = pc.off_g + 2u * C;

@@ -17,24 +17,10 @@
 
 #include "common/push_siamese_norm_bwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#define SVK_VIEW4
+#include "common/kernel.glsl"
+#include "common/siamese_norm_bwd_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufDh4 { vec4 dh4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufX4 { vec4 x4[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufY4 { vec4 y4[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 7, std430) buffer BufScratch { float scratch[]; };
-layout(set = 0, binding = 7, std430) buffer BufScratch4 { vec4 scratch4[]; };
-
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 
 #define S_LD(e) RC_LD(scratch, scratch4, e)

@@ -47,23 +47,10 @@
 
 #include "common/push_siamese_norm_bwd_fused.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/siamese_norm_bwd_fused_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDxn { float dxn[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufDyIn { float dyi[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 7, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 8, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 9, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 10, std430) writeonly buffer BufDy { float dy[]; };
-layout(set = 0, binding = 11, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = 12, std430) writeonly buffer BufDz { float dz[]; };
-
-#include "common/grid.glsl"
+#define NR_LANES pc.n_part /* a lane per partial */
 #include "common/norm_row.glsl"
 
 /* Rows a lane walks at once. */
@@ -97,14 +84,37 @@ void row_sum16(inout vec4 v[4])
     barrier();
 }
 
-void main()
+/* main's recomputation of the forward at one element of row k (of the
+ * rows a lane walks at once), written once for its three steps; macros, as
+ * they read main's per-row arrays and the gains gp, gq, gi and biases bp,
+ * bq at the element's column.
+ * SN_XHAT_I: I's xhat (xh) from x and y at the element (xv, yv), u rebuilt
+ * in the forward's order. */
+#define SN_XHAT_I(k) \
+    float xh; \
+    if (rms) { \
+        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k]; \
+    } else { \
+        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp; \
+        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq); \
+        xh = (u - muI[k]) * rsI[k]; \
+    }
+
+/* SN_DU, steps 2 and 3 (from I's sums mdI, mdxI), at element ek: xv, yv,
+ * xh, du = d/du, dvp (du and the dxn passed in, P's gradient) and P's and
+ * Q's xhat (xhp, xhq). */
+#define SN_DU(k, ek) \
+    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek]; \
+    SN_XHAT_I(k) \
+    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]); \
+    float dvp = du; \
+    if (add_dxn) \
+        dvp += dxn[pc.off_dxn + ek]; \
+    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+
+void nr_lane_main(const uint lane, const bool lane_on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.n_part)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint lane = first + gl_LocalInvocationID.y;
-    const bool lane_on = lane < pc.n_part;
     const uint C = pc.C, R = pc.rows, RP = pc.rows_per_part;
     const bool rms = (pc.flags & SVK_SIAMESE_FLAG_RMS) != 0u;
     const bool add_dxn = (pc.flags & SVK_SIAMESE_FLAG_ADD_DXN) != 0u;
@@ -150,14 +160,7 @@ void main()
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const float xv = x[pc.off_x + e[k] + i], yv = y[pc.off_y + e[k] + i];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
+                    SN_XHAT_I(k)
                     const float d = dh[pc.off_dh + e[k] + i], dxhat = d * gi;
                     sd[k] += dxhat;
                     sdx[k] += dxhat * xh;
@@ -195,20 +198,7 @@ void main()
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const uint ek = e[k] + i;
-                    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
-                    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]);
-                    float dvp = du;
-                    if (add_dxn)
-                        dvp += dxn[pc.off_dxn + ek];
-                    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+                    SN_DU(k, ek)
                     const float dxhp = dvp * gp, dxhq = du * gq;
                     s3[k] += vec4(dxhp, dxhp * xhp, dxhq, dxhq * xhq);
                     const float cgp = dvp * xhp, cgq = du * xhq;
@@ -243,20 +233,7 @@ void main()
             [[unroll]] for (uint k = 0u; k < NR; k++)
                 if (on[k]) {
                     const uint ek = e[k] + i;
-                    const float xv = x[pc.off_x + ek], yv = y[pc.off_y + ek];
-                    float xh;
-                    if (rms) {
-                        xh = (xv * rsP[k] * gp + yv * rsQ[k] * gq) * rsI[k];
-                    } else {
-                        const float p = ((xv - Kx[k]) - mx[k]) * rsP[k] * gp + bp;
-                        const float u = p + (((yv - Ky[k]) - my[k]) * rsQ[k] * gq + bq);
-                        xh = (u - muI[k]) * rsI[k];
-                    }
-                    const float du = rsI[k] * (dh[pc.off_dh + ek] * gi - mdI[k] - xh * mdxI[k]);
-                    float dvp = du;
-                    if (add_dxn)
-                        dvp += dxn[pc.off_dxn + ek];
-                    const float xhp = (xv - muP[k]) * rsP[k], xhq = (yv - muQ[k]) * rsQ[k];
+                    SN_DU(k, ek)
                     const float mdP = rms ? 0.0 : s3[k].x / float(C), mdxP = s3[k].y / float(C);
                     const float mdQ = rms ? 0.0 : s3[k].z / float(C), mdxQ = s3[k].w / float(C);
                     /* precise, as in norm_bwd.comp: no fma may fuse a

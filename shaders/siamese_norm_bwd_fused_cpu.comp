@@ -65,32 +65,9 @@
 
 #include "common/push_siamese_norm_bwd_fused.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufDh { float dh[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufDh4 { vec4 dh4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDxn { float dxn[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufDxn4 { vec4 dxn4[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufDyIn { float dyi[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufDyIn4 { vec4 dyi4[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufX4 { vec4 x4[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BufY4 { vec4 y4[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 5, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 6, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 7, std430) readonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 8, std430) readonly buffer BufRstd { float rstd[]; };
-layout(set = 0, binding = 9, std430) writeonly buffer BufDx { float dx[]; };
-layout(set = 0, binding = 9, std430) writeonly buffer BufDx4 { vec4 dx4[]; };
-layout(set = 0, binding = 10, std430) writeonly buffer BufDy { float dy[]; };
-layout(set = 0, binding = 10, std430) writeonly buffer BufDy4 { vec4 dy4[]; };
-layout(set = 0, binding = 11, std430) buffer BufPart { float part[]; };
-layout(set = 0, binding = 11, std430) buffer BufPart4 { vec4 part4[]; };
-layout(set = 0, binding = 12, std430) writeonly buffer BufDz { float dz[]; };
-layout(set = 0, binding = 12, std430) writeonly buffer BufDz4 { vec4 dz4[]; };
+#define SVK_VIEW4
+#include "common/kernel.glsl"
+#include "common/siamese_norm_bwd_fused_bindings.glsl"
 #ifdef SVK_TEXEL
 layout(set = 0, binding = 13) uniform textureBuffer dh_t4;
 layout(set = 0, binding = 14) uniform textureBuffer dxn_t4;
@@ -110,7 +87,6 @@ layout(set = 0, binding = 17) uniform textureBuffer y_t4;
 #define SN_LD_Y(e) RC_LD(y, y4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 #include "common/row_split.glsl"
 

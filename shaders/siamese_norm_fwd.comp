@@ -26,28 +26,14 @@
 
 #include "common/push_siamese_norm_fwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
+#include "common/siamese_norm_fwd_bindings.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufXn { float xn[]; };
-layout(set = 0, binding = 5, std430) buffer BufH { float h[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
-
-#include "common/grid.glsl"
 #include "common/norm_row.glsl"
 
-void main()
+void nr_lane_main(const uint row, const bool on)
 {
     const uint lx = gl_LocalInvocationID.x;
-    const uint first = svk_group_index() * WG_Y;
-    if (first >= pc.rows)
-        return; /* a surplus group of the grid: uniform, before any barrier */
-    const uint row = first + gl_LocalInvocationID.y;
-    const bool on = row < pc.rows;
     const uint C = pc.C;
     const uint bx = pc.off_x + row * C, by = pc.off_y + row * C;
     const uint bxn = pc.off_xn + row * C, bh = pc.off_h + row * C;

@@ -35,22 +35,9 @@
 
 #include "common/push_siamese_norm_fwd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufX { float x[]; };
-layout(set = 0, binding = 0, std430) readonly buffer BufX4 { vec4 x4[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufY { float y[]; };
-layout(set = 0, binding = 1, std430) readonly buffer BufY4 { vec4 y4[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufG { float g[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BufG4 { vec4 g4[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufB { float b[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BufB4 { vec4 b4[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufXn { float xn[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BufXn4 { vec4 xn4[]; };
-layout(set = 0, binding = 5, std430) buffer BufH { float h[]; };
-layout(set = 0, binding = 5, std430) buffer BufH4 { vec4 h4[]; };
-layout(set = 0, binding = 6, std430) writeonly buffer BufMean { float mean[]; };
-layout(set = 0, binding = 7, std430) writeonly buffer BufRstd { float rstd[]; };
+#define SVK_VIEW4
+#include "common/kernel.glsl"
+#include "common/siamese_norm_fwd_bindings.glsl"
 #ifdef SVK_TEXEL
 layout(set = 0, binding = 8) uniform textureBuffer x_t4;
 layout(set = 0, binding = 9) uniform textureBuffer y_t4;
@@ -61,7 +48,6 @@ layout(set = 0, binding = 9) uniform textureBuffer y_t4;
 #define SN_LD_Y(e) RC_LD(y, y4, e)
 #endif
 
-#include "common/grid.glsl"
 #include "common/row_cpu.glsl"
 #include "common/row_split.glsl"
 

@@ -9,37 +9,28 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common/push_transpose.h"
+#include "common/elementwise.glsl"
 
-/* Ahead of the helpers: glslang gives gl_WorkGroupSize its specialised
- * value only after this declaration (before it, the default 1). */
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+SVK_BUF(0, readonly, BufSrc, src);
+SVK_BUF4(1, writeonly, BufDst, dst);
 
-#include "common/grid.glsl"
-#include "common/elem_index.glsl"
+/* Invocation o writes dst[o] (with VEC4 dst[4 o .. 4 o + 3], rows a
+ * multiple of 4 and dst on a vec4): neighbours write neighbours and read
+ * down a column of src, ld apart. A CPU device stores lane by lane, so a
+ * vec4 is a quarter of the store passes. */
+#define SVK_ELEM_N (pc.rows * pc.cols)
 
-layout(constant_id = 3) const bool VEC4 = false;
-
-layout(set = 0, binding = 0, std430) readonly buffer BufSrc { float src[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer BufDst { float dst[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer BufDst4 { vec4 dst4[]; };
-
-void main()
+void svk_elem_vec4(uint o)
 {
-    /* Invocation o writes dst[o] (with VEC4 dst[4 o .. 4 o + 3], rows a
-     * multiple of 4 and dst on a vec4): neighbours write neighbours and
-     * read down a column of src, ld apart. A CPU device stores lane by
-     * lane, so a vec4 is a quarter of the store passes. */
-    uint o;
-    if (VEC4) {
-        if (!svk_elem_index(pc.rows / 4u * pc.cols, o))
-            return;
-        const uint j = o / (pc.rows / 4u), i = 4u * (o % (pc.rows / 4u));
-        const uint s = pc.off_src + i * pc.ld + j;
-        dst4[pc.off_dst / 4u + o] = vec4(src[s], src[s + pc.ld], src[s + 2u * pc.ld], src[s + 3u * pc.ld]);
-        return;
-    }
-    if (!svk_elem_index(pc.rows * pc.cols, o))
-        return;
+    const uint j = o / (pc.rows / 4u), i = 4u * (o % (pc.rows / 4u));
+    const uint s = pc.off_src + i * pc.ld + j;
+    dst4[pc.off_dst / 4u + o] = vec4(src[s], src[s + pc.ld], src[s + 2u * pc.ld], src[s + 3u * pc.ld]);
+}
+
+void svk_elem_scalar(uint o)
+{
     const uint j = o / pc.rows, i = o % pc.rows; /* dst[j, i] = src[i, j] */
     dst[pc.off_dst + o] = src[pc.off_src + i * pc.ld + j];
 }
+
+#include "common/elementwise_main.glsl"

@@ -16,9 +16,8 @@
 
 #include "common/push_transpose.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#include "common/kernel.glsl"
 
-#include "common/grid.glsl"
 #include "common/elem_index.glsl"
 
 layout(set = 0, binding = 0) uniform textureBuffer src_t4;

@@ -8,6 +8,12 @@
  *
  * The including shader declares the 1-D workgroup (local_size_x_id = 0).
  * Every invocation of the workgroup must call these (they contain barriers).
+ *
+ * main() runs the shader's
+ *   void att_row_main(const uint row, const uint tid, const uint n)
+ * in the workgroup of row `row` of [B, H, T, T] (one per row, spread over x
+ * and y by svk_op_grid), tid the invocation, n = t + 1 the keys 0..t that
+ * query t = row % T sees; a surplus group of the grid returns whole.
  */
 const uint ATT_WG = gl_WorkGroupSize.x;
 shared float att_red[ATT_WG];
@@ -36,3 +42,13 @@ shared float att_red[ATT_WG];
 #define ATT_ADD(a, b) ((a) + (b))
 ATT_REDUCE(att_reduce_sum, ATT_ADD)
 ATT_REDUCE(att_reduce_max, max)
+
+void att_row_main(const uint row, const uint tid, const uint n);
+
+void main()
+{
+    const uint row = svk_group_index();
+    if (row >= pc.rows)
+        return; /* the whole workgroup: no barrier is skipped by part of it */
+    att_row_main(row, gl_LocalInvocationID.x, row % pc.T + 1u);
+}

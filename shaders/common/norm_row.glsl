@@ -13,7 +13,13 @@
  * subgroup operations or atomics: the result is the same at every subgroup
  * size and bit-identical from run to run.
  *
- * Include after the buffers and push constants; defines WG_X, WG_Y.
+ * Include after the buffers and push constants; defines WG_X, WG_Y and
+ * main(), which runs the kernel's
+ *   void nr_lane_main(const uint lane, const bool on)
+ * in every invocation of a workgroup that holds one of the NR_LANES lanes
+ * (rows, or partials; pc.rows unless the kernel defines it first): lane is
+ * the index of the invocation's lane, on whether it exists (lane < NR_LANES).
+ * The invocations of a lane past the end still take part in the barriers.
  */
 const uint WG_X = gl_WorkGroupSize.x;
 const uint WG_Y = gl_WorkGroupSize.y;
@@ -45,4 +51,19 @@ vec4 nr_row_sum(vec4 v)
      * be reading r from. */
     barrier();
     return r;
+}
+
+#ifndef NR_LANES
+#define NR_LANES pc.rows
+#endif
+
+void nr_lane_main(const uint lane, const bool on);
+
+void main()
+{
+    const uint first = svk_group_index() * WG_Y;
+    if (first >= NR_LANES)
+        return; /* a surplus group of the grid: uniform, before any barrier */
+    const uint lane = first + gl_LocalInvocationID.y;
+    nr_lane_main(lane, lane < NR_LANES);
 }

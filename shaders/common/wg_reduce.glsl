@@ -18,50 +18,29 @@ uint svk_red_span()
     return p;
 }
 
-float svk_wg_sum(float v)
-{
-    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    svk_red_f[lid] = v;
-    barrier();
-    for (uint s = svk_red_span() >> 1; s > 0u; s >>= 1) {
-        if (lid < s && lid + s < wg)
-            svk_red_f[lid] += svk_red_f[lid + s];
-        barrier();
-    }
-    const float r = svk_red_f[0];
-    barrier(); /* the next reduction may overwrite svk_red_f[0] */
-    return r;
+/* Defines T name(T v): v combined over the workgroup in the shared array
+ * red, through the tree; op(x, y) folds y into x (SVK_RED_ADD, SVK_RED_MAX). */
+#define SVK_WG_REDUCE(T, name, red, op)                                       \
+T name(T v)                                                                   \
+{                                                                             \
+    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;         \
+    red[lid] = v;                                                             \
+    barrier();                                                                \
+    for (uint s = svk_red_span() >> 1; s > 0u; s >>= 1) {                     \
+        if (lid < s && lid + s < wg)                                          \
+            op(red[lid], red[lid + s]);                                       \
+        barrier();                                                            \
+    }                                                                         \
+    const T r = red[0];                                                       \
+    barrier(); /* the next reduction may overwrite red[0] */                  \
+    return r;                                                                 \
 }
 
-float svk_wg_max(float v)
-{
-    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    svk_red_f[lid] = v;
-    barrier();
-    for (uint s = svk_red_span() >> 1; s > 0u; s >>= 1) {
-        if (lid < s && lid + s < wg)
-            svk_red_f[lid] = max(svk_red_f[lid], svk_red_f[lid + s]);
-        barrier();
-    }
-    const float r = svk_red_f[0];
-    barrier();
-    return r;
-}
-
-uint svk_wg_sum_u(uint v)
-{
-    const uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    svk_red_u[lid] = v;
-    barrier();
-    for (uint s = svk_red_span() >> 1; s > 0u; s >>= 1) {
-        if (lid < s && lid + s < wg)
-            svk_red_u[lid] += svk_red_u[lid + s];
-        barrier();
-    }
-    const uint r = svk_red_u[0];
-    barrier();
-    return r;
-}
+#define SVK_RED_ADD(x, y) x += y
+#define SVK_RED_MAX(x, y) x = max(x, y)
+SVK_WG_REDUCE(float, svk_wg_sum, svk_red_f, SVK_RED_ADD)
+SVK_WG_REDUCE(float, svk_wg_max, svk_red_f, SVK_RED_MAX)
+SVK_WG_REDUCE(uint, svk_wg_sum_u, svk_red_u, SVK_RED_ADD)
 
 /* Both sums at once, through one tree: half the barriers of two calls. */
 void svk_wg_sum_fu(inout float f, inout uint u)
