@@ -201,10 +201,6 @@ void svk_plan_free(svk_plan *p)
 
 const char *svk_plan_opcode_name(svk_plan_opcode code)
 {
-    static const char *const names[SVK_OP_COUNT_] = {
-        "zero", "copy", "add", "embed_fwd", "embed_bwd", "norm_fwd", "norm_bwd", "siamese_fwd", "siamese_bwd",
-        "sout_fwd", "sout_bwd", "gemm", "rope_fwd", "rope_bwd", "attn_fwd", "attn_bwd",
-        "swiglu_fwd", "swiglu_bwd", "bias_bwd", "xent", "clip", "adamw", "transpose",
-    };
+    static const char *const names[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_NAME)};
     return (unsigned)code < SVK_OP_COUNT_ ? names[code] : "?";
 }

@@ -14,32 +14,41 @@
 
 #define SVK_NONE UINT32_MAX
 
-typedef enum svk_plan_opcode {
-    SVK_OP_ZERO,
-    SVK_OP_COPY,
-    SVK_OP_ADD,
-    SVK_OP_EMBED_FWD,
-    SVK_OP_EMBED_BWD,
-    SVK_OP_NORM_FWD,
-    SVK_OP_NORM_BWD,
-    SVK_OP_SIAMESE_FWD,
-    SVK_OP_SIAMESE_BWD,
-    SVK_OP_SOUT_FWD,
-    SVK_OP_SOUT_BWD,
-    SVK_OP_GEMM,
-    SVK_OP_ROPE_FWD,
-    SVK_OP_ROPE_BWD,
-    SVK_OP_ATTN_FWD,
-    SVK_OP_ATTN_BWD,
-    SVK_OP_SWIGLU_FWD,
-    SVK_OP_SWIGLU_BWD,
-    SVK_OP_BIAS_BWD,
-    SVK_OP_XENT,
-    SVK_OP_CLIP,
-    SVK_OP_ADAMW,
-    SVK_OP_TRANSPOSE,
-    SVK_OP_COUNT_
-} svk_plan_opcode;
+/* Every kind of op, once: X(KIND, name, fn). The opcodes, their names
+ * (svk_plan_opcode_name) and each backend's table of functions
+ * (SVK_PLAN_OP_FN: the function named fn in plan_cpu_tmpl.c, plan_vk.c
+ * and plan_operands.c) all come from this list, so adding a kind here is
+ * what makes every backend name its function for it. */
+#define SVK_PLAN_OPS(X)                                                                                             \
+    X(ZERO, zero, zero)                                                                                            \
+    X(COPY, copy, copy)                                                                                            \
+    X(ADD, add, add)                                                                                               \
+    X(EMBED_FWD, embed_fwd, embed_fwd)                                                                             \
+    X(EMBED_BWD, embed_bwd, embed_bwd)                                                                             \
+    X(NORM_FWD, norm_fwd, norm_fwd)                                                                                \
+    X(NORM_BWD, norm_bwd, norm_bwd)                                                                                \
+    X(SIAMESE_FWD, siamese_fwd, siamese_fwd)                                                                       \
+    X(SIAMESE_BWD, siamese_bwd, siamese_bwd)                                                                       \
+    X(SOUT_FWD, sout_fwd, sout_fwd)                                                                                \
+    X(SOUT_BWD, sout_bwd, sout_bwd)                                                                                \
+    X(GEMM, gemm, gemm)                                                                                            \
+    X(ROPE_FWD, rope_fwd, rope)                                                                                    \
+    X(ROPE_BWD, rope_bwd, rope)                                                                                    \
+    X(ATTN_FWD, attn_fwd, attn_fwd)                                                                                \
+    X(ATTN_BWD, attn_bwd, attn_bwd)                                                                                \
+    X(SWIGLU_FWD, swiglu_fwd, swiglu_fwd)                                                                          \
+    X(SWIGLU_BWD, swiglu_bwd, swiglu_bwd)                                                                          \
+    X(BIAS_BWD, bias_bwd, bias_bwd)                                                                                \
+    X(XENT, xent, xent)                                                                                            \
+    X(CLIP, clip, clip)                                                                                            \
+    X(ADAMW, adamw, adamw)                                                                                         \
+    X(TRANSPOSE, transpose, transpose)
+
+#define SVK_PLAN_OP_ENUM(kind, name, fn) SVK_OP_##kind,
+#define SVK_PLAN_OP_NAME(kind, name, fn) #name,
+#define SVK_PLAN_OP_FN(kind, name, fn) [SVK_OP_##kind] = fn,
+
+typedef enum svk_plan_opcode { SVK_PLAN_OPS(SVK_PLAN_OP_ENUM) SVK_OP_COUNT_ } svk_plan_opcode;
 
 /* Fusions: work an op does besides its own, which the plan would otherwise
  * write as an op of its own after it, so that its operands make one pass

@@ -13,7 +13,7 @@ typedef struct builder {
 
 /* rows x cols elements of tensor t with stride ld (0: cols), from element
  * offset of it; nothing for an absent tensor. */
-static void add(builder *b, uint32_t t, const char *role, bool read, bool written, uint64_t offset, uint64_t rows,
+static void operand(builder *b, uint32_t t, const char *role, bool read, bool written, uint64_t offset, uint64_t rows,
                 uint64_t cols, uint64_t ld)
 {
     if (t == SVK_NONE || rows == 0 || cols == 0 || b->n == SVK_PLAN_MAX_OPERANDS)
@@ -27,7 +27,7 @@ static void add(builder *b, uint32_t t, const char *role, bool read, bool writte
 /* n dense elements from the start of t. */
 static void dense(builder *b, uint32_t t, const char *role, bool read, bool written, uint64_t n)
 {
-    add(b, t, role, read, written, 0, 1, n, 0);
+    operand(b, t, role, read, written, 0, 1, n, 0);
 }
 
 /* The whole of t: tensors the op owns outright (parameters, saved
@@ -53,7 +53,7 @@ static void copy(builder *b, const svk_plan_op *o)
     dense(b, o->copy.dst, "dst", OUT, o->copy.n);
 }
 
-static void add_op(builder *b, const svk_plan_op *o)
+static void add(builder *b, const svk_plan_op *o)
 {
     dense(b, o->add.src, "src", IN, o->add.n);
     dense(b, o->add.dst, "dst", INOUT, o->add.n);
@@ -178,19 +178,19 @@ static void gemm(builder *b, const svk_plan_op *o)
     const svk_plan_gemm *g = &o->gemm;
     const svk_plan_gemm_fused *f = &g->fused;
     const uint64_t M = g->M, N = g->N, K = g->K;
-    add(b, g->a, "A", IN, 0, g->ta ? K : M, g->ta ? M : K, g->ld.a);
-    add(b, g->b, "B", IN, 0, g->tb ? N : K, g->tb ? K : N, g->ld.b);
+    operand(b, g->a, "A", IN, 0, g->ta ? K : M, g->ta ? M : K, g->ld.a);
+    operand(b, g->b, "B", IN, 0, g->tb ? N : K, g->tb ? K : N, g->ld.b);
     dense(b, g->bias, "bias", IN, N);
     if (o->fuse & SVK_FUSE_GELU_BWD)
-        add(b, f->act, "act", IN, 0, M, N, g->ld.c);
+        operand(b, f->act, "act", IN, 0, M, N, g->ld.c);
     if (o->fuse & (SVK_FUSE_RESIDUAL | SVK_FUSE_DUAL_RESIDUAL))
-        add(b, f->residual, "residual", IN, 0, M, N, g->ld.c);
+        operand(b, f->residual, "residual", IN, 0, M, N, g->ld.c);
     const bool c_read = g->beta != 0.0f || (o->fuse & SVK_FUSE_DUAL_RESIDUAL);
-    add(b, g->c, "C", c_read, true, 0, M, N, g->ld.c);
+    operand(b, g->c, "C", c_read, true, 0, M, N, g->ld.c);
     if (o->fuse & SVK_FUSE_GELU)
-        add(b, f->act, "gelu", OUT, 0, M, N, g->ld.c);
+        operand(b, f->act, "gelu", OUT, 0, M, N, g->ld.c);
     if (o->fuse & SVK_FUSE_DUAL_RESIDUAL)
-        add(b, f->residual_out, "residual_out", OUT, 0, M, N, g->ld.c);
+        operand(b, f->residual_out, "residual_out", OUT, 0, M, N, g->ld.c);
     if (o->fuse & SVK_FUSE_BIAS_GRAD)
         dense(b, f->dbias, "dbias", INOUT, M);
 }
@@ -241,7 +241,7 @@ static void swiglu_bwd(builder *b, const svk_plan_op *o)
 static void bias_bwd(builder *b, const svk_plan_op *o)
 {
     const svk_plan_bias_bwd *s = &o->bias_bwd;
-    add(b, s->dout, "dout", IN, 0, s->rows, s->N, s->ld);
+    operand(b, s->dout, "dout", IN, 0, s->rows, s->N, s->ld);
     dense(b, s->dbias, "dbias", INOUT, s->N);
 }
 
@@ -251,13 +251,13 @@ static void xent(builder *b, const svk_plan_op *o)
     const svk_plan_xent *x = &o->xent;
     dense(b, x->logits, "logits", IN, x->rows * x->V);
     dense(b, x->dlogits, "dlogits", OUT, x->rows * x->V);
-    add(b, x->output, "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
+    operand(b, x->output, "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
 }
 
 static void clip(builder *b, const svk_plan_op *o)
 {
     dense(b, o->clip.grads, "gradients", IN, o->clip.n);
-    add(b, o->clip.output, "gradient norm", OUT, SVK_OUT_GRAD_NORM, 1, 2, 0);
+    operand(b, o->clip.output, "gradient norm", OUT, SVK_OUT_GRAD_NORM, 1, 2, 0);
 }
 
 /* output's clip scale and guards are read too; not listed. */
@@ -279,31 +279,7 @@ static void transpose(builder *b, const svk_plan_op *o)
 
 typedef void (*lister)(builder *b, const svk_plan_op *o);
 
-static const lister listers[SVK_OP_COUNT_] = {
-    [SVK_OP_ZERO] = zero,
-    [SVK_OP_COPY] = copy,
-    [SVK_OP_ADD] = add_op,
-    [SVK_OP_EMBED_FWD] = embed_fwd,
-    [SVK_OP_EMBED_BWD] = embed_bwd,
-    [SVK_OP_NORM_FWD] = norm_fwd,
-    [SVK_OP_NORM_BWD] = norm_bwd,
-    [SVK_OP_SIAMESE_FWD] = siamese_fwd,
-    [SVK_OP_SIAMESE_BWD] = siamese_bwd,
-    [SVK_OP_SOUT_FWD] = sout_fwd,
-    [SVK_OP_SOUT_BWD] = sout_bwd,
-    [SVK_OP_GEMM] = gemm,
-    [SVK_OP_ROPE_FWD] = rope,
-    [SVK_OP_ROPE_BWD] = rope,
-    [SVK_OP_ATTN_FWD] = attn_fwd,
-    [SVK_OP_ATTN_BWD] = attn_bwd,
-    [SVK_OP_SWIGLU_FWD] = swiglu_fwd,
-    [SVK_OP_SWIGLU_BWD] = swiglu_bwd,
-    [SVK_OP_BIAS_BWD] = bias_bwd,
-    [SVK_OP_XENT] = xent,
-    [SVK_OP_CLIP] = clip,
-    [SVK_OP_ADAMW] = adamw,
-    [SVK_OP_TRANSPOSE] = transpose,
-};
+static const lister listers[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};
 
 uint32_t svk_plan_op_operands(const svk_plan *p, const svk_plan_op *o, svk_plan_operand out[SVK_PLAN_MAX_OPERANDS])
 {

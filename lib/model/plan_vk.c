@@ -336,31 +336,7 @@ static svk_status adamw(const svk_plan_vk_rec *r, const svk_plan_op *o)
 
 typedef svk_status (*recorder)(const svk_plan_vk_rec *r, const svk_plan_op *o);
 
-static const recorder recorders[SVK_OP_COUNT_] = {
-    [SVK_OP_ZERO] = zero,
-    [SVK_OP_COPY] = copy,
-    [SVK_OP_ADD] = add,
-    [SVK_OP_EMBED_FWD] = embed_fwd,
-    [SVK_OP_EMBED_BWD] = embed_bwd,
-    [SVK_OP_NORM_FWD] = norm_fwd,
-    [SVK_OP_NORM_BWD] = norm_bwd,
-    [SVK_OP_SIAMESE_FWD] = siamese_fwd,
-    [SVK_OP_SIAMESE_BWD] = siamese_bwd,
-    [SVK_OP_SOUT_FWD] = sout_fwd,
-    [SVK_OP_SOUT_BWD] = sout_bwd,
-    [SVK_OP_GEMM] = gemm,
-    [SVK_OP_ROPE_FWD] = rope,
-    [SVK_OP_ROPE_BWD] = rope,
-    [SVK_OP_ATTN_FWD] = attn_fwd,
-    [SVK_OP_ATTN_BWD] = attn_bwd,
-    [SVK_OP_SWIGLU_FWD] = swiglu_fwd,
-    [SVK_OP_SWIGLU_BWD] = swiglu_bwd,
-    [SVK_OP_BIAS_BWD] = bias_bwd,
-    [SVK_OP_XENT] = xent,
-    [SVK_OP_CLIP] = clip,
-    [SVK_OP_ADAMW] = adamw,
-    [SVK_OP_TRANSPOSE] = transpose,
-};
+static const recorder recorders[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};
 
 svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
