@@ -47,12 +47,10 @@ svk_status svk_adamw_record(svk_cmdlist *cl, const svk_adamw_args *a)
     if (!a->step.buf && (a->t == 0 || !isfinite(a->lr)))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: t=%llu (counts from 1) lr=%g (finite)", op,
                          (unsigned long long)a->t, (double)a->lr);
+    const svk_op_operand operands[] = {{"p", a->p, a->n}, {"g", a->g, a->n}, {"m", a->m, a->n}, {"v", a->v, a->n}};
     svk_range r[8];
-    svk_status st;
-    if ((st = svk_op_bind(ctx, op, "p", a->p, a->n, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "g", a->g, a->n, &r[1])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "m", a->m, a->n, &r[2])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "v", a->v, a->n, &r[3])) != SVK_OK)
+    svk_status st = svk_op_bind_all(ctx, op, operands, 4, r);
+    if (st != SVK_OK)
         return st;
     /* p, m, v are read and written by the same invocation, but two of them
      * sharing elements would update one element twice. */

@@ -15,10 +15,10 @@ svk_status svk_bias_fwd_record(svk_cmdlist *cl, const svk_bias_fwd_args *a)
     if (a->N > UINT32_MAX / a->rows)
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: out of %llu x %llu spans 2^32 elements", op,
                          (unsigned long long)a->rows, (unsigned long long)a->N);
+    const svk_op_operand operands[] = {{"bias", a->bias, a->N}, {"out", a->out, a->rows * a->N}};
     svk_range r[2];
-    svk_status st;
-    if ((st = svk_op_bind(ctx, op, "bias", a->bias, a->N, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "out", a->out, a->rows * a->N, &r[1])) != SVK_OK)
+    svk_status st = svk_op_bind_all(ctx, op, operands, 2, r);
+    if (st != SVK_OK)
         return st;
     svk_push_bias push = {
         .rows = (uint32_t)a->rows,

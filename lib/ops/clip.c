@@ -36,8 +36,8 @@ static svk_status sumsq(svk_cmdlist *cl, svk_ctx *ctx, const svk_clip_sumsq_args
     if (a->n >= (1ull << 31))
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: n=%llu elements, at most 2^31 - 1 per tensor", op,
                          (unsigned long long)a->n);
-    if ((st = svk_op_bind(ctx, op, "x", a->x, a->n, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "partials", a->partials, svk_clip_slots(a->n), &r[1])) != SVK_OK)
+    const svk_op_operand operands[] = {{"x", a->x, a->n}, {"partials", a->partials, svk_clip_slots(a->n)}};
+    if ((st = svk_op_bind_all(ctx, op, operands, 2, r)) != SVK_OK)
         return st;
     svk_push_clip push = {
         .n = (uint32_t)a->n,
@@ -79,10 +79,10 @@ svk_status svk_clip_scale_record(svk_cmdlist *cl, const svk_clip_scale_args *a)
     if (a->n_partials >= (1ull << 31))
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: n_partials=%llu, at most 2^31 - 1", op,
                          (unsigned long long)a->n_partials);
+    const svk_op_operand operands[] = {{"partials", a->partials, a->n_partials}, {"out", a->out, 2}};
     svk_range r[2];
-    svk_status st;
-    if ((st = svk_op_bind(ctx, op, "partials", a->partials, a->n_partials, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "out", a->out, 2, &r[1])) != SVK_OK)
+    svk_status st = svk_op_bind_all(ctx, op, operands, 2, r);
+    if (st != SVK_OK)
         return st;
     svk_push_clip push = {
         .n = (uint32_t)a->n_partials,

@@ -31,13 +31,14 @@ svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_arg
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: logits of %llu x %llu span 2^32 elements", op,
                          (unsigned long long)a->rows, (unsigned long long)a->V);
     const uint64_t n = a->rows * a->V;
-    svk_range logits, targets, dlogits, losses, counts, loss;
-    svk_status st;
-    if ((st = svk_op_bind(ctx, op, "logits", a->logits, n, &logits)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "targets", a->targets, a->rows, &targets)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "losses", a->losses, a->rows, &losses)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "counts", a->counts, 2, &counts)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "loss", a->loss, 1, &loss)) != SVK_OK)
+    const svk_op_operand operands[] = {
+        {"logits", a->logits, n}, {"targets", a->targets, a->rows}, {"losses", a->losses, a->rows},
+        {"counts", a->counts, 2}, {"loss", a->loss, 1},
+    };
+    enum { LOGITS, TARGETS, LOSSES, COUNTS, LOSS };
+    svk_range bound[5], dlogits;
+    svk_status st = svk_op_bind_all(ctx, op, operands, 5, bound);
+    if (st != SVK_OK)
         return st;
     if (a->dlogits.buf) {
         if ((st = svk_op_bind(ctx, op, "dlogits", a->dlogits, n, &dlogits)) != SVK_OK)
@@ -48,7 +49,7 @@ svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_arg
                              "%s: dlogits (element %llu) overlaps logits (element %llu) without being it", op,
                              (unsigned long long)a->dlogits.off, (unsigned long long)a->logits.off);
     } else {
-        dlogits = losses; /* never written without FLAG_DLOGITS; losses, written anyway, stands in */
+        dlogits = bound[LOSSES]; /* never written without FLAG_DLOGITS; losses, written anyway, stands in */
     }
 
     svk_index_check_args ic = {
@@ -69,7 +70,7 @@ svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_arg
         .off_loss = svk_elem_off(a->loss),
         .flags = a->dlogits.buf ? SVK_CROSS_ENTROPY_FLAG_DLOGITS : 0u,
     };
-    const svk_range rows_b[5] = {logits, targets, counts, dlogits, losses};
+    const svk_range rows_b[5] = {bound[LOGITS], bound[TARGETS], bound[COUNTS], dlogits, bound[LOSSES]};
     /* Portable: one workgroup per row. CPU (svk_op_variant): one invocation
      * per row, shaders/cross_entropy_cpu.comp, 4 logits at a time when V and
      * the offsets allow. */
@@ -92,7 +93,7 @@ svk_status svk_cross_entropy_record(svk_cmdlist *cl, const svk_cross_entropy_arg
     if ((st = svk_elem_dispatch_spec(cl, ctx, op, k, spec, groups, 1, rows_b, 5, &push, sizeof(push), a->label)) !=
         SVK_OK)
         return st;
-    const svk_range loss_b[3] = {losses, counts, loss};
+    const svk_range loss_b[3] = {bound[LOSSES], bound[COUNTS], bound[LOSS]};
     return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CROSS_ENTROPY_LOSS, 1, 1, loss_b, 3, &push, sizeof(push),
                              a->label);
 }

@@ -102,6 +102,34 @@ static inline svk_status svk_elem_dispatch_1d_vec4(svk_cmdlist *cl, svk_ctx *ctx
                                   n_bindings, push, push_size, label);
 }
 
+/* svk_elem_dispatch_1d_vec4 over n elements of kernel k whose operands
+ * (bound into r, in the kernel's binding order) each hold n elements: their
+ * element offsets decide the vec4 choice. */
+static inline svk_status svk_elem_dispatch_operands(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k,
+                                                    uint64_t n, const svk_op_operand *operands, uint32_t count,
+                                                    const svk_range *r, const void *push, uint32_t push_size,
+                                                    const char *label)
+{
+    uint64_t offs[SVK_MAX_BINDINGS];
+    for (uint32_t i = 0; i < count; i++)
+        offs[i] = operands[i].t.off;
+    return svk_elem_dispatch_1d_vec4(cl, ctx, op, k, n, offs, count, r, count, push, push_size, label);
+}
+
+/* Binds the operands (svk_op_bind_all) and records kernel k over them
+ * (svk_elem_dispatch_operands): the whole of an elementwise op whose
+ * operands all hold n elements and that checks nothing more. */
+static inline svk_status svk_elem_record(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_kernel_id k, uint64_t n,
+                                         const svk_op_operand *operands, uint32_t count, const void *push,
+                                         uint32_t push_size, const char *label)
+{
+    svk_range r[SVK_MAX_BINDINGS];
+    svk_status st = svk_op_bind_all(ctx, op, operands, count, r);
+    if (st != SVK_OK)
+        return st;
+    return svk_elem_dispatch_operands(cl, ctx, op, k, n, operands, count, r, push, push_size, label);
+}
+
 /* The 32-bit element offset of an operand svk_op_bind() accepted. */
 static inline uint32_t svk_elem_off(svk_tref t)
 {

@@ -4,9 +4,13 @@
 #include "elem_util.h"
 #include "index_check.h"
 
-/* Shape checks shared by both directions. */
-static svk_status check_shape(svk_ctx *ctx, const char *op, uint64_t B, uint64_t T, uint64_t C, uint64_t V)
+/* What both directions begin with: the context (tokens'), the op name
+ * (kernel and label) and the shape checks. */
+static svk_status begin(svk_tref tokens, const char *kernel, const char *label, uint64_t B, uint64_t T, uint64_t C,
+                        uint64_t V, svk_ctx **out_ctx, char op[128])
 {
+    svk_ctx *ctx = *out_ctx = tokens.buf->ctx;
+    svk_elem_opname(op, kernel, label);
     if (!B || !T || !C || !V)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: empty shape B=%llu T=%llu C=%llu V=%llu", op,
                          (unsigned long long)B, (unsigned long long)T, (unsigned long long)C,
@@ -31,10 +35,9 @@ static svk_status count_tokens(svk_cmdlist *cl, uint64_t n, uint64_t V, svk_tref
 svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a && a->tokens.buf);
-    svk_ctx *ctx = a->tokens.buf->ctx;
+    svk_ctx *ctx;
     char op[128];
-    svk_elem_opname(op, "embedding_fwd", a->label);
-    svk_status st = check_shape(ctx, op, a->B, a->T, a->C, a->V);
+    svk_status st = begin(a->tokens, "embedding_fwd", a->label, a->B, a->T, a->C, a->V, &ctx, op);
     if (st != SVK_OK)
         return st;
     const uint64_t rows = a->B * a->T, n = rows * a->C;
@@ -102,10 +105,9 @@ svk_status svk_embedding_bwd_record(svk_cmdlist *cl, const svk_embedding_bwd_arg
 svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_bwd_args *a, uint32_t slices)
 {
     SVK_CHECK_ARG(NULL, cl && a && a->tokens.buf);
-    svk_ctx *ctx = a->tokens.buf->ctx;
+    svk_ctx *ctx;
     char op[128];
-    svk_elem_opname(op, "embedding_bwd", a->label);
-    svk_status st = check_shape(ctx, op, a->B, a->T, a->C, a->V);
+    svk_status st = begin(a->tokens, "embedding_bwd", a->label, a->B, a->T, a->C, a->V, &ctx, op);
     if (st != SVK_OK)
         return st;
     const uint64_t rows = a->B * a->T, n = rows * a->C;

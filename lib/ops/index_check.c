@@ -16,10 +16,10 @@ svk_status svk_index_check_record(svk_cmdlist *cl, const svk_index_check_args *a
     if (a->V == 0 || a->V > (1ull << 31))
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: V=%llu outside 1..2^31", op,
                          (unsigned long long)a->V);
+    const svk_op_operand operands[] = {{"idx", a->idx, a->n}, {"counts", a->counts, 2}};
     svk_range r[2];
-    svk_status st;
-    if ((st = svk_op_bind(ctx, op, "idx", a->idx, a->n, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "counts", a->counts, 2, &r[1])) != SVK_OK)
+    svk_status st = svk_op_bind_all(ctx, op, operands, 2, r);
+    if (st != SVK_OK)
         return st;
     svk_push_index_check push = {
         .n = (uint32_t)a->n,

@@ -23,6 +23,17 @@ svk_status svk_op_bind(svk_ctx *ctx, const char *op, const char *what, svk_tref 
     return SVK_OK;
 }
 
+svk_status svk_op_bind_all(svk_ctx *ctx, const char *op, const svk_op_operand *operands, uint32_t count,
+                           svk_range *out)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        svk_status st = svk_op_bind(ctx, op, operands[i].what, operands[i].t, operands[i].n, &out[i]);
+        if (st != SVK_OK)
+            return st;
+    }
+    return SVK_OK;
+}
+
 svk_status svk_op_grid(svk_ctx *ctx, const char *op, uint64_t groups, uint32_t out[3])
 {
     uint64_t max_x = ctx->info.max_workgroup_count[0], max_y = ctx->info.max_workgroup_count[1];

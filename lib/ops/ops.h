@@ -22,6 +22,18 @@ typedef struct svk_tref {
 svk_status svk_op_bind(svk_ctx *ctx, const char *op, const char *what, svk_tref t, uint64_t n,
                        svk_range *out);
 
+/* An operand to bind: t, n elements of it, named what in the messages. */
+typedef struct svk_op_operand {
+    const char *what;
+    svk_tref t;
+    uint64_t n;
+} svk_op_operand;
+
+/* svk_op_bind() of operands[0..count) in order into out[0..count); stops
+ * at the first that fails and returns its status. */
+svk_status svk_op_bind_all(svk_ctx *ctx, const char *op, const svk_op_operand *operands, uint32_t count,
+                           svk_range *out);
+
 /* Spreads `groups` workgroups over x and y so that neither exceeds the
  * device's limit (shaders recover the linear index with svk_group_index()
  * from shaders/common/grid.glsl). SVK_ERROR_TOO_LARGE if even x*y cannot. */

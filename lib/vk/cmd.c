@@ -83,6 +83,38 @@ static void free_sets(svk_cmdlist *cl)
     cl->sets = NULL;
 }
 
+svk_status svk_cmd_objects_create(svk_ctx *ctx, VkCommandPoolCreateFlags flags, const char *const what[3],
+                                  VkCommandPool *out_pool, VkCommandBuffer *out_cmd, VkFence *out_fence)
+{
+    svk_status st = SVK_OK;
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = flags,
+        .queueFamilyIndex = ctx->vk.queue_family,
+    };
+    /* Into locals: a failed create leaves its output undefined, and the
+     * caller's destroy must only see handles that exist. */
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "%s", what[0]);
+    *out_pool = pool;
+    VkCommandBufferAllocateInfo cbai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "%s", what[1]);
+    *out_cmd = cmd;
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "%s", what[2]);
+    *out_fence = fence;
+    return SVK_OK;
+fail:
+    return st;
+}
+
 svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, svk_cmdlist **out)
 {
     svk_status st = SVK_OK;
@@ -102,29 +134,10 @@ svk_status svk_cmdlist_create(svk_ctx *ctx, const svk_cmdlist_params *params, sv
         return SVK_OK;
     }
 
-    VkCommandPoolCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-        .queueFamilyIndex = ctx->vk.queue_family,
-    };
-    /* Into locals: a failed create leaves its output undefined, and
-     * svk_cmdlist_destroy must only see handles that exist. */
-    VkCommandPool pool;
-    VkCommandBuffer cmd;
-    VkFence fence;
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "creating a command list");
-    cl->pool = pool;
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = cl->pool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "creating a command list");
-    cl->cmd = cmd;
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "creating a command list");
-    cl->fence = fence;
+    const char *what[3] = {"creating a command list", "creating a command list", "creating a command list"};
+    if ((st = svk_cmd_objects_create(ctx, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, what, &cl->pool, &cl->cmd,
+                                     &cl->fence)) != SVK_OK)
+        goto fail;
 
     if (params && params->timestamp_capacity) {
         if (!ctx->info.timestamps) {

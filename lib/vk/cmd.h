@@ -104,4 +104,12 @@ void svk_cmdlist_stats(const svk_cmdlist *cl, uint32_t *dispatches, uint32_t *ba
 svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels, const char **kernels,
                                uint32_t *count);
 
+/* Creates a command pool with flags on ctx's queue family, one primary
+ * command buffer from it, and an unsignalled fence, storing each handle in
+ * its out_* as soon as it exists: after a failure the caller's destroy finds
+ * exactly the handles that exist (VK_NULL_HANDLE in the others, as it left
+ * them). what[0..2] are each step's "while ..." context in messages. */
+svk_status svk_cmd_objects_create(svk_ctx *ctx, VkCommandPoolCreateFlags flags, const char *const what[3],
+                                  VkCommandPool *out_pool, VkCommandBuffer *out_cmd, VkFence *out_fence);
+
 #endif

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "cmd.h"
 #include "vk_buffer.h"
 #include "vk_context.h"
 
@@ -15,34 +16,13 @@
 
 svk_status svk_oneshot_init(svk_ctx *ctx)
 {
-    svk_status st = SVK_OK;
     svk_oneshot *o = &ctx->transfer.oneshot;
-    VkCommandPoolCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-        .queueFamilyIndex = ctx->vk.queue_family,
-    };
-    /* Into locals: a failed create leaves its output undefined, and
-     * svk_oneshot_destroy must only see handles that exist. */
-    VkCommandPool pool;
-    VkCommandBuffer cmd;
-    VkFence fence;
-    SVK_VK(ctx, ctx->vkd.vkCreateCommandPool(ctx->vk.device, &cpci, NULL, &pool), "creating the transfer command pool");
-    o->pool = pool;
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = o->pool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    SVK_VK(ctx, ctx->vkd.vkAllocateCommandBuffers(ctx->vk.device, &cbai, &cmd), "creating the transfer command buffer");
-    o->cmd = cmd;
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    SVK_VK(ctx, ctx->vkd.vkCreateFence(ctx->vk.device, &fci, NULL, &fence), "creating the transfer fence");
-    o->fence = fence;
-    return SVK_OK;
-fail:
-    return st;
+    const char *what[3] = {"creating the transfer command pool", "creating the transfer command buffer",
+                           "creating the transfer fence"};
+    /* svk_oneshot_destroy releases whatever a failure left. */
+    const VkCommandPoolCreateFlags flags =
+        VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT | VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    return svk_cmd_objects_create(ctx, flags, what, &o->pool, &o->cmd, &o->fence);
 }
 
 void svk_oneshot_destroy(svk_ctx *ctx)
@@ -126,16 +106,27 @@ static svk_status check_range(svk_buffer *buf, uint64_t offset, uint64_t size, c
     return SVK_OK;
 }
 
+/* The checks an upload or download (func, for the messages) begins with:
+ * data for size bytes, a live context, and the range within buf. */
+static svk_status check_copy(svk_buffer *buf, uint64_t offset, const void *data, uint64_t size, const char *func)
+{
+    svk_ctx *ctx = buf->ctx;
+    if (!data && size)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: data is NULL for %llu bytes", func,
+                         (unsigned long long)size);
+    svk_status st = svk_ctx_check_alive(ctx, func);
+    if (st != SVK_OK)
+        return st;
+    return check_range(buf, offset, size, func);
+}
+
 svk_status svk_buffer_upload(svk_buffer *buf, uint64_t offset, const void *data, uint64_t size)
 {
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, buf);
     svk_ctx *ctx = buf->ctx;
-    if (!data && size)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: data is NULL for %llu bytes", __func__,
-                         (unsigned long long)size);
-    svk_status st = svk_ctx_check_alive(ctx, __func__);
-    if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
+    svk_status st = check_copy(buf, offset, data, size, __func__);
+    if (st != SVK_OK)
         return st;
     if (buf->memory == SVK_MEMORY_HOST_MAPPED) {
         memcpy((char *)svk_mem_ptr(&buf->alloc) + offset, data, size);
@@ -171,11 +162,8 @@ svk_status svk_buffer_download(svk_buffer *buf, uint64_t offset, void *data, uin
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, buf);
     svk_ctx *ctx = buf->ctx;
-    if (!data && size)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: data is NULL for %llu bytes", __func__,
-                         (unsigned long long)size);
-    svk_status st = svk_ctx_check_alive(ctx, __func__);
-    if (st != SVK_OK || (st = check_range(buf, offset, size, __func__)) != SVK_OK)
+    svk_status st = check_copy(buf, offset, data, size, __func__);
+    if (st != SVK_OK)
         return st;
     if ((st = ensure_staging(ctx)) != SVK_OK)
         return st;
