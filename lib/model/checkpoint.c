@@ -481,19 +481,26 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     return st;
 }
 
+static svk_status check_load_flags(svk_log *log, uint32_t flags, const char *func)
+{
+    const uint32_t known = SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE;
+    if (flags & ~known)
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: flags 0x%x has bits that are not SVK_LOAD_* flags (0x%x)",
+                         func, flags, flags & ~known);
+    return SVK_OK;
+}
+
 svk_status svk_model_load_ex(svk_model *m, const char *path, uint32_t flags)
 {
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, m);
     svk_log *log = svk_model_log(m);
     SVK_CHECK_PATH(log, path);
-    if (flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE))
-        return svk_error(log, SVK_ERROR_INVALID_ARG,
-                         "%s: flags 0x%x has bits that are not SVK_LOAD_* flags (0x%x)", __func__, flags,
-                         flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE));
-    svk_st_file f;
-    svk_status st = svk_st_read(log, path, &f);
+    svk_status st = check_load_flags(log, flags, __func__);
     if (st != SVK_OK)
+        return st;
+    svk_st_file f;
+    if ((st = svk_st_read(log, path, &f)) != SVK_OK)
         return st;
     st = svk_checkpoint_apply(m, &f, path, flags);
     svk_st_free(&f);
@@ -512,15 +519,13 @@ svk_status svk_model_open(svk_ctx *ctx, const char *path, uint32_t flags, svk_mo
     *model = NULL;
     svk_log *log = ctx ? &ctx->log : NULL;
     SVK_CHECK_PATH(log, path);
-    if (flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE))
-        return svk_error(log, SVK_ERROR_INVALID_ARG,
-                         "%s: flags 0x%x has bits that are not SVK_LOAD_* flags (0x%x)", __func__, flags,
-                         flags & ~(uint32_t)(SVK_LOAD_OPTIMIZER | SVK_LOAD_ALLOW_NONFINITE));
+    svk_status st = check_load_flags(log, flags, __func__);
+    if (st != SVK_OK)
+        return st;
     /* Read once: the configuration and the tensors come from the same
      * bytes, where a second open could find another file. */
     svk_st_file f;
-    svk_status st = svk_st_read(log, path, &f);
-    if (st != SVK_OK)
+    if ((st = svk_st_read(log, path, &f)) != SVK_OK)
         return st;
     svk_model_params mp = svk_model_params_default();
     mp.backend = ctx ? SVK_BACKEND_VULKAN : SVK_BACKEND_CPU;

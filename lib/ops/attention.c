@@ -101,6 +101,22 @@ static svk_status record_softmax(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id ke
     return svk_cmdlist_dispatch(cl, &disp);
 }
 
+/* The forwards' operands: qkv [rows, 3C], out [rows, C] and a third (the
+ * scores, or the flash statistics), each disjoint from the others; r gets
+ * qkv's, out's and the third's ranges. */
+static svk_status bind_fwd(svk_ctx *ctx, const char *op, uint64_t rows, uint64_t C, svk_tref qkv, svk_tref out,
+                           const char *third_name, svk_tref third, uint64_t third_elems, svk_range r[3])
+{
+    svk_status st;
+    if ((st = svk_op_bind(ctx, op, "qkv", qkv, rows * 3 * C, &r[0])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "out", out, rows * C, &r[1])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, third_name, third, third_elems, &r[2])) != SVK_OK ||
+        (st = check_disjoint(ctx, op, "out", r[1], "qkv", r[0])) != SVK_OK ||
+        (st = check_disjoint(ctx, op, third_name, r[2], "qkv", r[0])) != SVK_OK)
+        return st;
+    return check_disjoint(ctx, op, third_name, r[2], "out", r[1]);
+}
+
 svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a && a->qkv.buf);
@@ -110,13 +126,8 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
     if ((st = check_shape(ctx, op, a->B, a->T, a->C, a->H)) != SVK_OK)
         return st;
     const uint64_t B = a->B, T = a->T, C = a->C, H = a->H, D = C / H;
-    svk_range r_qkv, r_out, r_att;
-    if ((st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r_qkv)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "out", a->out, B * T * C, &r_out)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "att", a->att, B * H * T * T, &r_att)) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "out", r_out, "qkv", r_qkv)) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "att", r_att, "qkv", r_qkv)) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "att", r_att, "out", r_out)) != SVK_OK)
+    svk_range r[3];
+    if ((st = bind_fwd(ctx, op, B * T, C, a->qkv, a->out, "att", a->att, B * H * T * T, r)) != SVK_OK)
         return st;
     const float scale = (float)(1.0 / sqrt((double)D));
 
@@ -138,7 +149,7 @@ svk_status svk_attention_fwd_record(svk_cmdlist *cl, const svk_attention_fwd_arg
             return st;
     }
     if ((st = record_softmax(cl, ctx, SVK_KERNEL_ATTENTION_SOFTMAX_FWD, a->label ? a->label : "attention: softmax",
-                             (uint32_t)(B * H * T), a->T, r_att, r_att, 1)) != SVK_OK)
+                             (uint32_t)(B * H * T), a->T, r[2], r[2], 1)) != SVK_OK)
         return st;
     /* out[b, :, h] = P[b, h] V_h; P is 0 above the diagonal (A_LOWER), so
      * the sum over keys up to the query is the causal one. */
@@ -405,13 +416,8 @@ svk_status svk_attention_flash_fwd_record(svk_cmdlist *cl, const svk_attention_f
         return st;
     const uint64_t B = a->B, T = a->T, C = a->C, H = a->H, D = C / H;
     svk_range r[3];
-    if ((st = svk_op_bind(ctx, op, "qkv", a->qkv, B * T * 3 * C, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "out", a->out, B * T * C, &r[1])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "stats", a->stats, 2 * B * H * T, &r[2])) != SVK_OK ||
-        (st = check_stats(ctx, op, a->stats)) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "out", r[1], "qkv", r[0])) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "stats", r[2], "qkv", r[0])) != SVK_OK ||
-        (st = check_disjoint(ctx, op, "stats", r[2], "out", r[1])) != SVK_OK)
+    if ((st = bind_fwd(ctx, op, B * T, C, a->qkv, a->out, "stats", a->stats, 2 * B * H * T, r)) != SVK_OK ||
+        (st = check_stats(ctx, op, a->stats)) != SVK_OK)
         return st;
     flash_tiles t;
     if ((st = flash_pick(ctx, op, FLASH_FWD, T, D, &t)) != SVK_OK)
