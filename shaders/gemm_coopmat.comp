@@ -7,7 +7,7 @@
  *
  * Mixed precision: A and B are float32 in memory and rounded to float16
  * when staged (round to nearest even; beyond 65504 they become infinite),
- * products are accumulated in float32. lib/ops/gemm.c records this only on
+ * products are accumulated in float32. lib/ops/gemm_policy.c picks this only on
  * request (SVK_GEMM_VARIANT_COOPMAT, or $SVK_GEMM_COOPMAT=1) on a device
  * with a float16 x float16 + float32 shape.
  *

@@ -5,7 +5,7 @@
  * (below), gemm_cpu_s64:
  *   C = alpha * op(A) op(B) + beta * C (+ bias[n]).
  * Same contract and push constants as shaders/gemm.comp (the portable
- * variant). On CPU devices lib/ops/gemm.c records shaders/gemm_texel.comp,
+ * variant). On CPU devices lib/ops/gemm_policy.c picks shaders/gemm_texel.comp,
  * the same method reading uniform texel buffers (about 3 times faster on
  * lavapipe), and this one where an operand cannot be viewed as a texel
  * buffer or $SVK_TEXEL_BUFFERS=0. Reference: lib/ref/gemm.c.

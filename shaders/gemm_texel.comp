@@ -6,7 +6,7 @@
  *   C = alpha * op(A) op(B) + beta * C (+ bias[n]).
  * Same contract and push constants as shaders/gemm.comp (the portable
  * variant) and shaders/gemm_cpu.comp (the storage-buffer form of this one,
- * its fallback); lib/ops/gemm.c picks one per call. Reference: lib/ref/gemm.c.
+ * its fallback); lib/ops/gemm_policy.c picks one per call. Reference: lib/ref/gemm.c.
  *
  * Why texel buffers: Mesa's llvmpipe (22.3) compiles a storage-buffer (or
  * shared-memory) load whose address differs per lane into a loop over the
@@ -55,7 +55,7 @@
  * Those loops are marked [[unroll]] (here and in common/gemm_cpu_store.glsl)
  * rather than left to NIR's heuristics: a loop left rolled indexes acc[]
  * at run time, and lavapipe then reads and writes it lane by lane. With
- * the wide tile (TN 8, lib/ops/gemm.c texel_tile) the unmarked loops of
+ * the wide tile (TN 8, lib/ops/gemm_policy.c texel_tile) the unmarked loops of
  * the weight gradients' products ran 12 times slower.
  */
 #extension GL_GOOGLE_include_directive : require
@@ -65,13 +65,10 @@
 /* GEMM_STORE64: C, aux and aux2 are stored as vec4s through 64-bit views,
  * a pair of u64 per vec4. Mesa 22.3's llvmpipe stores a value whose
  * address differs per lane one lane and one component at a time, a bounds
- * check each: two components instead of four halve those. Measured on
- * lavapipe (svk-bench, alternated, 8 rounds): the default training step
- * 2-4% faster, its products with many outputs for their K (C = 128: a
- * float stored per 256 FLOPs, and the GELU's and the dual residual's
- * second output) up to 7%. The module then needs shaderInt64, so the form
- * without it stays, for devices that lack it and for the weight
- * gradients (lib/ops/gemm.c, texel_kernel). */
+ * check each: two components instead of four halve those
+ * (docs/PERFORMANCE.md, "64-bit stores"). The module then needs
+ * shaderInt64, so the form without it stays, for devices that lack it and
+ * for the weight gradients (lib/ops/gemm_policy.c). */
 #ifdef GEMM_STORE64
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #endif

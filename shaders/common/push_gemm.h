@@ -75,7 +75,7 @@ SVK_PUSH_END(svk_push_gemm)
 #define SVK_GEMM_FLAG_SUM_A_STORE 16384u
 /* Not push-constant flags: bits of gemm_texel.comp's EPI_FLAGS for a
  * product recorded as dispatches over consecutive chunks of K
- * (lib/ops/gemm.c says when): ACC_IN, the accumulators start from what C
+ * (lib/ops/gemm_policy.c says when): ACC_IN, the accumulators start from what C
  * holds (the previous chunk's); ACC_OUT, they are stored to C as they are,
  * without alpha, the bias or the epilogue (a chunk before the last). Each
  * output is then still one float summed in increasing k: the same bits as
@@ -88,7 +88,7 @@ SVK_PUSH_END(svk_push_gemm)
 #define SVK_GEMM_SPEC_K8 131072u
 /* gemm_texel.comp's spec constant 12 only: each subgroup (the workgroup's
  * one row of SG invocations) takes two rows of blocks of C, SG / 2 blocks
- * each, for a product too narrow to fill it with one (lib/ops/gemm.c,
+ * each, for a product too narrow to fill it with one (lib/ops/gemm_policy.c,
  * texel_rows2). */
 #define SVK_GEMM_SPEC_ROWS2 262144u
 /* Only shaders/gemm_cpu.comp reads these: the operand's offset, leading

@@ -13,19 +13,15 @@
  * for a device). The host sets RS_LANES to the device's one subgroup size,
  * makes every workgroup whole subgroups and takes rows of
  * SVK_NORM_SPLIT_MIN_WIDTH or SVK_NORM_SPLIT_WIDE_MIN_WIDTH and wider only
- * (lib/ops/norm_param_reduce.h says which kernel takes which, measured).
+ * (lib/ops/norm_rows.h says which kernel takes which).
  *
  * Why: with a row per invocation, a SIMD batch walks 8 rows side by side,
  * RC_ROWS each, and every pass reads them again: at C = 1024 the forward's
  * x, y and h are about 400 KiB a batch, beyond a core's L1. Split, a batch
  * walks RC_ROWS rows, and a fetch of 8 lanes is 128 contiguous bytes
- * instead of 8 rows' 16. Measured on lavapipe (svk-bench, subgroup size 8,
- * 3 rounds alternated with SVK_NORM_SPLIT=0, N = 1024 and 4096): both
- * SiameseNorm forwards 1.54-1.59 times as fast at C = 1024 and 1.09-1.18
- * at C = 512, but 0.86-0.95 at C = 256 (each row group's reductions and
- * statistics then weigh more), hence the minimum widths; the backwards
- * 1.0-1.31 at C = 1024 and 0.91-0.97 at 512 (16 sums a row to reduce);
- * LayerNorm's and RMSNorm's forwards and backwards 1.6-1.9 at 1024.
+ * instead of 8 rows' 16. Narrower rows lose by it (each row group's
+ * reductions and statistics weigh more), hence the minimum widths; the
+ * figures are in docs/PERFORMANCE.md ("SiameseNorm fused").
  */
 #ifdef SVK_SPLIT
 layout(constant_id = 5) const uint RS_LANES = 8u;
