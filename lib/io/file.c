@@ -1,3 +1,6 @@
+/* io_file.h and file_os.h on POSIX systems: opening only regular files,
+ * and saving by a temporary renamed over its target (file_read.c reads
+ * through file_os.h on every system). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,26 +14,11 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "io_file.h"
+#include "file_os.h"
 
 /* Linux's own limit on a chain (MAXSYMLINKS); beyond it a loop is likelier
  * than a real chain. */
 #define SYMLINK_HOPS 40
-
-static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
-    SVK_PRINTF(4, 5);
-
-static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (quiet)
-        vsnprintf(quiet, SVK_ERROR_MAX, fmt, ap);
-    else
-        svk_verror(log, st, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 const char *svk_file_kind(mode_t mode)
 {
@@ -48,7 +36,7 @@ const char *svk_file_kind(mode_t mode)
 
 static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
 {
-    return report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
+    return svk_file_report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
                   path, svk_file_kind(mode));
 }
 
@@ -61,7 +49,7 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
      * hangs up). The fstat below is the check that counts; this one spares
      * the common mistake the open. */
     if (stat(path, sb) != 0)
-        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(sb->st_mode))
         return not_regular(log, quiet, path, sb->st_mode);
     /* O_NONBLOCK: should the name become a FIFO after the stat, the open
@@ -72,11 +60,11 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
         fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
     if (fstat(fd, sb) != 0) {
         int err = errno;
         close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
     }
     if (!S_ISREG(sb->st_mode)) {
         close(fd);
@@ -91,88 +79,26 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
     return SVK_OK;
 }
 
-/* Reads n bytes from the start of fd into a new buffer of n + 1 bytes.
- * whole: the file must end there, which the spare byte checks (a read that
- * fills it finds the file longer than fstat said). */
-static svk_status read_start(svk_log *log, char *quiet, const char *path, int fd, size_t n, bool whole, void **data)
+svk_status svk_file_open_read(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes)
 {
-    char b1[32];
-    uint8_t *buf = svk_malloc(n + 1);
-    if (!buf)
-        return report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
-                      svk_fmt_bytes(b1, n));
-    const size_t want_total = whole ? n + 1 : n;
-    size_t got = 0;
-    while (got < want_total) {
-        /* At most 1 GiB a call: Linux moves under 2 GiB per read anyway. */
-        size_t want = want_total - got < (1u << 30) ? want_total - got : (1u << 30);
-        ssize_t r = read(fd, buf + got, want);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int err = errno;
-            free(buf);
-            return report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    if (got != n) {
-        free(buf);
-        return report(log, quiet, SVK_ERROR_IO, "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
-                      ": is another process writing it?", path, n, got > n ? "over " : "", got > n ? n : got);
-    }
-    *data = buf;
-    return SVK_OK;
-}
-
-svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    int fd;
     struct stat sb;
-    svk_status st = open_regular(log, quiet, path, &fd, &sb);
-    if (st != SVK_OK)
-        return st;
-    char b1[32], b2[32];
-    uint64_t bytes = (uint64_t)sb.st_size;
-    if (bytes > limit || bytes >= SIZE_MAX) {
-        close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
-                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
-    }
-    st = read_start(log, quiet, path, fd, (size_t)bytes, true, data);
-    close(fd);
-    if (st == SVK_OK)
-        *size = (size_t)bytes;
+    svk_status st = open_regular(log, quiet, path, fd, &sb);
+    *bytes = st == SVK_OK ? (uint64_t)sb.st_size : 0;
     return st;
 }
 
-svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
-                              uint64_t *file_size)
+long long svk_file_os_read(int fd, void *buf, size_t want)
 {
-    *data = NULL;
-    *size = 0;
-    *file_size = 0;
-    int fd;
-    struct stat sb;
-    svk_status st = open_regular(log, quiet, path, &fd, &sb);
-    if (st != SVK_OK)
-        return st;
-    const uint64_t bytes = (uint64_t)sb.st_size, n = bytes < max ? bytes : max;
-    if (n >= SIZE_MAX) {
-        close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in memory", path, n);
-    }
-    st = read_start(log, quiet, path, fd, (size_t)n, n == bytes, data);
+    ssize_t r;
+    do
+        r = read(fd, buf, want);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
+void svk_file_os_close(int fd)
+{
     close(fd);
-    if (st == SVK_OK) {
-        *size = (size_t)n;
-        *file_size = bytes;
-    }
-    return st;
 }
 
 /* " (where symlink P points)" after the target's name in a message when the
@@ -194,7 +120,7 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
 {
     size_t len = strlen(r->path);
     if (len >= sizeof(r->target))
-        return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...",
+        return svk_file_report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...",
                       len, SVK_FILE_PATH_MAX - 1, r->path);
     memcpy(r->target, r->path, len + 1);
     for (int hops = 0;; hops++) {
@@ -203,7 +129,7 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
                 *exists = false;
                 return SVK_OK;
             }
-            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot write %s" VIA_FMT ": %s", r->target, VIA(r),
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot write %s" VIA_FMT ": %s", r->target, VIA(r),
                           strerror(errno));
         }
         if (!S_ISLNK(sb->st_mode)) {
@@ -211,22 +137,22 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
             return SVK_OK;
         }
         if (hops == SYMLINK_HOPS)
-            return report(r->log, r->quiet, SVK_ERROR_IO,
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO,
                           "cannot write %s: more than %d symbolic links in a row from it (a loop?)", r->path,
                           SYMLINK_HOPS);
         char link[SVK_FILE_PATH_MAX];
         ssize_t n = readlink(r->target, link, sizeof(link));
         if (n < 0)
-            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot read symlink %s: %s", r->target, strerror(errno));
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot read symlink %s: %s", r->target, strerror(errno));
         if ((size_t)n >= sizeof(link))
-            return report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
                           r->target, SVK_FILE_PATH_MAX - 1);
         link[n] = '\0';
         /* A relative link is relative to the directory that holds it. */
         const char *slash = strrchr(r->target, '/');
         size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - r->target) + 1;
         if (dir_len + (size_t)n >= sizeof(r->target))
-            return report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
                           r->target, SVK_FILE_PATH_MAX - 1);
         memcpy(r->target + dir_len, link, (size_t)n + 1);
     }
@@ -245,7 +171,7 @@ static svk_status open_temporary(svk_file_replace *r, mode_t mode)
         unsigned n = atomic_fetch_add(&serial, 1);
         if (snprintf(r->tmp, sizeof(r->tmp), "%s" SVK_FILE_TMP_INFIX "%ld.%u", r->target, (long)getpid(), n) >=
             (int)sizeof(r->tmp))
-            return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
         r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, mode);
         if (r->fd >= 0)
             return SVK_OK;
@@ -253,7 +179,7 @@ static svk_status open_temporary(svk_file_replace *r, mode_t mode)
         if (err != EEXIST && err != EINTR)
             break;
     }
-    svk_status st = report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s" VIA_FMT ": %s", r->tmp, VIA(r),
+    svk_status st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s" VIA_FMT ": %s", r->tmp, VIA(r),
                            strerror(err));
     r->tmp[0] = '\0';
     return st;
@@ -271,24 +197,24 @@ static svk_status keep_attributes(svk_file_replace *r, const struct stat *old)
 {
     struct stat now;
     if (fstat(r->fd, &now) != 0)
-        return report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
+        return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
     if (now.st_uid != old->st_uid || now.st_gid != old->st_gid) {
         if (fchown(r->fd, old->st_uid, old->st_gid) != 0) {
             if (errno != EPERM)
-                return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the owner of %s: %s", r->tmp,
+                return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the owner of %s: %s", r->tmp,
                               r->target, strerror(errno));
             if (now.st_gid != old->st_gid && fchown(r->fd, (uid_t)-1, old->st_gid) != 0 && errno != EPERM)
-                return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the group of %s: %s", r->tmp,
+                return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the group of %s: %s", r->tmp,
                               r->target, strerror(errno));
         }
         if (fstat(r->fd, &now) != 0)
-            return report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
     }
     bool same_owner = now.st_uid == old->st_uid && now.st_gid == old->st_gid;
     mode_t mode = old->st_mode & (same_owner ? 07777 : 0777);
     /* Not ignorable: the file would come back with wider permissions. */
     if (fchmod(r->fd, mode) != 0)
-        return report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the mode %04o of %s: %s", r->tmp,
+        return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the mode %04o of %s: %s", r->tmp,
                       (unsigned)mode, r->target, strerror(errno));
     return SVK_OK;
 }
@@ -310,7 +236,7 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
      * name between this check and the rename; then the rename replaces
      * what they put there, which they could have removed anyway. */
     if (exists && !S_ISREG(old.st_mode))
-        return report(log, quiet, SVK_ERROR_IO, "refusing to replace %s" VIA_FMT ": it is %s, not a regular file",
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "refusing to replace %s" VIA_FMT ": it is %s, not a regular file",
                       r->target, VIA(r), svk_file_kind(old.st_mode));
     /* A rename gives the name a new inode, so the file's other hard links
      * would keep the old contents: the links split, silently. Writing in
@@ -319,7 +245,7 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
      * the data matter more; the user can save to a new name or drop the
      * other links. */
     if (exists && old.st_nlink > 1)
-        return report(log, quiet, SVK_ERROR_IO,
+        return svk_file_report(log, quiet, SVK_ERROR_IO,
                       "refusing to replace %s" VIA_FMT ": it has %ju hard links, and an atomic save would split "
                       "them (the other names would keep the old contents); save to another name, or remove the "
                       "other links first",
@@ -344,7 +270,7 @@ svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
                           w < 0 ? strerror(errno) : "no progress");
         c += w;
         n -= (size_t)w;
@@ -356,12 +282,12 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
 {
     svk_status st = SVK_OK;
     if (fsync(r->fd) != 0)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "fsync %s: %s", r->tmp, strerror(errno));
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "fsync %s: %s", r->tmp, strerror(errno));
     if (close(r->fd) != 0 && st == SVK_OK)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
     r->fd = -1;
     if (st == SVK_OK && rename(r->tmp, r->target) != 0)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s" VIA_FMT ": %s", r->tmp, r->target, VIA(r),
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s" VIA_FMT ": %s", r->tmp, r->target, VIA(r),
                     strerror(errno));
     if (st != SVK_OK) {
         svk_file_replace_abort(r);
@@ -381,11 +307,11 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
         snprintf(dir, sizeof(dir), "%.*s", (int)(slash - r->target), r->target);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return report(r->log, r->quiet, SVK_ERROR_IO,
+        return svk_file_report(r->log, r->quiet, SVK_ERROR_IO,
                       "%s was written, but its directory cannot be opened to sync the rename: %s", r->target,
                       strerror(errno));
     if (fsync(dfd) != 0 && errno != EINVAL)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", r->target,
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", r->target,
                     strerror(errno));
     close(dfd);
     return st;

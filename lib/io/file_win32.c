@@ -1,5 +1,6 @@
 /*
- * io/io_file.h on Windows (lib/meson.build builds this instead of file.c): the
+ * io/io_file.h and file_os.h on Windows (lib/meson.build builds this instead
+ * of file.c; file_read.c reads through it on both): the
  * same rules where Windows has the same things, through the C runtime's
  * descriptors (always _O_BINARY: text mode would rewrite line ends inside a
  * checkpoint) and MoveFileEx.
@@ -37,21 +38,7 @@
 #include <windows.h>
 
 #include "core/alloc.h"
-#include "io_file.h"
-
-static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...) SVK_PRINTF(4, 5);
-
-static svk_status report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (quiet)
-        vsnprintf(quiet, SVK_ERROR_MAX, fmt, ap);
-    else
-        svk_verror(log, st, fmt, ap);
-    va_end(ap);
-    return st;
-}
+#include "file_os.h"
 
 const char *svk_file_kind(mode_t mode)
 {
@@ -66,7 +53,7 @@ const char *svk_file_kind(mode_t mode)
 
 static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
 {
-    return report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
+    return svk_file_report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
                   path, svk_file_kind(mode));
 }
 
@@ -77,16 +64,16 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
 {
     *out = -1;
     if (_stat64(path, sb) != 0)
-        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(sb->st_mode))
         return not_regular(log, quiet, path, (mode_t)sb->st_mode);
     int fd = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
     if (fd < 0)
-        return report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
     if (_fstat64(fd, sb) != 0) {
         int err = errno;
         _close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
     }
     if (!S_ISREG(sb->st_mode)) {
         _close(fd);
@@ -96,85 +83,24 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
     return SVK_OK;
 }
 
-/* As in file.c: n bytes from the start of fd into a new buffer of n + 1,
- * the spare byte checking (whole) that the file ends there. */
-static svk_status read_start(svk_log *log, char *quiet, const char *path, int fd, size_t n, bool whole, void **data)
+svk_status svk_file_open_read(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes)
 {
-    char b1[32];
-    uint8_t *buf = svk_malloc(n + 1);
-    if (!buf)
-        return report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
-                      svk_fmt_bytes(b1, n));
-    const size_t want_total = whole ? n + 1 : n;
-    size_t got = 0;
-    while (got < want_total) {
-        /* _read takes an unsigned int count and returns an int. */
-        unsigned want = want_total - got < (1u << 30) ? (unsigned)(want_total - got) : (1u << 30);
-        int r = _read(fd, buf + got, want);
-        if (r < 0) {
-            int err = errno;
-            free(buf);
-            return report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    if (got != n) {
-        free(buf);
-        return report(log, quiet, SVK_ERROR_IO, "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
-                      ": is another process writing it?", path, n, got > n ? "over " : "", got > n ? n : got);
-    }
-    *data = buf;
-    return SVK_OK;
-}
-
-svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    int fd;
     struct _stat64 sb;
-    svk_status st = open_regular(log, quiet, path, &fd, &sb);
-    if (st != SVK_OK)
-        return st;
-    char b1[32], b2[32];
-    uint64_t bytes = (uint64_t)sb.st_size;
-    if (bytes > limit || bytes >= SIZE_MAX) {
-        _close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
-                      svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
-    }
-    st = read_start(log, quiet, path, fd, (size_t)bytes, true, data);
-    _close(fd);
-    if (st == SVK_OK)
-        *size = (size_t)bytes;
+    svk_status st = open_regular(log, quiet, path, fd, &sb);
+    *bytes = st == SVK_OK ? (uint64_t)sb.st_size : 0;
     return st;
 }
 
-svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
-                              uint64_t *file_size)
+long long svk_file_os_read(int fd, void *buf, size_t want)
 {
-    *data = NULL;
-    *size = 0;
-    *file_size = 0;
-    int fd;
-    struct _stat64 sb;
-    svk_status st = open_regular(log, quiet, path, &fd, &sb);
-    if (st != SVK_OK)
-        return st;
-    const uint64_t bytes = (uint64_t)sb.st_size, n = bytes < max ? bytes : max;
-    if (n >= SIZE_MAX) {
-        _close(fd);
-        return report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in memory", path, n);
-    }
-    st = read_start(log, quiet, path, fd, (size_t)n, n == bytes, data);
+    /* _read takes an unsigned int count and returns an int; want is at
+     * most 1 GiB (file_read.c). */
+    return _read(fd, buf, (unsigned)want);
+}
+
+void svk_file_os_close(int fd)
+{
     _close(fd);
-    if (st == SVK_OK) {
-        *size = (size_t)n;
-        *file_size = bytes;
-    }
-    return st;
 }
 
 /* The number of names the regular file at path has (1 where it cannot be
@@ -202,7 +128,7 @@ static svk_status open_temporary(svk_file_replace *r)
         unsigned n = atomic_fetch_add(&serial, 1);
         if (snprintf(r->tmp, sizeof(r->tmp), "%s" SVK_FILE_TMP_INFIX "%d.%u", r->target, _getpid(), n) >=
             (int)sizeof(r->tmp))
-            return report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path too long: %s", r->target);
         r->fd = _open(r->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
         if (r->fd >= 0)
             return SVK_OK;
@@ -210,7 +136,7 @@ static svk_status open_temporary(svk_file_replace *r)
         if (err != EEXIST)
             break;
     }
-    svk_status st = report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s: %s", r->tmp, strerror(err));
+    svk_status st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s: %s", r->tmp, strerror(err));
     r->tmp[0] = '\0';
     return st;
 }
@@ -224,19 +150,19 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
     r->fd = -1;
     size_t len = strlen(path);
     if (len >= sizeof(r->target))
-        return report(log, quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...", len,
+        return svk_file_report(log, quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...", len,
                       SVK_FILE_PATH_MAX - 1, path);
     memcpy(r->target, path, len + 1);
     struct _stat64 old;
     bool exists = _stat64(path, &old) == 0;
     if (!exists && errno != ENOENT)
-        return report(log, quiet, SVK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
     if (exists && !S_ISREG(old.st_mode))
-        return report(log, quiet, SVK_ERROR_IO, "refusing to replace %s: it is %s, not a regular file", path,
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "refusing to replace %s: it is %s, not a regular file", path,
                       svk_file_kind((mode_t)old.st_mode));
     unsigned long links = exists ? link_count(path) : 1;
     if (links > 1)
-        return report(log, quiet, SVK_ERROR_IO,
+        return svk_file_report(log, quiet, SVK_ERROR_IO,
                       "refusing to replace %s: it has %lu hard links, and an atomic save would split them (the "
                       "other names would keep the old contents); save to another name, or remove the other links "
                       "first",
@@ -250,7 +176,7 @@ svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
     while (n) {
         int w = _write(r->fd, c, n < (1u << 30) ? (unsigned)n : (1u << 30));
         if (w <= 0)
-            return report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
+            return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
                           w < 0 ? strerror(errno) : "no progress");
         c += w;
         n -= (size_t)w;
@@ -263,14 +189,14 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
     svk_status st = SVK_OK;
     /* _commit: FlushFileBuffers, Windows' fsync. */
     if (_commit(r->fd) != 0)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "flushing %s: %s", r->tmp, strerror(errno));
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "flushing %s: %s", r->tmp, strerror(errno));
     if (_close(r->fd) != 0 && st == SVK_OK)
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "closing %s: %s", r->tmp, strerror(errno));
     r->fd = -1;
     /* rename() refuses an existing target on Windows; MoveFileEx replaces
      * it, and with WRITE_THROUGH returns once the move is on disk. */
     if (st == SVK_OK && !MoveFileExA(r->tmp, r->target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-        st = report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s: Windows error %lu", r->tmp, r->target,
+        st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s: Windows error %lu", r->tmp, r->target,
                     (unsigned long)GetLastError());
     if (st != SVK_OK) {
         svk_file_replace_abort(r);

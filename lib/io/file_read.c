@@ -1,0 +1,108 @@
+/* Reading a file at a user's path, the same on every system: the system's
+ * part (opening only regular files, one read) is file_os.h's. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "file_os.h"
+
+svk_status svk_file_report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (quiet)
+        vsnprintf(quiet, SVK_ERROR_MAX, fmt, ap);
+    else
+        svk_verror(log, st, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* Reads n bytes from the start of fd into a new buffer of n + 1 bytes.
+ * whole: the file must end there, which the spare byte checks (a read that
+ * fills it finds the file longer than it was when opened). */
+static svk_status read_start(svk_log *log, char *quiet, const char *path, int fd, size_t n, bool whole, void **data)
+{
+    char b1[32];
+    uint8_t *buf = svk_malloc(n + 1);
+    if (!buf)
+        return svk_file_report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s (%s)", path,
+                               svk_fmt_bytes(b1, n));
+    const size_t want_total = whole ? n + 1 : n;
+    size_t got = 0;
+    while (got < want_total) {
+        /* At most 1 GiB a call: Linux moves under 2 GiB per read anyway,
+         * and Windows' _read counts in an int. */
+        size_t want = want_total - got < (1u << 30) ? want_total - got : (1u << 30);
+        long long r = svk_file_os_read(fd, buf + got, want);
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            return svk_file_report(log, quiet, SVK_ERROR_IO, "reading %s: %s", path, strerror(err));
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got != n) {
+        free(buf);
+        return svk_file_report(log, quiet, SVK_ERROR_IO,
+                               "%s changed size while it was read (%zu bytes when opened, %s%zu read)"
+                               ": is another process writing it?",
+                               path, n, got > n ? "over " : "", got > n ? n : got);
+    }
+    *data = buf;
+    return SVK_OK;
+}
+
+svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t limit, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd;
+    uint64_t bytes;
+    svk_status st = svk_file_open_read(log, quiet, path, &fd, &bytes);
+    if (st != SVK_OK)
+        return st;
+    char b1[32], b2[32];
+    if (bytes > limit || bytes >= SIZE_MAX) {
+        svk_file_os_close(fd);
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "%s is %s, over the limit of %s for this file", path,
+                               svk_fmt_bytes(b1, bytes), svk_fmt_bytes(b2, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1));
+    }
+    st = read_start(log, quiet, path, fd, (size_t)bytes, true, data);
+    svk_file_os_close(fd);
+    if (st == SVK_OK)
+        *size = (size_t)bytes;
+    return st;
+}
+
+svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
+                              uint64_t *file_size)
+{
+    *data = NULL;
+    *size = 0;
+    *file_size = 0;
+    int fd;
+    uint64_t bytes;
+    svk_status st = svk_file_open_read(log, quiet, path, &fd, &bytes);
+    if (st != SVK_OK)
+        return st;
+    const uint64_t n = bytes < max ? bytes : max;
+    if (n >= SIZE_MAX) {
+        svk_file_os_close(fd);
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in memory", path, n);
+    }
+    st = read_start(log, quiet, path, fd, (size_t)n, n == bytes, data);
+    svk_file_os_close(fd);
+    if (st == SVK_OK) {
+        *size = (size_t)n;
+        *file_size = bytes;
+    }
+    return st;
+}
