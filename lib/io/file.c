@@ -20,38 +20,18 @@
  * than a real chain. */
 #define SYMLINK_HOPS 40
 
-const char *svk_file_kind(mode_t mode)
+int svk_file_os_stat(const char *path, int fd, unsigned *type, uint64_t *bytes)
 {
-    switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO";
-    case S_IFSOCK: return "a socket";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFLNK: return "a symbolic link";
-    default: return "a file of unknown type";
-    }
+    struct stat sb;
+    if ((path ? stat(path, &sb) : fstat(fd, &sb)) != 0)
+        return -1;
+    *type = (unsigned)sb.st_mode;
+    *bytes = (uint64_t)sb.st_size;
+    return 0;
 }
 
-static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
+int svk_file_os_open(const char *path)
 {
-    return svk_file_report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
-                  path, svk_file_kind(mode));
-}
-
-/* Opens the regular file at path for reading; *sb is its fstat. */
-static svk_status open_regular(svk_log *log, char *quiet, const char *path, int *out, struct stat *sb)
-{
-    *out = -1;
-    /* stat before open: a FIFO or device is refused without being opened
-     * at all, since opening a device can act (a tape rewinds, a modem line
-     * hangs up). The fstat below is the check that counts; this one spares
-     * the common mistake the open. */
-    if (stat(path, sb) != 0)
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(sb->st_mode))
-        return not_regular(log, quiet, path, sb->st_mode);
     /* O_NONBLOCK: should the name become a FIFO after the stat, the open
      * returns at once instead of waiting for a writer that may never come.
      * O_NOCTTY: nor may a terminal become ours. */
@@ -59,32 +39,16 @@ static svk_status open_regular(svk_log *log, char *quiet, const char *path, int 
     do
         fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (fstat(fd, sb) != 0) {
-        int err = errno;
-        close(fd);
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
-    }
-    if (!S_ISREG(sb->st_mode)) {
-        close(fd);
-        return not_regular(log, quiet, path, sb->st_mode);
-    }
+    return fd;
+}
+
+void svk_file_os_ready(int fd)
+{
     /* Linux ignores O_NONBLOCK on regular files, but POSIX lets reads with it
-     * fail with EAGAIN under mandatory locks: the reads below block. */
+     * fail with EAGAIN under mandatory locks: the reads block. */
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    *out = fd;
-    return SVK_OK;
-}
-
-svk_status svk_file_open_read(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes)
-{
-    struct stat sb;
-    svk_status st = open_regular(log, quiet, path, fd, &sb);
-    *bytes = st == SVK_OK ? (uint64_t)sb.st_size : 0;
-    return st;
 }
 
 long long svk_file_os_read(int fd, void *buf, size_t want)
@@ -121,7 +85,7 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
     size_t len = strlen(r->path);
     if (len >= sizeof(r->target))
         return svk_file_report(r->log, r->quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...",
-                      len, SVK_FILE_PATH_MAX - 1, r->path);
+                               len, SVK_FILE_PATH_MAX - 1, r->path);
     memcpy(r->target, r->path, len + 1);
     for (int hops = 0;; hops++) {
         if (lstat(r->target, sb) != 0) {
@@ -130,7 +94,7 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
                 return SVK_OK;
             }
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot write %s" VIA_FMT ": %s", r->target, VIA(r),
-                          strerror(errno));
+                                   strerror(errno));
         }
         if (!S_ISLNK(sb->st_mode)) {
             *exists = true;
@@ -138,22 +102,22 @@ static svk_status resolve(svk_file_replace *r, struct stat *sb, bool *exists)
         }
         if (hops == SYMLINK_HOPS)
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO,
-                          "cannot write %s: more than %d symbolic links in a row from it (a loop?)", r->path,
-                          SYMLINK_HOPS);
+                                   "cannot write %s: more than %d symbolic links in a row from it (a loop?)", r->path,
+                                   SYMLINK_HOPS);
         char link[SVK_FILE_PATH_MAX];
         ssize_t n = readlink(r->target, link, sizeof(link));
         if (n < 0)
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot read symlink %s: %s", r->target, strerror(errno));
         if ((size_t)n >= sizeof(link))
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
-                          r->target, SVK_FILE_PATH_MAX - 1);
+                                   r->target, SVK_FILE_PATH_MAX - 1);
         link[n] = '\0';
         /* A relative link is relative to the directory that holds it. */
         const char *slash = strrchr(r->target, '/');
         size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - r->target) + 1;
         if (dir_len + (size_t)n >= sizeof(r->target))
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "symlink %s points to a path too long (limit %d bytes)",
-                          r->target, SVK_FILE_PATH_MAX - 1);
+                                   r->target, SVK_FILE_PATH_MAX - 1);
         memcpy(r->target + dir_len, link, (size_t)n + 1);
     }
 }
@@ -180,7 +144,7 @@ static svk_status open_temporary(svk_file_replace *r, mode_t mode)
             break;
     }
     svk_status st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot create %s" VIA_FMT ": %s", r->tmp, VIA(r),
-                           strerror(err));
+                                    strerror(err));
     r->tmp[0] = '\0';
     return st;
 }
@@ -202,10 +166,10 @@ static svk_status keep_attributes(svk_file_replace *r, const struct stat *old)
         if (fchown(r->fd, old->st_uid, old->st_gid) != 0) {
             if (errno != EPERM)
                 return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the owner of %s: %s", r->tmp,
-                              r->target, strerror(errno));
+                                       r->target, strerror(errno));
             if (now.st_gid != old->st_gid && fchown(r->fd, (uid_t)-1, old->st_gid) != 0 && errno != EPERM)
                 return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the group of %s: %s", r->tmp,
-                              r->target, strerror(errno));
+                                       r->target, strerror(errno));
         }
         if (fstat(r->fd, &now) != 0)
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot stat %s: %s", r->tmp, strerror(errno));
@@ -215,7 +179,7 @@ static svk_status keep_attributes(svk_file_replace *r, const struct stat *old)
     /* Not ignorable: the file would come back with wider permissions. */
     if (fchmod(r->fd, mode) != 0)
         return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "cannot give %s the mode %04o of %s: %s", r->tmp,
-                      (unsigned)mode, r->target, strerror(errno));
+                               (unsigned)mode, r->target, strerror(errno));
     return SVK_OK;
 }
 
@@ -237,7 +201,7 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
      * what they put there, which they could have removed anyway. */
     if (exists && !S_ISREG(old.st_mode))
         return svk_file_report(log, quiet, SVK_ERROR_IO, "refusing to replace %s" VIA_FMT ": it is %s, not a regular file",
-                      r->target, VIA(r), svk_file_kind(old.st_mode));
+                               r->target, VIA(r), svk_file_kind(old.st_mode));
     /* A rename gives the name a new inode, so the file's other hard links
      * would keep the old contents: the links split, silently. Writing in
      * place would keep them but lose atomicity, and a crash mid-save would
@@ -246,10 +210,10 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
      * other links. */
     if (exists && old.st_nlink > 1)
         return svk_file_report(log, quiet, SVK_ERROR_IO,
-                      "refusing to replace %s" VIA_FMT ": it has %ju hard links, and an atomic save would split "
-                      "them (the other names would keep the old contents); save to another name, or remove the "
-                      "other links first",
-                      r->target, VIA(r), (uintmax_t)old.st_nlink);
+                               "refusing to replace %s" VIA_FMT ": it has %ju hard links, and an atomic save would split "
+                               "them (the other names would keep the old contents); save to another name, or remove the "
+                               "other links first",
+                               r->target, VIA(r), (uintmax_t)old.st_nlink);
     /* A new file: 0666 minus the umask, as fopen, shell redirection and
      * most tools make it, so the umask stays the user's one setting. A
      * replacement starts owner-only and gets the old mode before any data. */
@@ -271,7 +235,7 @@ svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
             continue;
         if (w <= 0)
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
-                          w < 0 ? strerror(errno) : "no progress");
+                                   w < 0 ? strerror(errno) : "no progress");
         c += w;
         n -= (size_t)w;
     }
@@ -288,7 +252,7 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
     r->fd = -1;
     if (st == SVK_OK && rename(r->tmp, r->target) != 0)
         st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s" VIA_FMT ": %s", r->tmp, r->target, VIA(r),
-                    strerror(errno));
+                             strerror(errno));
     if (st != SVK_OK) {
         svk_file_replace_abort(r);
         return st;
@@ -308,11 +272,11 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return svk_file_report(r->log, r->quiet, SVK_ERROR_IO,
-                      "%s was written, but its directory cannot be opened to sync the rename: %s", r->target,
-                      strerror(errno));
+                               "%s was written, but its directory cannot be opened to sync the rename: %s", r->target,
+                               strerror(errno));
     if (fsync(dfd) != 0 && errno != EINVAL)
         st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "%s was written, but syncing its directory failed: %s", r->target,
-                    strerror(errno));
+                             strerror(errno));
     close(dfd);
     return st;
 }

@@ -12,9 +12,18 @@
  * NULL, else to the log. Returns st. */
 svk_status svk_file_report(svk_log *log, char *quiet, svk_status st, const char *fmt, ...) SVK_PRINTF(4, 5);
 
-/* Opens the regular file at path for reading, refusing anything else by
- * name without blocking on it; *bytes is its size when opened. */
-svk_status svk_file_open_read(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes);
+/* The type bits (S_IFMT) and size of the file at path, or (path NULL) of
+ * open descriptor fd: 0, or -1 with errno set. */
+int svk_file_os_stat(const char *path, int fd, unsigned *type, uint64_t *bytes);
+
+/* Opens path for reading, not inherited by child processes and not
+ * blocking on what the name may have become since its stat: a
+ * descriptor, or -1 with errno set. */
+int svk_file_os_open(const char *path);
+
+/* Makes the reads of a descriptor that svk_file_os_open gave, now checked
+ * to be a regular file's, block as reads of files do. */
+void svk_file_os_ready(int fd);
 
 /* One read of at most want bytes (want <= 1 GiB): the count, 0 at the
  * end, or -1 with errno set. */

@@ -40,55 +40,24 @@
 #include "core/alloc.h"
 #include "file_os.h"
 
-const char *svk_file_kind(mode_t mode)
-{
-    switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO";
-    case S_IFCHR: return "a character device";
-    default: return "a file of unknown type";
-    }
-}
-
-static svk_status not_regular(svk_log *log, char *quiet, const char *path, mode_t mode)
-{
-    return svk_file_report(log, quiet, SVK_ERROR_IO, "%s is not a regular file (it is %s); libsvk reads regular files only",
-                  path, svk_file_kind(mode));
-}
-
-/* Opens the regular file at path for reading; *sb is its fstat. A device
- * name (CON, NUL, COM1) stats as a character device and is refused before
- * the open, as file.c refuses one. */
-static svk_status open_regular(svk_log *log, char *quiet, const char *path, int *out, struct _stat64 *sb)
-{
-    *out = -1;
-    if (_stat64(path, sb) != 0)
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (!S_ISREG(sb->st_mode))
-        return not_regular(log, quiet, path, (mode_t)sb->st_mode);
-    int fd = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
-    if (fd < 0)
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot open %s: %s", path, strerror(errno));
-    if (_fstat64(fd, sb) != 0) {
-        int err = errno;
-        _close(fd);
-        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot stat %s: %s", path, strerror(err));
-    }
-    if (!S_ISREG(sb->st_mode)) {
-        _close(fd);
-        return not_regular(log, quiet, path, (mode_t)sb->st_mode);
-    }
-    *out = fd;
-    return SVK_OK;
-}
-
-svk_status svk_file_open_read(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes)
+int svk_file_os_stat(const char *path, int fd, unsigned *type, uint64_t *bytes)
 {
     struct _stat64 sb;
-    svk_status st = open_regular(log, quiet, path, fd, &sb);
-    *bytes = st == SVK_OK ? (uint64_t)sb.st_size : 0;
-    return st;
+    if ((path ? _stat64(path, &sb) : _fstat64(fd, &sb)) != 0)
+        return -1;
+    *type = (unsigned)sb.st_mode;
+    *bytes = (uint64_t)sb.st_size;
+    return 0;
+}
+
+int svk_file_os_open(const char *path)
+{
+    return _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+}
+
+void svk_file_os_ready(int fd)
+{
+    (void)fd;
 }
 
 long long svk_file_os_read(int fd, void *buf, size_t want)
@@ -151,7 +120,7 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
     size_t len = strlen(path);
     if (len >= sizeof(r->target))
         return svk_file_report(log, quiet, SVK_ERROR_INVALID_ARG, "path of %zu bytes is too long (limit %d): %.64s...", len,
-                      SVK_FILE_PATH_MAX - 1, path);
+                               SVK_FILE_PATH_MAX - 1, path);
     memcpy(r->target, path, len + 1);
     struct _stat64 old;
     bool exists = _stat64(path, &old) == 0;
@@ -159,14 +128,14 @@ svk_status svk_file_replace_begin(svk_log *log, char *quiet, const char *path, s
         return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
     if (exists && !S_ISREG(old.st_mode))
         return svk_file_report(log, quiet, SVK_ERROR_IO, "refusing to replace %s: it is %s, not a regular file", path,
-                      svk_file_kind((mode_t)old.st_mode));
+                               svk_file_kind((mode_t)old.st_mode));
     unsigned long links = exists ? link_count(path) : 1;
     if (links > 1)
         return svk_file_report(log, quiet, SVK_ERROR_IO,
-                      "refusing to replace %s: it has %lu hard links, and an atomic save would split them (the "
-                      "other names would keep the old contents); save to another name, or remove the other links "
-                      "first",
-                      path, links);
+                               "refusing to replace %s: it has %lu hard links, and an atomic save would split them (the "
+                               "other names would keep the old contents); save to another name, or remove the other links "
+                               "first",
+                               path, links);
     return open_temporary(r);
 }
 
@@ -177,7 +146,7 @@ svk_status svk_file_replace_write(svk_file_replace *r, const void *p, size_t n)
         int w = _write(r->fd, c, n < (1u << 30) ? (unsigned)n : (1u << 30));
         if (w <= 0)
             return svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "writing %s: %s", r->tmp,
-                          w < 0 ? strerror(errno) : "no progress");
+                                   w < 0 ? strerror(errno) : "no progress");
         c += w;
         n -= (size_t)w;
     }
@@ -197,7 +166,7 @@ svk_status svk_file_replace_commit(svk_file_replace *r)
      * it, and with WRITE_THROUGH returns once the move is on disk. */
     if (st == SVK_OK && !MoveFileExA(r->tmp, r->target, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
         st = svk_file_report(r->log, r->quiet, SVK_ERROR_IO, "renaming %s to %s: Windows error %lu", r->tmp, r->target,
-                    (unsigned long)GetLastError());
+                             (unsigned long)GetLastError());
     if (st != SVK_OK) {
         svk_file_replace_abort(r);
         return st;
