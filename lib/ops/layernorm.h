@@ -1,6 +1,7 @@
 /*
- * LayerNorm over the last axis on the device (shaders/layernorm_fwd.comp,
- * layernorm_bwd.comp, norm_param_reduce.comp), with the semantics of the
+ * LayerNorm over the last axis on the device (shaders/norm_fwd.comp,
+ * norm_bwd.comp, norm_param_reduce.comp; recorded by norm.c, which it
+ * shares with RMSNorm, rmsnorm.h), with the semantics of the
  * CPU reference svk_ref_layernorm_fwd / _bwd (lib/ref/ref_decls.h):
  *   out = (x - mean) * rstd * g + b,  rstd = 1 / sqrt(var + eps),
  * biased variance. Gradients of activations are written, those of g and b

@@ -9,10 +9,11 @@
 svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_reduce_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "norm_param_reduce";
-    if (!a->part.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand partials has no buffer", op);
-    svk_ctx *ctx = a->part.buf->ctx;
+    const char *op;
+    svk_ctx *ctx;
+    svk_status st = svk_norm_begin(a->label, "norm_param_reduce", "partials", a->part, &op, &ctx);
+    if (st != SVK_OK)
+        return st;
     if (a->C == 0 || a->n_norms == 0 || a->n_part == 0 || a->blocks_per_norm < 1 || a->blocks_per_norm > 2)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                          "%s: C=%u n_norms=%u n_part=%u blocks_per_norm=%u (each >= 1, blocks_per_norm 1 or 2)", op,
@@ -20,7 +21,6 @@ svk_status svk_norm_param_reduce_record(svk_cmdlist *cl, const svk_norm_param_re
     uint64_t cols = (uint64_t)a->n_norms * a->C;
     uint64_t outs = cols * a->blocks_per_norm;
     svk_range rp, rg, rb;
-    svk_status st;
     if ((st = svk_op_bind(ctx, op, "partials", a->part, outs * a->n_part, &rp)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "dg", a->dg, cols, &rg)) != SVK_OK)
         return st;

@@ -1,5 +1,6 @@
 #include "norm_rows.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,31 @@
 
 #include "vk/vk_buffer.h"
 #include "vk/vk_context.h"
+
+svk_status svk_norm_begin(const char *label, const char *dflt, const char *name, svk_tref t, const char **op,
+                          svk_ctx **ctx)
+{
+    *op = label ? label : dflt;
+    if (!t.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand %s has no buffer", *op, name);
+    *ctx = t.buf->ctx;
+    return SVK_OK;
+}
+
+svk_status svk_norm_check_rows(svk_ctx *ctx, const char *op, uint32_t rows, const char *width_name, uint32_t width)
+{
+    if (rows == 0 || width == 0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: rows=%u %s=%u, each must be >= 1", op, rows,
+                         width_name, width);
+    return SVK_OK;
+}
+
+svk_status svk_norm_check_eps(svk_ctx *ctx, const char *op, float eps)
+{
+    if (!(eps > 0) || !isfinite(eps))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: eps=%g must be finite and > 0", op, (double)eps);
+    return SVK_OK;
+}
 
 void svk_norm_row_spec(const svk_ctx *ctx, uint32_t width, uint32_t spec[3])
 {

@@ -1,6 +1,6 @@
 /*
- * What the norm operations (layernorm.c, rmsnorm.c, siamese_norm.c) share
- * about their row kernels: the workgroup shape, how the backward passes
+ * What the norm operations (norm.c, siamese_norm.c) share about their row
+ * kernels: the checks that start their recording, the workgroup shape, how the backward passes
  * split rows into lanes, the operand checks, and the choice and recording
  * of a row kernel's portable, CPU, texel or split form. The second stage of
  * the backward passes is norm_param_reduce.h.
@@ -12,6 +12,19 @@
 
 #include "common/row_cpu.h"
 #include "ops.h"
+
+/* The start of recording an op (the norm ops, residual, norm_param_reduce):
+ * *op = label, or dflt where label is NULL; *ctx = the context of operand
+ * `name`, t, which must have a buffer ("<op>: operand <name> has no
+ * buffer"). The caller has checked its own arguments (SVK_CHECK_ARG). */
+svk_status svk_norm_begin(const char *label, const char *dflt, const char *name, svk_tref t, const char **op,
+                          svk_ctx **ctx);
+
+/* rows and the row width (named width_name in the message) each >= 1. */
+svk_status svk_norm_check_rows(svk_ctx *ctx, const char *op, uint32_t rows, const char *width_name, uint32_t width);
+
+/* eps finite and > 0. */
+svk_status svk_norm_check_eps(svk_ctx *ctx, const char *op, float eps);
 
 /* Workgroup shape of a row kernel for rows of `width` elements: spec[0]
  * invocations per row (32 for rows up to 256 wide, so that narrow rows do

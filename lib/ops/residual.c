@@ -28,12 +28,11 @@ static svk_status dispatch(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_ke
 svk_status svk_residual_fwd_record(svk_cmdlist *cl, const svk_residual_fwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "residual_fwd";
-    if (!a->x.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
-    svk_ctx *ctx = a->x.buf->ctx;
-    svk_status st = check(ctx, op, a->n, a->c);
-    if (st != SVK_OK)
+    const char *op;
+    svk_ctx *ctx;
+    svk_status st;
+    if ((st = svk_norm_begin(a->label, "residual_fwd", "x", a->x, &op, &ctx)) != SVK_OK ||
+        (st = check(ctx, op, a->n, a->c)) != SVK_OK)
         return st;
     svk_range rx, ry, rz;
     if ((st = svk_op_bind(ctx, op, "x", a->x, a->n, &rx)) != SVK_OK ||
@@ -54,12 +53,11 @@ svk_status svk_residual_fwd_record(svk_cmdlist *cl, const svk_residual_fwd_args 
 svk_status svk_residual_bwd_record(svk_cmdlist *cl, const svk_residual_bwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "residual_bwd";
-    if (!a->dx.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand dx has no buffer", op);
-    svk_ctx *ctx = a->dx.buf->ctx;
-    svk_status st = check(ctx, op, a->n, a->c);
-    if (st != SVK_OK)
+    const char *op;
+    svk_ctx *ctx;
+    svk_status st;
+    if ((st = svk_norm_begin(a->label, "residual_bwd", "dx", a->dx, &op, &ctx)) != SVK_OK ||
+        (st = check(ctx, op, a->n, a->c)) != SVK_OK)
         return st;
     svk_range rdx, rdy, rdz;
     if ((st = svk_op_bind(ctx, op, "dx", a->dx, a->n, &rdx)) != SVK_OK ||

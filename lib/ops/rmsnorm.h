@@ -1,6 +1,7 @@
 /*
- * RMSNorm over the last axis on the device (shaders/rmsnorm_fwd.comp,
- * rmsnorm_bwd.comp, norm_param_reduce.comp), with the semantics of the CPU
+ * RMSNorm over the last axis on the device (shaders/norm_fwd.comp,
+ * norm_bwd.comp with SVK_RMSNORM, norm_param_reduce.comp; recorded by
+ * norm.c as LayerNorm without b and mean), with the semantics of the CPU
  * reference svk_ref_rmsnorm_fwd / _bwd (lib/ref/ref_decls.h):
  *   out = x * rstd * g,  rstd = 1 / sqrt(mean(x^2) + eps).
  * dx is written, dg accumulated, deterministically.

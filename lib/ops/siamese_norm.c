@@ -38,19 +38,23 @@ static svk_status check_shape(svk_ctx *ctx, const char *op, svk_norm_kind kind, 
     if (kind != SVK_NORM_LAYERNORM && kind != SVK_NORM_RMSNORM)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: kind=%d is neither layernorm nor rmsnorm", op,
                          (int)kind);
-    if (rows == 0 || C == 0)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: rows=%u C=%u, each must be >= 1", op, rows, C);
-    return SVK_OK;
+    return svk_norm_check_rows(ctx, op, rows, "C", C);
 }
 
-static svk_status record_fwd(svk_cmdlist *cl, const char *op, const fwd_job *j)
+/* need_xn: xn must have a buffer (the block input's forward pass). */
+static svk_status record_fwd(svk_cmdlist *cl, const char *label, const char *dflt, bool need_xn, const fwd_job *j)
 {
-    svk_ctx *ctx = j->x.buf->ctx;
-    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
+    const char *op;
+    svk_ctx *ctx;
+    svk_status st = svk_norm_begin(label, dflt, "x", j->x, &op, &ctx);
     if (st != SVK_OK)
         return st;
-    if (!(j->eps > 0) || !isfinite(j->eps))
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: eps=%g must be finite and > 0", op, (double)j->eps);
+    if (need_xn && !j->xn.buf)
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand xn has no buffer", op);
+    if ((st = check_shape(ctx, op, j->kind, j->rows, j->C)) != SVK_OK)
+        return st;
+    if ((st = svk_norm_check_eps(ctx, op, j->eps)) != SVK_OK)
+        return st;
     const bool ln = j->kind == SVK_NORM_LAYERNORM;
     uint64_t n = (uint64_t)j->rows * j->C, RM = SVK_SIAMESE_MEAN_ROWS * (uint64_t)j->rows;
     svk_range rx, ry, rg, rb = {0}, rxn = {0}, rh, rm = {0}, rr;
@@ -363,11 +367,13 @@ static svk_status record_staged(svk_cmdlist *cl, svk_ctx *ctx, const char *op, c
 
 /* One fused dispatch where the device allows it, else the stages; then the
  * partials of P, Q and I summed into dg and db. */
-static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
+static svk_status record_bwd(svk_cmdlist *cl, const char *label, const char *dflt, const bwd_job *j)
 {
-    svk_ctx *ctx = j->x.buf->ctx;
-    svk_status st = check_shape(ctx, op, j->kind, j->rows, j->C);
-    if (st != SVK_OK)
+    const char *op;
+    svk_ctx *ctx;
+    svk_status st;
+    if ((st = svk_norm_begin(label, dflt, "x", j->x, &op, &ctx)) != SVK_OK ||
+        (st = check_shape(ctx, op, j->kind, j->rows, j->C)) != SVK_OK)
         return st;
     bwd_ranges r;
     if ((st = bind_bwd(ctx, op, j, &r)) != SVK_OK)
@@ -400,41 +406,29 @@ static svk_status record_bwd(svk_cmdlist *cl, const char *op, const bwd_job *j)
 svk_status svk_siamese_norm_fwd_record(svk_cmdlist *cl, const svk_siamese_norm_fwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "siamese_norm_fwd";
-    if (!a->x.buf || !a->xn.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand %s has no buffer", op, a->x.buf ? "xn" : "x");
     fwd_job j = {a->kind, a->rows, a->C, a->eps, a->x, a->y, a->g, a->b, a->xn, a->h, a->mean, a->rstd, "h"};
-    return record_fwd(cl, op, &j);
+    return record_fwd(cl, a->label, "siamese_norm_fwd", true, &j);
 }
 
 svk_status svk_siamese_out_fwd_record(svk_cmdlist *cl, const svk_siamese_out_fwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "siamese_out_fwd";
-    if (!a->x.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
     fwd_job j = {a->kind, a->rows, a->C, a->eps, a->x, a->y, a->g, a->b, {0}, a->out, a->mean, a->rstd, "out"};
-    return record_fwd(cl, op, &j);
+    return record_fwd(cl, a->label, "siamese_out_fwd", false, &j);
 }
 
 svk_status svk_siamese_norm_bwd_record(svk_cmdlist *cl, const svk_siamese_norm_bwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "siamese_norm_bwd";
-    if (!a->x.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
     bwd_job j = {a->kind, a->rows, a->C, a->dh, a->dxn, a->dy_in, a->x, a->y, a->mean, a->rstd,
                  a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, a->dz, a->dz_c, "dh"};
-    return record_bwd(cl, op, &j);
+    return record_bwd(cl, a->label, "siamese_norm_bwd", &j);
 }
 
 svk_status svk_siamese_out_bwd_record(svk_cmdlist *cl, const svk_siamese_out_bwd_args *a)
 {
     SVK_CHECK_ARG(NULL, cl && a);
-    const char *op = a->label ? a->label : "siamese_out_bwd";
-    if (!a->x.buf)
-        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: operand x has no buffer", op);
     bwd_job j = {a->kind, a->rows, a->C, a->dout, {0}, {0}, a->x, a->y, a->mean, a->rstd,
                  a->g, a->b, a->dx, a->dy, a->dg, a->db, a->scratch, a->dz, a->dz_c, "dout"};
-    return record_bwd(cl, op, &j);
+    return record_bwd(cl, a->label, "siamese_out_bwd", &j);
 }
