@@ -1,5 +1,5 @@
 /*
- * Norm family (lib/ops/layernorm.c, rmsnorm.c, siamese_norm.c, residual.c):
+ * Norm family (lib/ops/norm.c, siamese_norm.c, residual.c):
  * LayerNorm and RMSNorm forward and backward, SiameseNorm's fused block
  * input and model output, both directions, and the dual residual update,
  * against the double reference (lib/ref/layernorm.c, rmsnorm.c,
