@@ -1,7 +1,7 @@
 #version 450
 /*
  * GEMM, strided-batched: C = alpha * op(A) op(B) + beta * C (+ bias[n]).
- * Reference: lib/ref/gemm.c. Conformance: tests/test_gemm.c.
+ * Reference: lib/ref/gemm.c. Conformance: tools/conformance/conform_gemm.c.
  *
  * The portable variant: classic shared-memory tiling with register blocking.
  * A workgroup of WG_X x WG_Y invocations computes a BM x BN tile of C

@@ -34,7 +34,7 @@ static svk_status stage(svk_cmdlist *cl, svk_ctx *ctx, const char *op, svk_range
     uint32_t spec[SVK_MAX_SPEC];
     const bool vec4 = svk_elem_vec4_spec(ctx, SVK_KERNEL_COLSUM, push->N, offs, 3, spec);
     /* On CPU devices src through a texel view where it can be viewed
-     * (colsum_texel.comp): same sums, same order. */
+     * (colsum_texel, colsum.comp built with SVK_TEXEL): same sums, same order. */
     svk_kernel_variant var;
     svk_status st = svk_op_variant(ctx, op, &var);
     if (st != SVK_OK)

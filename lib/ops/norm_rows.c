@@ -135,8 +135,8 @@ static svk_status row_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id kern
     return svk_cmdlist_dispatch(cl, &d);
 }
 
-/* The CPU forms that have a texel form (shaders/<name>_texel.comp): the
- * same kernel, which also binds the storage bindings `of` as RGBA32F views,
+/* The CPU forms that have a texel form (the <name>_texel rows of
+ * shaders/meson.build): the same kernel, which also binds the storage bindings `of` as RGBA32F views,
  * after its own, and reads those rows through them; and a split form of
  * that (the same bindings; SVK_KERNEL_COUNT for none), for rows of
  * split_min and wider. */

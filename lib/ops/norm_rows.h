@@ -95,7 +95,7 @@ bool svk_norm_cpu_fits(uint32_t width, svk_norm_cpu_form form);
  * for a CPU form that svk_norm_row_dispatch does not map from a portable
  * kernel (the fused SiameseNorm backward, which its op picks itself); the
  * caller has checked svk_norm_cpu_fits(). Where the form has a split form
- * (shaders/<name>_split.comp) and the rows are wide enough (below), each
+ * (the <name>_split rows of shaders/meson.build) and the rows are wide enough (below), each
  * group of rows (or lane of partials) goes to a subgroup rather than to
  * one invocation. */
 svk_status svk_norm_cpu_dispatch(svk_cmdlist *cl, svk_ctx *ctx, svk_kernel_id cpu_kernel, uint32_t width,

@@ -71,8 +71,8 @@ bool svk_op_gemm_wide_allowed(const svk_ctx *ctx);
 bool svk_op_gemm_rows_allowed(const svk_ctx *ctx);
 
 /* Whether the CPU GEMMs may go through 64-bit views (the texel form's
- * stores, shaders/gemm_texel_s64.comp; the storage-buffer form's loads
- * and stores, gemm_cpu_s64.comp): the context enabled shaderInt64 and the
+ * stores, the gemm_texel_s64 row of shaders/meson.build; the
+ * storage-buffer form's loads and stores, gemm_cpu_s64): the context enabled shaderInt64 and the
  * tuning's gemm_store64 is not 0 (the conformance tool tests both). */
 bool svk_op_gemm_store64_allowed(const svk_ctx *ctx);
 

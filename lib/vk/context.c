@@ -139,7 +139,7 @@ static svk_status create_device(svk_ctx *ctx)
         exts[n_exts++] = SVK_VK_PORTABILITY_SUBSET_EXTENSION_NAME;
     /* What shaders/gemm_coopmat.comp declares, where the device offers it
      * all (device.c), under the extension device.c chose; and shaderInt64
-     * for gemm_texel_s64.comp where the device has it. Nothing else needs
+     * for gemm_texel_s64 where the device has it. Nothing else needs
      * a feature beyond Vulkan 1.2's core. */
     const bool coopmat = ctx->info.coopmat_m != 0;
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {

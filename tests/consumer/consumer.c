@@ -1,6 +1,6 @@
 /*
  * An application of libsvk that knows only what is installed: the public
- * headers and the library, found through svk.pc (tests/install_pkgconfig.sh)
+ * headers and the library, found through svk.pc (tests/install_test.sh)
  * or a parent project's dependency('svk') (tests/subproject.sh). It needs
  * no device: a few CPU-backend training steps of a tiny model reach the
  * reference kernels, cJSON (through the configuration's JSON) and libm, so
