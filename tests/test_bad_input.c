@@ -557,6 +557,24 @@ static svk_status addition_short_seq(fixture *f)
     svk_addition_destroy(&a);
     return st;
 }
+static svk_status token_data_null_pattern(fixture *f)
+{
+    (void)f;
+    svk_token_data *d = NULL;
+    return svk_token_data_open(NULL, NULL, &d);
+}
+static svk_status token_data_vocab_zero(fixture *f)
+{
+    (void)f;
+    svk_token_data_params p = svk_token_data_params_default();
+    p.vocab = 0;
+    svk_token_data *d = NULL;
+    return svk_token_data_open("/dev/null", &p, &d);
+}
+static svk_status token_data_batch_null(fixture *f)
+{
+    return svk_token_data_batch(NULL, B, T, f->tokens, f->targets);
+}
 static svk_status token_file_null_values(fixture *f)
 {
     (void)f;
@@ -644,6 +662,9 @@ static const bad_case global_cases[] = {
     {"svk_addition_create digits 0", addition_zero_digits, SVK_ERROR_INVALID_ARG, {"digits=0", NULL}},
     {"svk_addition_max_len reserved set", addition_reserved, SVK_ERROR_INVALID_ARG, {"reserved[2] is 5", NULL}},
     {"svk_addition_batch T 8 < 11", addition_short_seq, SVK_ERROR_INVALID_ARG, {"length 8", "needs >= 11"}},
+    {"svk_token_data_open pattern NULL", token_data_null_pattern, SVK_ERROR_INVALID_ARG, {"pattern is NULL", NULL}},
+    {"svk_token_data_open vocab 0", token_data_vocab_zero, SVK_ERROR_INVALID_ARG, {"vocab=0", NULL}},
+    {"svk_token_data_batch data NULL", token_data_batch_null, SVK_ERROR_INVALID_ARG, {"data is NULL", NULL}},
     {"svk_token_file_read values NULL", token_file_null_values, SVK_ERROR_INVALID_ARG, {"values is NULL", NULL}},
     {"svk_model_save_grads model NULL", save_grads_null_model, SVK_ERROR_INVALID_ARG, {"model is NULL", NULL}},
 };
