@@ -1,5 +1,6 @@
 /* io_file.h and file_os.h on POSIX systems: opening only regular files,
- * and saving by a temporary renamed over its target (file_read.c reads
+ * mapping them (mmap), listing a glob's matches (glob(3)), and saving by a
+ * temporary renamed over its target (file_read.c reads, maps and lists
  * through file_os.h on every system). */
 #include <errno.h>
 #include <fcntl.h>
