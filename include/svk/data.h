@@ -249,7 +249,10 @@ SVK_API svk_token_data_params svk_token_data_params_default(void);
  * SVK_ERROR_INVALID_ARG (SVK_ERROR_IO where a file cannot be opened or is
  * not a regular file), the message naming the file. The tokens themselves
  * are checked against params.vocab as batches read them, not here: that
- * would read every file whole. The files must not change while open (on
+ * would read every file whole. With SVK_TEXT_RANDOM the system is told
+ * the files are read at random places (POSIX_MADV_RANDOM), so each window
+ * reads its own pages rather than read-ahead around them. The files must
+ * not change while open (on
  * POSIX, reading a page of a file truncated since raises SIGBUS). params
  * NULL: the defaults. On failure *out is NULL. */
 SVK_API svk_status svk_token_data_open(const char *pattern, const svk_token_data_params *params,

@@ -134,6 +134,10 @@ svk_status svk_token_data_open(const char *pattern, const svk_token_data_params 
             svk_token_data_destroy(&d);
             return st;
         }
+        /* Random windows touch a page or two each: read-ahead around them
+         * would read many times the bytes a batch uses. */
+        if (p.order == SVK_TEXT_RANDOM)
+            svk_file_map_advise_random(&d->maps[i]);
         d->spans[i].first = d->total;
         d->total += d->spans[i].tokens;
     }

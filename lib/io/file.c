@@ -85,6 +85,11 @@ void svk_file_os_unmap(const void *addr, size_t bytes)
     munmap((void *)(uintptr_t)addr, bytes);
 }
 
+void svk_file_os_advise_random(const void *addr, size_t bytes)
+{
+    posix_madvise((void *)(uintptr_t)addr, bytes, POSIX_MADV_RANDOM);
+}
+
 int svk_file_os_glob(const char *pattern, int (*add)(void *user, const char *name), void *user, char *why,
                      size_t why_size)
 {

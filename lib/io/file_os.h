@@ -37,6 +37,10 @@ void svk_file_os_close(int fd);
 const void *svk_file_os_map(int fd, size_t bytes, char *why, size_t why_size);
 /* Unmaps what svk_file_os_map gave (the same bytes). */
 void svk_file_os_unmap(const void *addr, size_t bytes);
+/* Tells the system a mapping will be read at random places: no read-ahead
+ * around each page touched (POSIX_MADV_RANDOM; nothing on Windows, whose
+ * views have no such hint). Advice only: nothing fails. */
+void svk_file_os_advise_random(const void *addr, size_t bytes);
 
 /* Calls add(user, name) for every name matching pattern, in no particular
  * order: 0 (also when nothing matches), add's non-zero value where it

@@ -203,6 +203,12 @@ void svk_file_unmap(svk_file_mapping *m)
     m->size = 0;
 }
 
+void svk_file_map_advise_random(const svk_file_mapping *m)
+{
+    if (m->data)
+        svk_file_os_advise_random(m->data, (size_t)m->size);
+}
+
 /* svk_file_glob's collector: the array grows by doubling. */
 typedef struct glob_acc {
     svk_file_list list;

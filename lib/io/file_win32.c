@@ -104,6 +104,12 @@ void svk_file_os_unmap(const void *addr, size_t bytes)
     UnmapViewOfFile(addr);
 }
 
+void svk_file_os_advise_random(const void *addr, size_t bytes)
+{
+    (void)addr;
+    (void)bytes;
+}
+
 int svk_file_os_glob(const char *pattern, int (*add)(void *user, const char *name), void *user, char *why,
                      size_t why_size)
 {

@@ -68,6 +68,9 @@ typedef struct svk_file_mapping {
 svk_status svk_file_map(svk_log *log, char *quiet, const char *path, svk_file_mapping *m);
 /* Unmaps and sets *m to {NULL, 0}; accepts an empty or unset mapping. */
 void svk_file_unmap(svk_file_mapping *m);
+/* Hints that m will be read at random places (svk_file_os_advise_random):
+ * each read then brings in its own pages, not the read-ahead around them. */
+void svk_file_map_advise_random(const svk_file_mapping *m);
 
 /* The paths matching a pattern (svk_file_os_glob in file_os.h: glob(3) on
  * POSIX, the last component's * and ? on Windows), sorted by strcmp, so
