@@ -244,17 +244,17 @@ SVK_API svk_token_data_params svk_token_data_params_default(void);
  * "fineweb_train_*.bin", or one file's path; on Windows * and ? work in
  * the last component only) and checks each against the format by its size
  * and header alone: a bad llm.c magic or version, a header token count that
- * disagrees with the file's size, a raw file whose size is not a multiple
- * of its token size, or a pattern that matches no file is refused with
- * SVK_ERROR_INVALID_ARG (SVK_ERROR_IO where a file cannot be opened or is
- * not a regular file), the message naming the file. The tokens themselves
- * are checked against params.vocab as batches read them, not here: that
- * would read every file whole. With SVK_TEXT_RANDOM the system is told
- * the files are read at random places (POSIX_MADV_RANDOM), so each window
- * reads its own pages rather than read-ahead around them. The files must
- * not change while open (on
- * POSIX, reading a page of a file truncated since raises SIGBUS). params
- * NULL: the defaults. On failure *out is NULL. */
+ * disagrees with the file's size, or a raw file whose size is not a
+ * multiple of its token size is refused with SVK_ERROR_INVALID_ARG; a
+ * pattern that matches no file, a file that cannot be opened, and a FIFO,
+ * directory, socket or device (at once, never waited on) with
+ * SVK_ERROR_IO; each message names the file. The tokens themselves are
+ * checked against params.vocab as batches read them, not here: that would
+ * read every file whole. With SVK_TEXT_RANDOM the system is told the files
+ * are read at random places (POSIX_MADV_RANDOM), so each window reads its
+ * own pages rather than read-ahead around them. The files must not change
+ * while open (on POSIX, reading a page of a file truncated since raises
+ * SIGBUS). params NULL: the defaults. On failure *out is NULL. */
 SVK_API svk_status svk_token_data_open(const char *pattern, const svk_token_data_params *params,
                                        svk_token_data **out);
 
