@@ -514,6 +514,30 @@ static svk_status lr_schedule_null_lr(fixture *f)
     (void)f;
     return svk_lr_schedule(0, 10, 2, 1e-3f, NULL);
 }
+static svk_status lr_schedule_ex_decay_frac(fixture *f)
+{
+    (void)f;
+    svk_lr_params p = svk_lr_params_default();
+    p.shape = SVK_LR_WSD;
+    p.total = 10;
+    p.decay_frac = 2;
+    float lr;
+    return svk_lr_schedule_ex(&p, 0, &lr);
+}
+static svk_status lr_schedule_ex_shape(fixture *f)
+{
+    (void)f;
+    svk_lr_params p = svk_lr_params_default();
+    p.shape = (svk_lr_shape)4;
+    float lr;
+    return svk_lr_schedule_ex(&p, 0, &lr);
+}
+static svk_status lr_schedule_ex_null(fixture *f)
+{
+    (void)f;
+    float lr;
+    return svk_lr_schedule_ex(NULL, 0, &lr);
+}
 static svk_status text_open_null_path(fixture *f)
 {
     (void)f;
@@ -556,6 +580,24 @@ static svk_status addition_short_seq(fixture *f)
         st = svk_addition_batch(a, B, T, f->tokens, f->targets);
     svk_addition_destroy(&a);
     return st;
+}
+static svk_status token_data_null_pattern(fixture *f)
+{
+    (void)f;
+    svk_token_data *d = NULL;
+    return svk_token_data_open(NULL, NULL, &d);
+}
+static svk_status token_data_vocab_zero(fixture *f)
+{
+    (void)f;
+    svk_token_data_params p = svk_token_data_params_default();
+    p.vocab = 0;
+    svk_token_data *d = NULL;
+    return svk_token_data_open("/dev/null", &p, &d);
+}
+static svk_status token_data_batch_null(fixture *f)
+{
+    return svk_token_data_batch(NULL, B, T, f->tokens, f->targets);
 }
 static svk_status token_file_null_values(fixture *f)
 {
@@ -638,12 +680,18 @@ static const bad_case global_cases[] = {
     {"svk_lr_schedule peak NaN", lr_schedule_peak_nan, SVK_ERROR_INVALID_ARG, {"peak", "nan"}},
     {"svk_lr_schedule step 10 of 10", lr_schedule_past_total, SVK_ERROR_INVALID_ARG, {"step 10", "10 updates"}},
     {"svk_lr_schedule lr NULL", lr_schedule_null_lr, SVK_ERROR_INVALID_ARG, {"lr is NULL", NULL}},
+    {"svk_lr_schedule_ex decay_frac 2", lr_schedule_ex_decay_frac, SVK_ERROR_INVALID_ARG, {"decay_frac=2", NULL}},
+    {"svk_lr_schedule_ex shape 4", lr_schedule_ex_shape, SVK_ERROR_INVALID_ARG, {"shape 4", NULL}},
+    {"svk_lr_schedule_ex p NULL", lr_schedule_ex_null, SVK_ERROR_INVALID_ARG, {"p is NULL", NULL}},
     {"svk_text_data_open path NULL", text_open_null_path, SVK_ERROR_INVALID_ARG, {"path is NULL", NULL}},
     {"svk_text_data_open order 9", text_open_bad_order, SVK_ERROR_INVALID_ARG, {"order=9", NULL}},
     {"svk_text_data_batch data NULL", text_batch_null, SVK_ERROR_INVALID_ARG, {"data is NULL", NULL}},
     {"svk_addition_create digits 0", addition_zero_digits, SVK_ERROR_INVALID_ARG, {"digits=0", NULL}},
     {"svk_addition_max_len reserved set", addition_reserved, SVK_ERROR_INVALID_ARG, {"reserved[2] is 5", NULL}},
     {"svk_addition_batch T 8 < 11", addition_short_seq, SVK_ERROR_INVALID_ARG, {"length 8", "needs >= 11"}},
+    {"svk_token_data_open pattern NULL", token_data_null_pattern, SVK_ERROR_INVALID_ARG, {"pattern is NULL", NULL}},
+    {"svk_token_data_open vocab 0", token_data_vocab_zero, SVK_ERROR_INVALID_ARG, {"vocab=0", NULL}},
+    {"svk_token_data_batch data NULL", token_data_batch_null, SVK_ERROR_INVALID_ARG, {"data is NULL", NULL}},
     {"svk_token_file_read values NULL", token_file_null_values, SVK_ERROR_INVALID_ARG, {"values is NULL", NULL}},
     {"svk_model_save_grads model NULL", save_grads_null_model, SVK_ERROR_INVALID_ARG, {"model is NULL", NULL}},
 };

@@ -5,7 +5,8 @@
  * a character device (/dev/null, which reading cannot harm) and a symlink
  * to a FIFO, each given to svk_st_read, to the public svk_checkpoint_config,
  * svk_model_load and svk_model_open, and to the data readers
- * svk_text_data_open and svk_token_file_read. Each must fail within a second
+ * svk_text_data_open, svk_token_data_open (a pattern that names the one
+ * file) and svk_token_file_read. Each must fail within a second
  * with a message that names the path and says what it is; a regular file
  * must still load (the control). A watchdog (tu_watchdog) turns a hang
  * into a failure that names the case, instead of a suite that never ends.
@@ -30,13 +31,15 @@ typedef struct input {
 } input;
 
 enum {
-    LOADER_ST_READ, LOADER_CONFIG, LOADER_MODEL_LOAD, LOADER_MODEL_OPEN, LOADER_TEXT, LOADER_TOKENS, LOADER_COUNT
+    LOADER_ST_READ, LOADER_CONFIG, LOADER_MODEL_LOAD, LOADER_MODEL_OPEN, LOADER_TEXT, LOADER_SHARDS, LOADER_TOKENS,
+    LOADER_COUNT
 };
 static const char *const loader_names[LOADER_COUNT] = {
     "svk_st_read", "svk_checkpoint_config", "svk_model_load", "svk_model_open", "svk_text_data_open",
-    "svk_token_file_read",
+    "svk_token_data_open", "svk_token_file_read",
 };
-/* The control text file's bytes, read as int32 values by the token reader. */
+/* The control text file's bytes, read as int32 values by the token reader
+ * and as a raw uint16 shard by the shards' loader. */
 static const char control_text[] = "the quick brown fox jumps over the lazy dog\n";
 enum { CONTROL_TOKENS = (sizeof(control_text) - 1) / 4 };
 
@@ -67,6 +70,14 @@ static svk_status run_loader(int loader, const char *path, svk_model *m)
         svk_text_data *text = NULL;
         svk_status st = svk_text_data_open(path, NULL, &text);
         svk_text_data_destroy(&text);
+        return st;
+    }
+    case LOADER_SHARDS: {
+        svk_token_data_params p = svk_token_data_params_default();
+        p.format = SVK_TOKENS_U16;
+        svk_token_data *shards = NULL;
+        svk_status st = svk_token_data_open(path, &p, &shards);
+        svk_token_data_destroy(&shards);
         return st;
     }
     default: {
@@ -140,7 +151,7 @@ int main(int argc, char **argv)
         fclose(f);
     }
     for (int l = 0; st == SVK_OK && l < LOADER_COUNT; l++) {
-        const char *p = l == LOADER_TEXT || l == LOADER_TOKENS ? text_path : ckpt;
+        const char *p = l == LOADER_TEXT || l == LOADER_SHARDS || l == LOADER_TOKENS ? text_path : ckpt;
         snprintf(current, sizeof(current), "%s on a regular file (%s)", loader_names[l], p);
         tu_watchdog(5, "%s", current);
         svk_status r = run_loader(l, p, m);

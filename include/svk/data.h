@@ -1,7 +1,9 @@
 /*
- * Training data for byte-level models (a vocabulary of at least 256: a
- * token is a byte): the bytes of a text file, the built-in addition task,
- * and raw token files. The first two give batches of tokens and
+ * Training data: for byte-level models (a vocabulary of at least 256: a
+ * token is a byte) the bytes of a text file and the built-in addition
+ * task; for any vocabulary, pre-tokenized shard files (llm.c's .bin,
+ * nanoGPT's raw uint16, uint32); and raw token files. The first three
+ * give batches of tokens and
  * next-token targets, int32 [B, T] (a target of -1 carries no loss), to
  * hand to svk_model_train_step, from a generator whose position can be
  * read and set again: a run that saves the position beside its weights
@@ -187,6 +189,108 @@ SVK_API svk_status svk_addition_seek(svk_addition *task, uint64_t position);
  * always suffices). */
 SVK_API svk_status svk_addition_heldout(const svk_addition *task, uint32_t i, char *prompt, size_t prompt_size,
                                         char *answer, size_t answer_size);
+
+/* ---- pre-tokenized shards ------------------------------------------------- */
+
+/* Token files as people make them for GPT-2-style training, memory-mapped
+ * (mmap, MapViewOfFile): a file's pages are read as windows touch them,
+ * and no file is ever read whole, so shards larger than memory train.
+ * Several shards are given by one pattern and kept sorted by name
+ * (strcmp's order, the same everywhere). Opaque. Thread-safety: one thread
+ * at a time; distinct objects are independent. */
+typedef struct svk_token_data svk_token_data;
+
+/* What a shard file holds. Every value is little-endian, whatever the
+ * host. */
+typedef enum svk_token_format {
+    /* llm.c's .bin: a header of 256 int32, header[0] the magic 20240520,
+     * header[1] the version, 1 (uint16 tokens; other versions are
+     * refused), header[2] the number of tokens, which must account for the
+     * whole rest of the file; then that many uint16 tokens. */
+    SVK_TOKENS_LLMC = 0,
+    /* uint16 tokens and nothing else (nanoGPT's train.bin and val.bin):
+     * the file's size must be a multiple of 2. */
+    SVK_TOKENS_U16 = 1,
+    /* uint32 tokens and nothing else: the size a multiple of 4. */
+    SVK_TOKENS_U32 = 2,
+} svk_token_format;
+
+/* The tokens of all shards, in name order, numbered from 0 as though the
+ * files were one: "offset" below. A window of T + 1 tokens never crosses
+ * from one shard into the next. */
+typedef struct svk_token_data_params {
+    svk_token_format format; /* every shard's; default SVK_TOKENS_LLMC */
+    /* The model's vocabulary: a token >= vocab in a window read is refused
+     * (SVK_ERROR_INVALID_ARG naming the file and the token's offset in it).
+     * 1..2^31 - 1; default 50257, GPT-2's, which llm.c's and nanoGPT's
+     * scripts write. */
+    uint32_t vocab;
+    /* As for text: SVK_TEXT_RANDOM (default) draws each row's window from
+     * all windows of all shards alike, so a shard is chosen with weight its
+     * count of windows (tokens - T), then an offset in it uniformly, by a
+     * generator seeded with seed; SVK_TEXT_SEQUENTIAL gives consecutive
+     * windows T tokens apart from offset 0, going on to the next shard's
+     * first token where a window would run past a shard's end (leaving its
+     * last tokens out, as text does) and back to the first shard after the
+     * last: a pass in order, for evaluation. */
+    svk_text_order order;
+    uint64_t seed;        /* SVK_TEXT_RANDOM's generator; any value, default 1 */
+    uint64_t reserved[4]; /* must be zero */
+} svk_token_data_params;
+
+SVK_API svk_token_data_params svk_token_data_params_default(void);
+
+/* Maps every regular file whose name matches pattern (POSIX glob(3), e.g.
+ * "fineweb_train_*.bin", or one file's path; on Windows * and ? work in
+ * the last component only) and checks each against the format by its size
+ * and header alone: a bad llm.c magic or version, a header token count that
+ * disagrees with the file's size, or a raw file whose size is not a
+ * multiple of its token size is refused with SVK_ERROR_INVALID_ARG; a
+ * pattern that matches no file, a file that cannot be opened, and a FIFO,
+ * directory, socket or device (at once, never waited on) with
+ * SVK_ERROR_IO; each message names the file. The tokens themselves are
+ * checked against params.vocab as batches read them, not here: that would
+ * read every file whole. With SVK_TEXT_RANDOM the system is told the files
+ * are read at random places (POSIX_MADV_RANDOM), so each window reads its
+ * own pages rather than read-ahead around them. The files must not change
+ * while open (on POSIX, reading a page of a file truncated since raises
+ * SIGBUS). params NULL: the defaults. On failure *out is NULL. */
+SVK_API svk_status svk_token_data_open(const char *pattern, const svk_token_data_params *params,
+                                       svk_token_data **out);
+
+/* Unmaps the shards, frees the data and sets *data to NULL. Accepts NULL
+ * and &NULL. */
+SVK_API void svk_token_data_destroy(svk_token_data **data);
+
+/* The tokens of all shards together, and the number of shards. */
+SVK_API svk_status svk_token_data_tokens(const svk_token_data *data, uint64_t *tokens);
+SVK_API svk_status svk_token_data_shards(const svk_token_data *data, uint32_t *count);
+
+/* Shard i (0 <= i < the count, in name order): its path, valid until the
+ * data is destroyed, and its number of tokens. Either output may be NULL. */
+SVK_API svk_status svk_token_data_shard(const svk_token_data *data, uint32_t i, const char **path,
+                                        uint64_t *tokens);
+
+/* The next batch: for each row b, a window w of T + 1 tokens within one
+ * shard, tokens[b, t] = w[t] and targets[b, t] = w[t + 1]. T >= 1, and
+ * every shard must hold at least T + 1 tokens (else SVK_ERROR_INVALID_ARG
+ * naming the shard, its tokens and T + 1). Each token is checked as it is
+ * read: one >= vocab fails the batch naming the file and the token's
+ * offset in it. On failure the position is unchanged, and tokens and
+ * targets may hold part of a batch. */
+SVK_API svk_status svk_token_data_batch(svk_token_data *data, uint32_t B, uint32_t T, int32_t *tokens,
+                                        int32_t *targets);
+
+/* Where the data stands, as text's (svk_text_data_position): the
+ * generator's state (SVK_TEXT_RANDOM) or the next window's offset among
+ * all shards' tokens (SVK_TEXT_SEQUENTIAL). The same files, params, T and
+ * position give the same batches. */
+SVK_API svk_status svk_token_data_position(const svk_token_data *data, uint64_t *position);
+
+/* Goes to a position read by svk_token_data_position. Any value is a
+ * generator state; an offset must be below the tokens' count (or 0), else
+ * SVK_ERROR_INVALID_ARG and the position is unchanged. */
+SVK_API svk_status svk_token_data_seek(svk_token_data *data, uint64_t position);
 
 /* ---- raw token files ------------------------------------------------------ */
 

@@ -40,6 +40,43 @@ typedef struct svk_optimizer {
  * naming the value. Thread-safety: any thread. */
 SVK_API svk_status svk_lr_schedule(uint64_t step, uint64_t total, uint64_t warmup, float peak, float *lr);
 
+/* The shapes of a learning-rate schedule (docs/MODEL.md, "Optimiser").
+ * Each is a function of the update's number alone, so a run resumed at any
+ * step gets the rates a straight run has. */
+typedef enum svk_lr_shape {
+    /* svk_lr_schedule's: linear warm-up, then a cosine to a tenth of the
+     * peak at the last update. */
+    SVK_LR_COSINE = 0,
+    /* The peak at every update, with no warm-up (warmup is not used;
+     * SVK_LR_WSD with decay_frac 0 is a warm-up then the peak). */
+    SVK_LR_CONSTANT = 1,
+    /* Warm-up, stable, decay: the same linear warm-up, then the peak, then
+     * over the last D = floor(decay_frac * total + 0.5) updates a straight
+     * line down to a tenth of the peak at the last update (update
+     * total - D + k - 1 has peak (1 - 0.9 k / D), k = 1 .. D). Where the
+     * warm-up and the decay overlap, the warm-up's rate is the one given. */
+    SVK_LR_WSD = 2,
+} svk_lr_shape;
+
+typedef struct svk_lr_params {
+    svk_lr_shape shape;   /* default SVK_LR_COSINE */
+    uint64_t total;       /* the run's updates, >= 1; default 1 */
+    uint64_t warmup;      /* warm-up updates; default 0 */
+    float peak;           /* the peak rate, finite and >= 0; default 0 */
+    float decay_frac;     /* SVK_LR_WSD: the share of total that decays, 0..1; default 0.2 */
+    uint64_t reserved[2]; /* must be zero */
+} svk_lr_params;
+
+SVK_API svk_lr_params svk_lr_params_default(void);
+
+/* The learning rate of update `step` (0-based) of the schedule p
+ * describes, computed in double and rounded once. With SVK_LR_COSINE it
+ * is svk_lr_schedule's, bit for bit. step < p->total, p->peak finite and
+ * >= 0, p->decay_frac in [0, 1], a known shape and zero reserved words,
+ * else SVK_ERROR_INVALID_ARG naming the value. Thread-safety: any
+ * thread. */
+SVK_API svk_status svk_lr_schedule_ex(const svk_lr_params *p, uint64_t step, float *lr);
+
 typedef struct svk_model_params {
     svk_model_config config;   /* default: svk_model_config_default() */
     uint64_t seed;             /* initialisation seed; default 1 */

@@ -5,9 +5,9 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "core/rng.h"
 #include "io/io_file.h"
 #include "svk/data.h"
+#include "token_stream.h"
 
 struct svk_text_data {
     const uint8_t *bytes;
@@ -148,26 +148,15 @@ svk_status svk_text_data_batch(svk_text_data *data, uint32_t B, uint32_t T, int3
         return svk_error(NULL, SVK_ERROR_INVALID_ARG,
                          "the range [%zu, %zu) of the data (%zu bytes) is shorter than one sequence (%u + 1)",
                          t->begin, t->end, len, T);
-    /* Offsets whose window of T + 1 bytes fits: begin + [0, starts). With
-     * the whole file (begin 0) this is the stream of the code before
-     * ranges, draw for draw (tests/test_data.c pins it). */
-    const size_t starts = len - T;
-    for (uint32_t r = 0; r < B; r++) {
-        size_t o;
-        if (t->params.order == SVK_TEXT_RANDOM) {
-            o = t->begin + (size_t)(svk_splitmix64(&t->state) % starts);
-        } else {
-            if (t->state >= t->begin + starts || t->state < t->begin)
-                t->state = t->begin;
-            o = (size_t)t->state;
-            t->state += T;
-        }
-        for (uint32_t i = 0; i < T; i++) {
-            tokens[(size_t)r * T + i] = t->bytes[o + i];
-            targets[(size_t)r * T + i] = t->bytes[o + i + 1];
-        }
-    }
-    return SVK_OK;
+    /* One span, the range: token_stream.c draws its windows as this file
+     * did before it was shared with the shards' loader, draw for draw
+     * (tests/test_data.c pins the stream), positions being offsets in the
+     * file. Bytes are never out of a vocabulary of 256 (vocab 0: no check). */
+    const svk_token_span span = {t->bytes + t->begin, len, t->begin, "the text", t->begin};
+    svk_token_stream s = {&span, 1, 1, 0, t->params.order, t->state};
+    svk_status st = svk_token_stream_batch(&s, B, T, tokens, targets);
+    t->state = s.state;
+    return st;
 }
 
 svk_status svk_text_data_position(const svk_text_data *data, uint64_t *position)

@@ -1,8 +1,10 @@
 /* io_file.h and file_os.h on POSIX systems: opening only regular files,
- * and saving by a temporary renamed over its target (file_read.c reads
+ * mapping them (mmap), listing a glob's matches (glob(3)), and saving by a
+ * temporary renamed over its target (file_read.c reads, maps and lists
  * through file_os.h on every system). */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +66,51 @@ long long svk_file_os_read(int fd, void *buf, size_t want)
 void svk_file_os_close(int fd)
 {
     close(fd);
+}
+
+const void *svk_file_os_map(int fd, size_t bytes, char *why, size_t why_size)
+{
+    /* MAP_PRIVATE: libsvk never writes through it, and a private mapping
+     * needs no write permission on the file. */
+    void *p = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+        snprintf(why, why_size, "%s", strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+void svk_file_os_unmap(const void *addr, size_t bytes)
+{
+    munmap((void *)(uintptr_t)addr, bytes);
+}
+
+void svk_file_os_advise_random(const void *addr, size_t bytes)
+{
+    posix_madvise((void *)(uintptr_t)addr, bytes, POSIX_MADV_RANDOM);
+}
+
+int svk_file_os_glob(const char *pattern, int (*add)(void *user, const char *name), void *user, char *why,
+                     size_t why_size)
+{
+    /* GLOB_NOSORT: the caller sorts by bytes, since glob's own order
+     * follows the locale's collation, and a run must see its shards in the
+     * same order everywhere. Unreadable directories are skipped (no
+     * GLOB_ERR), as a shell skips them. */
+    glob_t g;
+    int r = glob(pattern, GLOB_NOSORT, NULL, &g);
+    if (r == GLOB_NOMATCH)
+        return 0;
+    if (r != 0) {
+        snprintf(why, why_size, "%s", r == GLOB_NOSPACE ? "out of memory" : "a directory could not be read");
+        globfree(&g);
+        return -1;
+    }
+    int out = 0;
+    for (size_t i = 0; i < g.gl_pathc && !out; i++)
+        out = add(user, g.gl_pathv[i]);
+    globfree(&g);
+    return out;
 }
 
 /* " (where symlink P points)" after the target's name in a message when the

@@ -31,4 +31,23 @@ long long svk_file_os_read(int fd, void *buf, size_t want);
 
 void svk_file_os_close(int fd);
 
+/* Maps the first bytes (> 0) of the regular file open as fd, read-only and
+ * private: the address, or NULL with the reason (strerror's, or Windows'
+ * error number) in why. The mapping outlives fd, which the caller closes. */
+const void *svk_file_os_map(int fd, size_t bytes, char *why, size_t why_size);
+/* Unmaps what svk_file_os_map gave (the same bytes). */
+void svk_file_os_unmap(const void *addr, size_t bytes);
+/* Tells the system a mapping will be read at random places: no read-ahead
+ * around each page touched (POSIX_MADV_RANDOM; nothing on Windows, whose
+ * views have no such hint). Advice only: nothing fails. */
+void svk_file_os_advise_random(const void *addr, size_t bytes);
+
+/* Calls add(user, name) for every name matching pattern, in no particular
+ * order: 0 (also when nothing matches), add's non-zero value where it
+ * returned one (it stops there), or -1 with the reason in why. POSIX:
+ * glob(3), wildcards in any component. Windows: FindFirstFile, wildcards
+ * (* and ?) in the last component only (file_win32.c says why). */
+int svk_file_os_glob(const char *pattern, int (*add)(void *user, const char *name), void *user, char *why,
+                     size_t why_size);
+
 #endif

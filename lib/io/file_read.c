@@ -1,5 +1,6 @@
 /* Reading a file at a user's path, the same on every system: the system's
- * part (opening only regular files, one read) is file_os.h's. */
+ * part (opening only regular files, one read, a mapping, a glob) is
+ * file_os.h's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -163,4 +164,104 @@ svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint6
         *file_size = bytes;
     }
     return st;
+}
+
+svk_status svk_file_map(svk_log *log, char *quiet, const char *path, svk_file_mapping *m)
+{
+    m->data = NULL;
+    m->size = 0;
+    int fd;
+    uint64_t bytes;
+    svk_status st = open_regular(log, quiet, path, &fd, &bytes);
+    if (st != SVK_OK)
+        return st;
+    /* An empty file has nothing to map (mmap refuses a length of 0). */
+    if (bytes == 0) {
+        svk_file_os_close(fd);
+        return SVK_OK;
+    }
+    if (bytes >= SIZE_MAX) {
+        svk_file_os_close(fd);
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "%s: %" PRIu64 " bytes do not fit in the address space", path,
+                               bytes);
+    }
+    char why[128];
+    const void *p = svk_file_os_map(fd, (size_t)bytes, why, sizeof(why));
+    svk_file_os_close(fd);
+    if (!p)
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot map %s: %s", path, why);
+    m->data = p;
+    m->size = bytes;
+    return SVK_OK;
+}
+
+void svk_file_unmap(svk_file_mapping *m)
+{
+    if (m->data)
+        svk_file_os_unmap(m->data, (size_t)m->size);
+    m->data = NULL;
+    m->size = 0;
+}
+
+void svk_file_map_advise_random(const svk_file_mapping *m)
+{
+    if (m->data)
+        svk_file_os_advise_random(m->data, (size_t)m->size);
+}
+
+/* svk_file_glob's collector: the array grows by doubling. */
+typedef struct glob_acc {
+    svk_file_list list;
+    size_t capacity;
+} glob_acc;
+
+static int glob_add(void *user, const char *name)
+{
+    glob_acc *a = user;
+    if (a->list.count == a->capacity) {
+        size_t cap = a->capacity ? 2 * a->capacity : 16;
+        char **p = svk_realloc(a->list.paths, cap * sizeof(*p));
+        if (!p)
+            return 1;
+        a->list.paths = p;
+        a->capacity = cap;
+    }
+    char *copy = svk_strdup(name);
+    if (!copy)
+        return 1;
+    a->list.paths[a->list.count++] = copy;
+    return 0;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+svk_status svk_file_glob(svk_log *log, char *quiet, const char *pattern, svk_file_list *list)
+{
+    list->paths = NULL;
+    list->count = 0;
+    glob_acc a = {{NULL, 0}, 0};
+    char why[128] = "";
+    int r = svk_file_os_glob(pattern, glob_add, &a, why, sizeof(why));
+    if (r != 0) {
+        svk_file_list_free(&a.list);
+        if (r > 0)
+            return svk_file_report(log, quiet, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory listing %s", pattern);
+        return svk_file_report(log, quiet, SVK_ERROR_IO, "cannot list the files matching %s: %s", pattern, why);
+    }
+    if (a.list.count > 1)
+        qsort(a.list.paths, a.list.count, sizeof(*a.list.paths), by_bytes);
+    *list = a.list;
+    return SVK_OK;
+}
+
+void svk_file_list_free(svk_file_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+    list->paths = NULL;
+    list->count = 0;
 }

@@ -16,6 +16,14 @@
  *  - No directory sync: MOVEFILE_WRITE_THROUGH returns only once the move
  *    is on disk.
  * The hard-link refusal is kept (GetFileInformationByHandle counts links).
+ *  - A glob's wildcards (* and ?) work in its last component only:
+ *    FindFirstFile matches names within one directory, and a walk of
+ *    every directory a pattern could name is more code than the one use
+ *    (shards of a data set, which sit side by side) needs. Other
+ *    components are taken literally, as is [...]. FindFirstFile also
+ *    matches a file's short 8.3 name, so "*.bin" may find a "x.binary"
+ *    whose short name ends in .BIN; the shards' loader then refuses the
+ *    stranger by its size or header, naming it.
  *
  * Untested: built by the mingw-w64 cross build (scripts/test.sh), run by
  * nothing here.
@@ -70,6 +78,73 @@ long long svk_file_os_read(int fd, void *buf, size_t want)
 void svk_file_os_close(int fd)
 {
     _close(fd);
+}
+
+const void *svk_file_os_map(int fd, size_t bytes, char *why, size_t why_size)
+{
+    HANDLE file = (HANDLE)_get_osfhandle(fd);
+    /* The view keeps the mapping object alive: its handle is closed at
+     * once, and UnmapViewOfFile alone releases both. */
+    HANDLE m = CreateFileMappingA(file, NULL, PAGE_READONLY, 0, 0, NULL);
+    if (!m) {
+        snprintf(why, why_size, "CreateFileMapping failed (Windows error %lu)", (unsigned long)GetLastError());
+        return NULL;
+    }
+    const void *p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, bytes);
+    unsigned long err = GetLastError();
+    CloseHandle(m);
+    if (!p)
+        snprintf(why, why_size, "MapViewOfFile failed (Windows error %lu)", err);
+    return p;
+}
+
+void svk_file_os_unmap(const void *addr, size_t bytes)
+{
+    (void)bytes;
+    UnmapViewOfFile(addr);
+}
+
+void svk_file_os_advise_random(const void *addr, size_t bytes)
+{
+    (void)addr;
+    (void)bytes;
+}
+
+int svk_file_os_glob(const char *pattern, int (*add)(void *user, const char *name), void *user, char *why,
+                     size_t why_size)
+{
+    /* The directory part, separator included, goes before each name found
+     * (FindFirstFile gives the last component alone). */
+    size_t dir_len = 0;
+    for (size_t i = 0; pattern[i]; i++)
+        if (pattern[i] == '/' || pattern[i] == '\\' || pattern[i] == ':')
+            dir_len = i + 1;
+    WIN32_FIND_DATAA found;
+    HANDLE h = FindFirstFileA(pattern, &found);
+    if (h == INVALID_HANDLE_VALUE) {
+        unsigned long err = GetLastError();
+        if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND || err == ERROR_NO_MORE_FILES)
+            return 0;
+        snprintf(why, why_size, "FindFirstFile failed (Windows error %lu)", err);
+        return -1;
+    }
+    int out = 0;
+    do {
+        const char *n = found.cFileName;
+        if (!strcmp(n, ".") || !strcmp(n, ".."))
+            continue;
+        char name[SVK_FILE_PATH_MAX];
+        if (dir_len + strlen(n) >= sizeof(name)) {
+            snprintf(why, why_size, "a name matching it is longer than %d bytes", SVK_FILE_PATH_MAX - 1);
+            out = -1;
+            break;
+        }
+        memcpy(name, pattern, dir_len);
+        strcpy(name + dir_len, n);
+        out = add(user, name);
+    } while (!out && FindNextFileA(h, &found));
+    FindClose(h);
+    return out;
 }
 
 /* The number of names the regular file at path has (1 where it cannot be

@@ -53,6 +53,38 @@ svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t l
 svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
                               uint64_t *file_size);
 
+/* A regular file mapped read-only (mmap, MapViewOfFile): its pages are
+ * read from the disk as they are touched, so a file larger than memory
+ * costs only the pages read. */
+typedef struct svk_file_mapping {
+    const uint8_t *data; /* the file's bytes; NULL when it is empty */
+    uint64_t size;
+} svk_file_mapping;
+
+/* Maps the regular file at path, refusing anything else by name without
+ * waiting on it, as svk_file_read does. Nothing may truncate the file while
+ * it is mapped: on POSIX, touching a page past the new end raises SIGBUS.
+ * On failure *m is {NULL, 0}. */
+svk_status svk_file_map(svk_log *log, char *quiet, const char *path, svk_file_mapping *m);
+/* Unmaps and sets *m to {NULL, 0}; accepts an empty or unset mapping. */
+void svk_file_unmap(svk_file_mapping *m);
+/* Hints that m will be read at random places (svk_file_os_advise_random):
+ * each read then brings in its own pages, not the read-ahead around them. */
+void svk_file_map_advise_random(const svk_file_mapping *m);
+
+/* The paths matching a pattern (svk_file_os_glob in file_os.h: glob(3) on
+ * POSIX, the last component's * and ? on Windows), sorted by strcmp, so
+ * their order is the same on every system and in every locale. */
+typedef struct svk_file_list {
+    char **paths; /* count of them, each from svk_malloc */
+    size_t count;
+} svk_file_list;
+
+/* Fills *list (empty when nothing matches: not a failure here). */
+svk_status svk_file_glob(svk_log *log, char *quiet, const char *pattern, svk_file_list *list);
+/* Frees the paths and the array and empties *list. */
+void svk_file_list_free(svk_file_list *list);
+
 /* The temporary a save writes first is "<file>.tmp.<pid>.<n>", where <file>
  * is the path with symlinks resolved. A process killed mid-save leaves its
  * temporary behind: nothing reads it and no later save reuses it; deleting

@@ -20,3 +20,26 @@ svk_real SVK_REF(lr_schedule)(uint64_t step, uint64_t total, uint64_t warmup,
     double lo = 0.1 * pk;
     return (svk_real)(lo + 0.5 * (pk - lo) * (1 + cos(pi * p)));
 }
+
+/* Warm-up, stable, decay: the warm-up above, then the peak until the last
+ * D = floor(decay_frac * total + 0.5) updates, which go down in a straight
+ * line to a tenth of the peak (the cosine's floor) at the last one. The
+ * warm-up wins where the two overlap. */
+svk_real SVK_REF(lr_wsd)(uint64_t step, uint64_t total, uint64_t warmup, double decay_frac,
+                         svk_real peak)
+{
+    double pk = (double)peak;
+    if (step < warmup)
+        return (svk_real)(pk * (double)(step + 1) / (double)warmup);
+    double d = floor(decay_frac * (double)total + 0.5);
+    if (d > (double)total)
+        d = (double)total;
+    /* k = 1 .. D over the decay: the first decay update is already below
+     * the peak, the last (step total - 1) is 0.1 peak. */
+    double k = (double)step - ((double)total - d) + 1;
+    if (d < 1 || k <= 0)
+        return (svk_real)pk;
+    if (k > d)
+        k = d;
+    return (svk_real)(pk * (1 - 0.9 * k / d));
+}

@@ -257,3 +257,9 @@ void SVK_REF_NAME(adamw)(size_t n, SVK_REF_TYPE *p, const SVK_REF_TYPE *g,
  * 0.1 * peak at step total-1. */
 SVK_REF_TYPE SVK_REF_NAME(lr_schedule)(uint64_t step, uint64_t total,
                                        uint64_t warmup, SVK_REF_TYPE peak);
+
+/* Warm-up-stable-decay (docs/MODEL.md, "Optimiser"): the same warm-up, then
+ * peak until the last D = floor(decay_frac * total + 0.5) updates, which
+ * decay linearly to 0.1 * peak at step total-1. decay_frac in [0, 1]. */
+SVK_REF_TYPE SVK_REF_NAME(lr_wsd)(uint64_t step, uint64_t total, uint64_t warmup,
+                                  double decay_frac, SVK_REF_TYPE peak);

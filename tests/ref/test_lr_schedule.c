@@ -39,6 +39,19 @@ int main(int argc, char **argv)
     at(&t, 4, 5, 10, pk, pk / 2, "warm-up longer than the run");
     at(&t, 20, 41, 10, pk, 0.775 * pk, "p = 10 / 30: 0.1 + 0.45 (1 + cos(pi / 3))");
 
+    /* Warm-up-stable-decay: 100 steps, 10 of warm-up, the last 20 decaying
+     * linearly to a tenth of the peak. */
+    const struct { uint64_t s; double want; const char *why; } wsd[] = {
+        {0, pk / 10, "wsd: first warm-up step"},      {9, pk, "wsd: last warm-up step"},
+        {79, pk, "wsd: last stable step"},            {80, pk * (1 - 0.9 / 20), "wsd: first decay step"},
+        {89, 0.55 * pk, "wsd: half way down"},        {99, 0.1 * pk, "wsd: last step, 0.1 peak"},
+    };
+    for (size_t i = 0; i < sizeof(wsd) / sizeof(wsd[0]); i++) {
+        double lr = svk_ref_lr_wsd_f64(wsd[i].s, 100, 10, 0.2, pk);
+        rt_check(&t, close_to(lr, wsd[i].want), "lr_wsd(step %llu, total 100, warmup 10, 0.2, peak %g) = %.17g, "
+                 "want %.17g (%s)", (unsigned long long)wsd[i].s, pk, lr, wsd[i].want, wsd[i].why);
+    }
+
     /* Monotone: increasing through warm-up, non-increasing afterwards. */
     int ok = 1;
     double prev = 0;

@@ -7,7 +7,7 @@
 
 #include "cli_parse.h"
 
-static const char *const data_names[SVK_TRAIN_DATA_COUNT] = {"addition", "text", "fixed"};
+static const char *const data_names[SVK_TRAIN_DATA_COUNT] = {"addition", "text", "fixed", "tokens"};
 
 const char *svk_train_data_name(svk_train_data d)
 {
@@ -46,12 +46,30 @@ bool svk_train_operands_parse(const char *text, svk_addition_operands *o)
     return true;
 }
 
+const char *svk_train_schedule_name(svk_lr_shape s)
+{
+    return s == SVK_LR_COSINE ? "cosine" : s == SVK_LR_CONSTANT ? "constant" : s == SVK_LR_WSD ? "wsd" : "?";
+}
+
+bool svk_train_schedule_parse(const char *text, svk_lr_shape *s)
+{
+    if (!strcmp(text, "cosine"))
+        *s = SVK_LR_COSINE;
+    else if (!strcmp(text, "constant"))
+        *s = SVK_LR_CONSTANT;
+    else if (!strcmp(text, "wsd"))
+        *s = SVK_LR_WSD;
+    else
+        return false;
+    return true;
+}
+
 void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
 {
     snprintf(buf, size,
              "version=1 position=%" PRIu64 " steps=%u warmup=%u lr=%.9g schedule=%s clip=%.9g wd=%.9g batch=%u "
              "seq=%u seed=%" PRIu64 " data=%s digits=%u answer=%s operands=%s data_size=%" PRIu64 " data_state=%" PRIu64,
-             r->position, r->steps, r->warmup, (double)r->lr, r->constant_lr ? "constant" : "cosine",
+             r->position, r->steps, r->warmup, (double)r->lr, svk_train_schedule_name(r->schedule),
              (double)r->clip, (double)r->wd, r->batch, r->seq, r->seed, svk_train_data_name(r->data), r->digits,
              svk_train_answer_name(r->answer), svk_train_operands_name(r->operands), r->data_size, r->data_state);
     /* Only where there is one: a run without a split writes the text it
@@ -60,17 +78,28 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
         const size_t n = strlen(buf);
         snprintf(buf + n, size > n ? size - n : 0, " holdout=%.9g", (double)r->holdout);
     }
+    /* Likewise the keys of later options, each only where it applies. */
+    if (r->schedule == SVK_LR_WSD) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size > n ? size - n : 0, " decay_frac=%.9g", (double)r->decay_frac);
+    }
+    if (r->has_best) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size > n ? size - n : 0, " best_loss=%.9g best_step=%" PRIu64, (double)r->best_loss,
+                 r->best_step);
+    }
 }
 
 /* Every key must come exactly once, but K_ANSWER and K_OPERANDS may be
  * missing. */
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
-    K_DIGITS, K_ANSWER, K_OPERANDS, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_COUNT
+    K_DIGITS, K_ANSWER, K_OPERANDS, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_DECAY_FRAC, K_BEST_LOSS, K_BEST_STEP,
+    K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
-    "digits", "answer", "operands", "data_size", "data_state", "holdout",
+    "digits", "answer", "operands", "data_size", "data_state", "holdout", "decay_frac", "best_loss", "best_step",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -92,6 +121,9 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
     case K_DATA_SIZE: return svk_cli_u64("data_size", v, 0, UINT64_MAX, &r->data_size, err);
     case K_DATA_STATE: return svk_cli_u64("data_state", v, 0, UINT64_MAX, &r->data_state, err);
     case K_HOLDOUT: return svk_cli_f32("holdout", v, 0, 1, &r->holdout, err);
+    case K_DECAY_FRAC: return svk_cli_f32("decay_frac", v, 0, 1, &r->decay_frac, err);
+    case K_BEST_LOSS: return svk_cli_f32("best_loss", v, 0, INFINITY, &r->best_loss, err);
+    case K_BEST_STEP: return svk_cli_u64("best_step", v, 0, UINT64_MAX, &r->best_step, err);
     case K_ANSWER:
         if (svk_train_answer_parse(v, &r->answer))
             return true;
@@ -103,10 +135,9 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
         snprintf(err->text, sizeof(err->text), "operands '%.32s': not plain or padded", v);
         return false;
     case K_SCHEDULE:
-        r->constant_lr = !strcmp(v, "constant");
-        if (r->constant_lr || !strcmp(v, "cosine"))
+        if (svk_train_schedule_parse(v, &r->schedule))
             return true;
-        snprintf(err->text, sizeof(err->text), "schedule '%.32s': not cosine or constant", v);
+        snprintf(err->text, sizeof(err->text), "schedule '%.32s': not cosine, constant or wsd", v);
         return false;
     case K_DATA:
         for (int d = 0; d < SVK_TRAIN_DATA_COUNT; d++)
@@ -114,7 +145,7 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
                 r->data = (svk_train_data)d;
                 return true;
             }
-        snprintf(err->text, sizeof(err->text), "data '%.32s': not addition, text or fixed", v);
+        snprintf(err->text, sizeof(err->text), "data '%.32s': not addition, text, fixed or tokens", v);
         return false;
     }
     return false;
@@ -153,8 +184,16 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
             return false;
         }
     }
-    /* holdout may be missing: 0, a run without a held-out split. */
-    seen[K_HOLDOUT] = true;
+    /* holdout may be missing: 0, a run without a held-out split; decay_frac
+     * (the default's); best_loss and best_step, together. */
+    if (seen[K_BEST_LOSS] != seen[K_BEST_STEP]) {
+        snprintf(why, why_size, "'%s' is missing", seen[K_BEST_LOSS] ? "best_step" : "best_loss");
+        return false;
+    }
+    out.has_best = seen[K_BEST_LOSS];
+    if (!seen[K_DECAY_FRAC])
+        out.decay_frac = 0.2f;
+    seen[K_HOLDOUT] = seen[K_DECAY_FRAC] = seen[K_BEST_LOSS] = seen[K_BEST_STEP] = true;
     for (int k = 0; k < K_COUNT; k++)
         if (!seen[k] && k != K_ANSWER && k != K_OPERANDS) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);

@@ -1,7 +1,8 @@
 /*
  * svk-train: trains an svk model (docs/MODEL.md) on the built-in
- * addition task, a text file, or one fixed batch; prints progress and, for
- * the addition task, the exact-match accuracy on held-out problems.
+ * addition task, a text file, pre-tokenized shards, or one fixed batch;
+ * prints progress, the held-out loss of text and shards, and for the
+ * addition task the exact-match accuracy on held-out problems.
  * Run with no arguments it trains the default SiameseNorm model on addition
  * on the default Vulkan device: the README's main job.
  */
@@ -30,6 +31,13 @@ typedef struct options {
     int argc;                    /* the command line, where a run from a checkpoint finds the --config */
     char **argv;                 /* options to check against the checkpoint's (checkpoint_config) */
     const char *data;            /* text file, or NULL: addition */
+    const char *train_data, *val_data; /* --train-data, --val-data: token shards' patterns (svk_token_data) */
+    svk_token_format token_format;     /* --token-format */
+    bool token_format_set;
+    uint64_t eval_tokens;        /* --eval-tokens: the held-out loss's tokens; 0: its default */
+    const char *save_best;       /* --save-best: the checkpoint of the lowest held-out loss */
+    svk_lr_shape schedule;       /* --schedule (--constant-lr: constant) */
+    float decay_frac;            /* --decay-frac: wsd's decaying share of the run */
     uint32_t digits, eval_n;
     uint32_t eval_every;         /* the accuracy curve's points; 0: only at the end */
     svk_addition_answer answer;  /* --answer: the addition task's answer format */
@@ -38,7 +46,7 @@ typedef struct options {
     uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
     uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
     float lr, clip, wd;
-    bool constant_lr, jsonl, find_nonfinite;
+    bool jsonl, find_nonfinite;
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
@@ -47,7 +55,8 @@ typedef struct options {
     bool holdout_set;
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
-    bool steps_set, warmup_set, lr_set, constant_lr_set, clip_set, wd_set, batch_set, seq_set, seed_set, digits_set;
+    bool steps_set, warmup_set, lr_set, schedule_set, decay_frac_set, clip_set, wd_set, batch_set, seq_set, seed_set;
+    bool digits_set;
     bool answer_set, operands_set, eval_every_set;
 } options;
 
@@ -66,7 +75,7 @@ static void usage(FILE *f)
 "usage: svk-train [options]\n"
 "Trains an svk model; with no options, a SiameseNorm model on the addition task. The addition task has\n"
 "defaults of its own, shaped for it (marked addition:), which learn two-digit addition in about a minute on\n"
-"a 2-core CPU's lavapipe (README.md); --data and --tokens take the others.\n"
+"a 2-core CPU's lavapipe (README.md); --data, --train-data and --tokens take the others.\n"
 "  --device cpu|vulkan|vulkan:N  backend and device (default vulkan: SVK_DEVICE, else the best device)\n"
 "  --config KEY=VALUE      model configuration key (repeatable): vocab ctx width layers heads mlp_hidden\n"
 "                          norm placement mlp pos bias tie_embeddings norm_eps rope_theta (default:\n"
@@ -78,13 +87,30 @@ static void usage(FILE *f)
 "                          leading zeros included (07+45) (default padded)\n"
 "  --data FILE             train on the bytes of FILE instead (at least --seq + 1 of them)\n"
 "  --holdout X             the share of --data's bytes, its tail, never trained on: its loss on up to %u\n"
-"                          fixed batches is measured every --eval-every steps and at the end, 0..0.9\n"
-"                          (default 0.1, or 0 where the file is too short for both parts; 0 = train\n"
-"                          on all of it)\n"
+"                          fixed batches (or --eval-tokens) is measured every --eval-every steps and at\n"
+"                          the end, 0..0.9 (default 0.1, or 0 where the file is too short for both parts;\n"
+"                          0 = train on all of it)\n"
+"  --train-data GLOB       train on pre-tokenized shards instead: the files GLOB matches (quote it), in\n"
+"                          name order; windows drawn at random from all of them. Every token must be below\n"
+"                          the model's vocab (--config vocab=N): one that is not stops the run, naming\n"
+"                          its file and offset. Excludes --data, --tokens and the addition task's options\n"
+"  --val-data GLOB         ... and the held-out loss on these shards: their first windows in order,\n"
+"                          every --eval-every steps and at the end\n"
+"  --token-format llmc|u16|u32  the shards' format: llm.c's .bin (a 1 KiB header, then uint16 tokens),\n"
+"                          raw uint16 (nanoGPT's train.bin), raw uint32; little-endian (default llmc)\n"
+"  --eval-tokens N         the held-out loss's tokens, rounded up to whole --batch x --seq batches\n"
+"                          (default %u batches; at most what the held-out data holds, and 2^24 batches)\n"
+"  --save-best PATH        save there, as --save does, the run at each held-out loss lower than any\n"
+"                          before (needs one: --val-data, or --data with --holdout > 0)\n"
 "  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
 "  --steps N               the run's length in steps, counted from its start (default 300; addition: 3000)\n"
 "  --batch B, 1..%u (default 32; addition: 16)  --seq T, 1..ctx (default 32)\n"
 "  --lr X (default 3e-3; addition: 5e-3)  --warmup N (default 50; addition: 100)\n"
+"  --schedule cosine|constant|wsd  the learning rate: cosine: warm-up, then a cosine down to a tenth of\n"
+"                          --lr at the last step (default); constant: --lr at every step, no warm-up\n"
+"                          (the same as --constant-lr); wsd: warm-up, --lr, then a straight line down to\n"
+"                          a tenth of it over the last --decay-frac of the steps (docs/MODEL.md)\n"
+"  --decay-frac F          wsd's decaying share of the steps, 0..1 (default 0.2)\n"
 "  --constant-lr  --clip X (default 1, 0 = off)  --wd X (default 0.1)\n"
 "                          (X: a finite decimal number >= 0)\n"
 "  --seed N                initialisation and data seed, 0..2^64-1 (default 1)\n"
@@ -117,13 +143,14 @@ static void usage(FILE *f)
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
-"  --eval-every N          ... and every N steps of the run, the accuracy curve (default: every tenth of\n"
-"                          --steps, rounded up; 0 = only at the end)\n"
+"  --eval-every N          ... and every N steps of the run, the accuracy curve; for --data and\n"
+"                          --val-data, the held-out loss's steps (default: every tenth of --steps,\n"
+"                          rounded up; 0 = only at the end)\n"
 SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at the end is\n"
 "             not finite or its last step was skipped: nothing saved), 130 interrupted (SIGINT or\n"
 "             SIGTERM, e.g. Ctrl-C: the step in progress is finished and the run saved as at its end\n"
 "             when --save is given; a second one quits at once, the files as they were)\n",
-            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, EVAL_MAX);
+            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, EVAL_MAX);
 }
 
 /* Options that take a value. */
@@ -133,6 +160,7 @@ static const char *const valued[] = {
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
+    "--train-data", "--val-data", "--token-format", "--eval-tokens", "--save-best", "--schedule", "--decay-frac",
 };
 
 static bool is_valued(const char *a)
@@ -182,7 +210,9 @@ static int parse(int argc, char **argv, options *o)
         .answer = SVK_ADDITION_ANSWER_REVERSED, .operands = SVK_ADDITION_OPERANDS_PADDED,
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
+        .token_format = SVK_TOKENS_LLMC, .schedule = SVK_LR_COSINE, .decay_frac = 0.2f,
     };
+    bool constant_flag = false, task_given = false;
     /* The addition task's defaults, under --config and the options given:
      * svk-train with no options is the README's main job, which must learn
      * two-digit addition (padded operands, reversed answers) on a 2-core
@@ -195,7 +225,7 @@ static int parse(int argc, char **argv, options *o)
      * vary: with learned positions the model answered the problem at a
      * row's start (where the held-out ones are asked) but never found the
      * units digits of the others, whose loss stayed at ln 10. */
-    if (!given(argc, argv, "--data") && !given(argc, argv, "--tokens")) {
+    if (!given(argc, argv, "--data") && !given(argc, argv, "--tokens") && !given(argc, argv, "--train-data")) {
         o->config.layers = 2;
         o->config.width = 32;
         o->config.pos = SVK_POS_ROPE;
@@ -212,7 +242,7 @@ static int parse(int argc, char **argv, options *o)
             usage(stdout);
             exit(SVK_EXIT_OK);
         } else if (!strcmp(a, "--constant-lr")) {
-            o->constant_lr = o->constant_lr_set = true, takes = false;
+            constant_flag = true, takes = false;
         } else if (!strcmp(a, "--find-nonfinite")) {
             o->find_nonfinite = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
@@ -236,6 +266,7 @@ static int parse(int argc, char **argv, options *o)
                 fprintf(stderr, "svk-train: unknown task '%s' (the built-in task is 'addition')\n", v);
                 return SVK_EXIT_USAGE;
             }
+            task_given = true;
         } else if (!strcmp(a, "--data")) o->data = v;
         else if (!strcmp(a, "--digits")) ok = o->digits_set = svk_cli_u32(a, v, 1, DIGITS_MAX, &o->digits, &err);
         else if (!strcmp(a, "--answer")) {
@@ -272,6 +303,28 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--dump-logits")) o->dump_logits = v;
         else if (!strcmp(a, "--log")) o->log = v;
         else if (!strcmp(a, "--holdout")) ok = o->holdout_set = svk_cli_f32(a, v, 0, 0.9f, &o->holdout, &err);
+        else if (!strcmp(a, "--train-data")) o->train_data = v;
+        else if (!strcmp(a, "--val-data")) o->val_data = v;
+        else if (!strcmp(a, "--save-best")) o->save_best = v;
+        else if (!strcmp(a, "--eval-tokens")) ok = svk_cli_u64(a, v, 1, UINT64_MAX, &o->eval_tokens, &err);
+        else if (!strcmp(a, "--decay-frac")) ok = o->decay_frac_set = svk_cli_f32(a, v, 0, 1, &o->decay_frac, &err);
+        else if (!strcmp(a, "--token-format")) {
+            o->token_format_set = true;
+            if (!strcmp(v, "llmc"))
+                o->token_format = SVK_TOKENS_LLMC;
+            else if (!strcmp(v, "u16"))
+                o->token_format = SVK_TOKENS_U16;
+            else if (!strcmp(v, "u32"))
+                o->token_format = SVK_TOKENS_U32;
+            else {
+                ok = false;
+                snprintf(err.text, sizeof(err.text), "--token-format '%.32s': not llmc, u16 or u32", v);
+            }
+        } else if (!strcmp(a, "--schedule")) {
+            ok = o->schedule_set = svk_train_schedule_parse(v, &o->schedule);
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--schedule '%.32s': not cosine, constant or wsd", v);
+        }
         else {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
@@ -293,6 +346,50 @@ static int parse(int argc, char **argv, options *o)
     }
     if (o->tokens && o->data) {
         fprintf(stderr, "svk-train: --data and --tokens/--targets exclude each other\n");
+        return SVK_EXIT_USAGE;
+    }
+    /* Token shards are a data source of their own: the others' options
+     * would be silently unused. */
+    if (o->train_data) {
+        const char *other = o->data ? "--data" : o->tokens ? "--tokens/--targets" : task_given ? "--task"
+                          : o->digits_set ? "--digits" : o->answer_set ? "--answer" : o->operands_set ? "--operands"
+                          : o->holdout_set ? "--holdout" : NULL;
+        if (other) {
+            fprintf(stderr, "svk-train: --train-data and %s exclude each other (--train-data trains on token "
+                            "shards; --val-data gives their held-out loss)\n", other);
+            return SVK_EXIT_USAGE;
+        }
+    }
+    if (!o->train_data && (o->val_data || o->token_format_set)) {
+        fprintf(stderr, "svk-train: %s needs --train-data (the token shards trained on)\n",
+                o->val_data ? "--val-data" : "--token-format");
+        return SVK_EXIT_USAGE;
+    }
+    if (constant_flag) {
+        if (o->schedule_set && o->schedule != SVK_LR_CONSTANT) {
+            fprintf(stderr, "svk-train: --constant-lr and --schedule %s exclude each other\n",
+                    svk_train_schedule_name(o->schedule));
+            return SVK_EXIT_USAGE;
+        }
+        o->schedule = SVK_LR_CONSTANT;
+        o->schedule_set = true;
+    }
+    if (o->eval_tokens && !o->val_data && !o->data) {
+        fprintf(stderr, "svk-train: --eval-tokens sizes the held-out loss of --val-data or --data\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->save_best && !o->val_data && !o->data) {
+        fprintf(stderr, "svk-train: --save-best keeps the checkpoint of the lowest held-out loss, which needs one: "
+                        "--train-data with --val-data, or --data (with --holdout > 0)\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->save_best && o->data && o->holdout_set && o->holdout == 0) {
+        fprintf(stderr, "svk-train: --save-best needs a held-out loss, which --holdout 0 turns off\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->save_best && o->save && !strcmp(o->save_best, o->save)) {
+        fprintf(stderr, "svk-train: --save-best and --save name one file %s: give the best checkpoint its own\n",
+                o->save);
         return SVK_EXIT_USAGE;
     }
     return SVK_EXIT_OK;
@@ -447,7 +544,15 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     ADOPT(steps, steps_set, "steps", "%u", unsigned);
     ADOPT(warmup, warmup_set, "warmup", "%u", unsigned);
     ADOPT(lr, lr_set, "lr", "%g", double);
-    ADOPT(constant_lr, constant_lr_set, "constant-lr", "%d", int);
+    if (!o->schedule_set)
+        o->schedule = r->schedule;
+    else if (o->schedule != r->schedule) {
+        fprintf(stderr, "svk-train: note: --schedule %s differs from the resumed run's %s\n",
+                svk_train_schedule_name(o->schedule), svk_train_schedule_name(r->schedule));
+        differs = true;
+    }
+    if (o->schedule == SVK_LR_WSD && r->schedule == SVK_LR_WSD)
+        ADOPT(decay_frac, decay_frac_set, "decay-frac", "%g", double);
     ADOPT(clip, clip_set, "clip", "%g", double);
     ADOPT(wd, wd_set, "wd", "%g", double);
     ADOPT(batch, batch_set, "batch", "%u", unsigned);
@@ -520,24 +625,45 @@ static int checkpoint_config(options *o, const char *opt, const char *path)
     return SVK_EXIT_OK;
 }
 
+/* The run's training data, for the state its saves record. */
+typedef struct stream {
+    svk_train_data kind;
+    uint64_t size;                /* text: the file's bytes; tokens: the training shards' tokens */
+    const svk_text_data *text;    /* the one in use, or NULL */
+    const svk_addition *task;
+    const svk_token_data *shards;
+} stream;
+
+/* --save-best: the lowest held-out loss so far, and the step after which it
+ * was measured. */
+typedef struct best_loss {
+    bool has;
+    float loss;
+    uint64_t step;
+} best_loss;
+
 /* The run's state for a save after `position` steps. The data stream's
- * position (run_state.h's data_state) is that of the text's windows or the
- * addition problems; 0 for a fixed batch. */
-static svk_status save_run(svk_model *m, const char *path, const options *o, uint64_t position,
-                           svk_train_data data, uint64_t data_size, const svk_text_data *text,
-                           const svk_addition *task)
+ * position (run_state.h's data_state) is that of the text's windows, the
+ * shards' windows or the addition problems; 0 for a fixed batch. */
+static svk_status save_run(svk_model *m, const char *path, const options *o, uint64_t position, const stream *d,
+                           const best_loss *best)
 {
+    const svk_train_data data = d->kind;
     uint64_t data_state = 0;
-    svk_status st = text ? svk_text_data_position(text, &data_state)
-                  : task ? svk_addition_position(task, &data_state) : SVK_OK;
+    svk_status st = d->text ? svk_text_data_position(d->text, &data_state)
+                  : d->shards ? svk_token_data_position(d->shards, &data_state)
+                  : d->task ? svk_addition_position(d->task, &data_state) : SVK_OK;
     if (st != SVK_OK)
         return st;
     svk_train_run r = {
-        .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .constant_lr = o->constant_lr,
+        .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .schedule = o->schedule,
+        .decay_frac = o->schedule == SVK_LR_WSD ? o->decay_frac : 0,
         .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
         .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN,
-        .operands = data == SVK_TRAIN_DATA_ADDITION ? o->operands : SVK_ADDITION_OPERANDS_PLAIN, .data_size = data_size, .data_state = data_state,
+        .operands = data == SVK_TRAIN_DATA_ADDITION ? o->operands : SVK_ADDITION_OPERANDS_PLAIN,
+        .data_size = d->size, .data_state = data_state,
+        .has_best = best && best->has, .best_loss = best ? best->loss : 0, .best_step = best ? best->step : 0,
     };
     r.holdout = data == SVK_TRAIN_DATA_TEXT ? o->holdout : 0;
     char run_text[SVK_TRAIN_RUN_TEXT_MAX];
@@ -566,7 +692,8 @@ static int log_paths(svk_train_log *l, const options *o)
     const char *const others[][2] = {
         {"--save", o->save}, {"--resume", o->resume}, {"--init-from", o->init_from}, {"--data", o->data},
         {"--tokens", o->tokens}, {"--targets", o->targets}, {"--dump-grads", o->dump_grads},
-        {"--dump-logits", o->dump_logits},
+        {"--dump-logits", o->dump_logits}, {"--save-best", o->save_best}, {"--train-data", o->train_data},
+        {"--val-data", o->val_data},
     };
     for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
         for (int k = 0; k < 2 && others[i][1]; k++)
@@ -590,33 +717,59 @@ static bool write_log(svk_train_log *l, bool final, bool tty)
     return false;
 }
 
+/* What the run trains on, in words. */
+static const char *data_name(const options *o)
+{
+    return o->tokens ? "fixed batch" : o->data ? o->data : o->train_data ? o->train_data : "addition task";
+}
+
 /* The held-out loss after `step` of the run's `total`: into the CSV's row
  * of that step, and printed (a line, or with --jsonl an object with
- * "eval_step", not "step", as the accuracy curve's). Returns the seconds
- * it took, which the training's time leaves out; < 0 on failure. */
+ * "eval_step", not "step", as the accuracy curve's). With --save-best, a
+ * loss lower than any before (*best) saves the run there, as --save would
+ * at this step (the JSON object then has "best": true). Returns the
+ * seconds it took, which the training's time leaves out; < 0 on failure. */
 static double heldout_point(const svk_train_heldout *h, svk_model *m, svk_train_log *l, bool log_on,
-                            const options *o, uint64_t step, uint64_t total, bool tty)
+                            const options *o, uint64_t step, uint64_t total, bool tty, const stream *d,
+                            best_loss *best)
 {
     double t = now();
     float loss;
     if (svk_train_heldout_loss(h, m, &loss) != SVK_OK) {
-        fail("the held-out loss");
+        fail(h->val ? "--val-data" : "the held-out loss");
         return -1;
     }
     if (log_on)
         svk_train_log_heldout(l, loss);
+    const double t_loss = now() - t;
+    bool saved = false;
+    if (o->save_best && isfinite(loss) && (!best->has || loss < best->loss)) {
+        const best_loss b = {true, loss, step};
+        svk_status st = save_run(m, o->save_best, o, step, d, &b);
+        if (st == SVK_ERROR_NONFINITE)
+            fprintf(stderr, "%ssvk-train: warning: not saving --save-best at step %llu: %s\n", tty ? "\n" : "",
+                    (unsigned long long)step, svk_last_error());
+        else if (st != SVK_OK) {
+            fail("--save-best");
+            return -1;
+        } else {
+            *best = b;
+            saved = true;
+        }
+    }
     t = now() - t;
     if (o->jsonl) {
         char jl[32] = "null";
         if (isfinite(loss))
             snprintf(jl, sizeof(jl), "%.6f", (double)loss);
-        printf("{\"eval_step\": %llu, \"heldout_loss\": %s, \"heldout_tokens\": %llu}\n", (unsigned long long)step, jl,
-               (unsigned long long)h->batches * h->B * h->T);
+        printf("{\"eval_step\": %llu, \"heldout_loss\": %s, \"heldout_tokens\": %llu%s}\n", (unsigned long long)step,
+               jl, (unsigned long long)h->batches * h->B * h->T, saved ? ", \"best\": true" : "");
     } else {
         if (tty) /* after the progress bar's line */
             fprintf(stderr, "\n");
-        printf("eval   step %llu/%llu  held-out loss %.4f  (%u batches of %u x %u, %.1f s)\n", (unsigned long long)step,
-               (unsigned long long)total, (double)loss, h->batches, h->B, h->T, t);
+        printf("eval   step %llu/%llu  held-out loss %.4f  (%u batches of %u x %u, %.1f s)%s%s\n",
+               (unsigned long long)step, (unsigned long long)total, (double)loss, h->batches, h->B, h->T, t_loss,
+               saved ? "  best so far: saved " : "", saved ? o->save_best : "");
     }
     fflush(stdout);
     return t;
@@ -633,7 +786,7 @@ static void finish_log(svk_train_log *l, const options *o, uint32_t B, uint32_t 
     snprintf(title, sizeof(title), "svk-train: %s placement, %u layers x %u wide, batch %u x %u, data: %s",
              o->config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o->config.placement == SVK_PLACEMENT_PRE ? "pre"
                                                                                                              : "post",
-             o->config.layers, o->config.width, B, T, o->tokens ? "fixed batch" : o->data ? o->data : "addition task");
+             o->config.layers, o->config.width, B, T, data_name(o));
     svk_status st = svk_train_svg_write(l, title);
     if (st != SVK_OK) {
         fprintf(stderr, "svk-train: the loss curve %s: %s\n", l->svg,
@@ -711,13 +864,16 @@ int main(int argc, char **argv)
     svk_addition *task = NULL;
     svk_text_data *text = NULL;
     svk_text_data *text_file = NULL; /* with a held-out split, the file read once; text then views its training part */
+    svk_token_data *shards = NULL;   /* --train-data */
+    best_loss best = {0};            /* --save-best's, carried in every save */
     svk_train_heldout held = {0};
     svk_train_log run_log = {0};
     bool log_on = false;             /* the CSV was written once: it and its curve are written at the end */
     static char interrupt_note[512]; /* the handler writes it: static storage */
     int32_t *tok = NULL, *tgt = NULL, *fixed_tok = NULL, *fixed_tgt = NULL;
     curve cv = {0};
-    const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT : SVK_TRAIN_DATA_ADDITION;
+    const svk_train_data data = o.tokens ? SVK_TRAIN_DATA_FIXED : o.data ? SVK_TRAIN_DATA_TEXT
+                              : o.train_data ? SVK_TRAIN_DATA_TOKENS : SVK_TRAIN_DATA_ADDITION;
 
     /* A resumed run takes its checkpoint's configuration, and its run's
      * settings and position (run_state.h) where the file has them. */
@@ -741,6 +897,13 @@ int main(int argc, char **argv)
         else
             fprintf(stderr, "svk-train: note: %s holds no svk-train run state: the run counts from its update count "
                             "and its data starts again from --seed\n", o.resume);
+    }
+    if (have_run && run.has_best)
+        best = (best_loss){true, run.best_loss, run.best_step};
+    if (o.decay_frac_set && o.schedule != SVK_LR_WSD) {
+        fprintf(stderr, "svk-train: --decay-frac is --schedule wsd's, and the run's schedule is %s\n",
+                svk_train_schedule_name(o.schedule));
+        return SVK_EXIT_USAGE;
     }
     /* --eval-every's default: ten points over the run, the last its end. */
     if (!o.eval_every_set)
@@ -816,7 +979,43 @@ int main(int argc, char **argv)
         /* Before the seek below: the training stream is then the range
          * before the held-out tail, and its position that of the range. */
         if (o.holdout > 0 && !svk_train_heldout_setup(&held, &text, &text_file, o.data, &o.holdout, o.holdout_set,
-                                                       o.seed, B, T))
+                                                       o.seed, B, T, svk_train_heldout_batches(o.eval_tokens, B, T)))
+            goto out;
+        if (o.save_best && !held.batches)
+            fprintf(stderr, "svk-train: warning: --save-best saves nothing: the run has no held-out loss\n");
+    } else if (o.train_data) {
+        /* The model's vocabulary is the shards' check: a token >= vocab
+         * stops the batch that reads it, naming its file and offset. */
+        svk_token_data_params kp = svk_token_data_params_default();
+        kp.format = o.token_format;
+        kp.vocab = o.config.vocab;
+        kp.seed = o.seed;
+        uint32_t n_shards = 0;
+        svk_status st = svk_token_data_open(o.train_data, &kp, &shards);
+        if (st == SVK_OK && (st = svk_token_data_tokens(shards, &data_size)) == SVK_OK)
+            st = svk_token_data_shards(shards, &n_shards);
+        if (st != SVK_OK) {
+            fprintf(stderr, "svk-train: --train-data: %s%s\n", svk_last_error(),
+                    st == SVK_ERROR_INVALID_ARG ? " (--token-format llmc|u16|u32 names the shards' format)" : "");
+            goto out;
+        }
+        /* Every shard must hold a window (svk_token_data_batch refuses a
+         * short one at the first step): refused here, before the device. */
+        for (uint32_t i = 0; i < n_shards; i++) {
+            const char *path;
+            uint64_t n;
+            if (svk_token_data_shard(shards, i, &path, &n) != SVK_OK) {
+                fail("--train-data");
+                goto out;
+            }
+            if (n < (uint64_t)T + 1) {
+                fprintf(stderr, "svk-train: --train-data: %s holds %llu tokens; --seq %u needs at least %llu in every "
+                                "shard (one sequence + 1)\n", path, (unsigned long long)n, T, (unsigned long long)T + 1);
+                goto out;
+            }
+        }
+        if (o.val_data && !svk_train_heldout_tokens(&held, o.val_data, o.token_format, o.config.vocab, B, T,
+                                                    svk_train_heldout_batches(o.eval_tokens, B, T)))
             goto out;
     } else if (svk_addition_create(&ap, &task) != SVK_OK) {
         fail("addition task");
@@ -825,12 +1024,14 @@ int main(int argc, char **argv)
     /* The data stream goes on where the run left it, if it is the same
      * stream: the same kind of data (and for text a file of the same size,
      * the one check of its identity that costs nothing) and the same seed. */
-    if (have_run && (text || task)) {
-        const bool same = run.data == data && run.seed == o.seed && (data != SVK_TRAIN_DATA_TEXT || run.data_size == data_size) &&
+    if (have_run && (text || task || shards)) {
+        const bool sized = data == SVK_TRAIN_DATA_TEXT || data == SVK_TRAIN_DATA_TOKENS;
+        const bool same = run.data == data && run.seed == o.seed && (!sized || run.data_size == data_size) &&
                           (data != SVK_TRAIN_DATA_ADDITION || run.digits == o.digits);
         svk_status st = SVK_OK;
         if (same)
-            st = text ? svk_text_data_seek(text, run.data_state) : svk_addition_seek(task, run.data_state);
+            st = text ? svk_text_data_seek(text, run.data_state)
+               : shards ? svk_token_data_seek(shards, run.data_state) : svk_addition_seek(task, run.data_state);
         if (st != SVK_OK) {
             fail("--resume");
             goto out;
@@ -838,7 +1039,8 @@ int main(int argc, char **argv)
         if (!same)
             fprintf(stderr, "svk-train: note: the data (%s%s, seed %llu) is not the resumed run's (%s, seed %llu): "
                             "it starts again from --seed\n", svk_train_data_name(data),
-                    data == SVK_TRAIN_DATA_TEXT ? " file" : "", (unsigned long long)o.seed,
+                    data == SVK_TRAIN_DATA_TEXT ? " file" : data == SVK_TRAIN_DATA_TOKENS ? " shards" : "",
+                    (unsigned long long)o.seed,
                     svk_train_data_name(run.data), (unsigned long long)run.seed);
     }
 
@@ -898,8 +1100,9 @@ int main(int argc, char **argv)
                o.config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o.config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
                o.config.norm == SVK_NORM_RMSNORM ? "rmsnorm" : "layernorm", o.config.layers, o.config.width,
                (unsigned long long)svk_model_param_count(m), dev, B, T, steps, (double)o.lr,
-               o.constant_lr ? " constant" : " warm-up + cosine",
-               o.tokens ? "fixed batch" : o.data ? o.data : "addition task");
+               o.schedule == SVK_LR_CONSTANT ? " constant" : o.schedule == SVK_LR_WSD ? " warm-up + stable + decay"
+                                                                                    : " warm-up + cosine",
+               data_name(&o));
         if (first >= end)
             printf("svk-train: the run already has %llu steps: nothing to train (--steps sets the run's length)\n",
                    (unsigned long long)first);
@@ -929,6 +1132,13 @@ int main(int argc, char **argv)
     float loss = NAN;
     bad_steps bad = {0};
     bool diagnosed = false;
+    svk_lr_params lp = svk_lr_params_default();
+    lp.shape = o.schedule;
+    lp.total = total;
+    lp.warmup = o.warmup;
+    lp.peak = o.lr;
+    lp.decay_frac = o.decay_frac;
+    const stream ds = {.kind = data, .size = data_size, .text = text, .task = task, .shards = shards};
     for (uint64_t s = first; s < end; s++) {
         /* Ctrl-C or SIGTERM (interrupt.h): the run ends after the step it
          * was in, as if that were its --stop-at. */
@@ -945,12 +1155,17 @@ int main(int argc, char **argv)
                 fail("--data");
                 goto out;
             }
+        } else if (shards) {
+            if (svk_token_data_batch(shards, B, T, tok, tgt) != SVK_OK) {
+                fail("--train-data");
+                goto out;
+            }
         } else if (svk_addition_batch(task, B, T, tok, tgt) != SVK_OK) {
             fail("addition task");
             goto out;
         }
         float lr = o.lr;
-        if (!o.constant_lr && svk_lr_schedule(s, total, o.warmup, o.lr, &lr) != SVK_OK) {
+        if (svk_lr_schedule_ex(&lp, s, &lr) != SVK_OK) {
             fail("the learning-rate schedule");
             goto out;
         }
@@ -1002,7 +1217,7 @@ int main(int argc, char **argv)
          * or an interrupt, so that a run in legs measures where the
          * straight run does). */
         if (held.batches && ((o.eval_every && (s + 1) % o.eval_every == 0) || s + 1 == total)) {
-            const double took = heldout_point(&held, m, &run_log, log_on, &o, s + 1, total, tty);
+            const double took = heldout_point(&held, m, &run_log, log_on, &o, s + 1, total, tty, &ds, &best);
             if (took < 0)
                 goto out;
             t0 += took; /* the training's time and speed leave the evaluations out */
@@ -1066,8 +1281,7 @@ int main(int argc, char **argv)
         if (log_on && (save_now || svk_train_log_due(&run_log)))
             write_log(&run_log, false, tty);
         if (save_now) {
-            svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, data, data_size, text,
-                                                             task);
+            svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, &ds, &best);
             if (info.skipped)
                 fprintf(stderr, "svk-train: warning: not saving at step %llu: the step was skipped (non-finite); "
                                 "%s keeps what it held\n", (unsigned long long)(s + 1), o.save);
@@ -1115,7 +1329,7 @@ int main(int argc, char **argv)
             goto out;
         }
         if (st == SVK_OK)
-            st = save_run(m, o.save, &o, end, data, data_size, text, task);
+            st = save_run(m, o.save, &o, end, &ds, &best);
         if (st == SVK_ERROR_NONFINITE) {
             fprintf(stderr, "svk-train: the run has diverged: %s\n", svk_last_error());
             rc = SVK_EXIT_DIVERGED;
@@ -1176,6 +1390,7 @@ out:
     svk_addition_destroy(&task);
     svk_text_data_destroy(&text); /* a view of text_file's bytes, if there is one: first */
     svk_text_data_destroy(&text_file);
+    svk_token_data_destroy(&shards);
     svk_train_heldout_free(&held);
     svk_train_log_free(&run_log);
     svk_model_destroy(&m);
