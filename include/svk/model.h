@@ -128,6 +128,24 @@ SVK_API uint64_t svk_model_step(const svk_model *model);
 SVK_API svk_status svk_model_train_step(svk_model *model, const int32_t *tokens, const int32_t *targets,
                                         uint32_t B, uint32_t T, float lr, float *loss);
 
+/* svk_model_train_step with gradient accumulation: the B rows of tokens
+ * and targets ([B, T]) run as `accum` micro-batches of B / accum rows each
+ * (rows 0 .. B/accum - 1 first), whose gradients add up on the device
+ * before one clipping and one AdamW update. The step is the whole batch's:
+ * its loss is the mean over all B x T counted targets, and each
+ * micro-batch's gradient is divided by that count, so it equals
+ * svk_model_train_step on the same B rows up to the order of float sums,
+ * while the activations take the memory of B / accum rows
+ * (svk_model_memory). The micro-batches and the update are recorded once,
+ * as one step, and replayed; nothing returns to the host between them.
+ * accum >= 1 dividing B, else SVK_ERROR_INVALID_ARG; accum 1 is
+ * svk_model_train_step. Everything else (checks, loss, skipped steps,
+ * overlap with the step before) as svk_model_train_step. Changing accum
+ * (or B, or T) between calls makes the model lay out its work again, as a
+ * new batch shape does. */
+SVK_API svk_status svk_model_train_step_accum(svk_model *model, const int32_t *tokens, const int32_t *targets,
+                                              uint32_t B, uint32_t T, uint32_t accum, float lr, float *loss);
+
 /* Details of the last completed step, read from the device: loss, gradient
  * norm before clipping, number of targets that counted. A step whose loss
  * or gradient norm is not finite changes nothing (the device skips the
@@ -187,7 +205,8 @@ SVK_API svk_status svk_model_find_nonfinite(svk_model *model, const int32_t *tok
  * training step before clipping, tensors "grad.<parameter name>" in the
  * parameters' shapes; and the logits of the last batch run (a training
  * step, svk_model_eval_loss or svk_model_forward_logits), tensor "logits"
- * [B, T, V]. Each waits for the step in flight. */
+ * [B, T, V] (after svk_model_train_step_accum, its last micro-batch's
+ * [B / accum, T, V]). Each waits for the step in flight. */
 SVK_API svk_status svk_model_save_grads(svk_model *model, const char *path);
 SVK_API svk_status svk_model_save_logits(svk_model *model, const char *path);
 

@@ -51,7 +51,7 @@ typedef struct vk_state {
     uint64_t slab_elems[SVK_SLAB_COUNT];
     svk_buffer **act;                   /* [n_tensors]: ACT tensors' buffers */
     size_t n_act;
-    svk_buffer *scratch, *clip_partials, *losses;
+    svk_buffer *scratch, *clip_partials;
     svk_buffer *alt[2];                 /* parity 1's inputs and outputs (parity 0's: slab[]) */
     svk_buffer *hparams[2];             /* the step's numbers, by parity */
     vk_list lists[MAX_LISTS];
@@ -78,7 +78,6 @@ static void free_shape(svk_ctx *ctx, vk_state *s)
     s->n_act = 0;
     svk_buffer_release(&s->scratch);
     svk_buffer_release(&s->clip_partials);
-    svk_buffer_release(&s->losses);
     svk_buffer_release(&s->alt[0]);
     svk_buffer_release(&s->alt[1]);
     s->shape_ready = false;
@@ -121,12 +120,12 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
                              char note[160], uint64_t released[SVK_POOL_COUNT])
 {
     size_t n = 0;
-    const svk_buffer *freed[5] = {s->scratch, s->clip_partials, s->losses, s->alt[0], s->alt[1]};
+    const svk_buffer *freed[4] = {s->scratch, s->clip_partials, s->alt[0], s->alt[1]};
     memset(released, 0, SVK_POOL_COUNT * sizeof(released[0]));
     for (size_t i = 0; i < s->n_act; i++)
         if (s->act[i])
             released[s->act[i]->alloc.pool] += s->act[i]->alloc.size;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 4; i++)
         if (freed[i])
             released[freed[i]->alloc.pool] += freed[i]->alloc.size;
 #define ADD(dst, name_, note_, bytes, memory_)                                                   \
@@ -169,7 +168,6 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
     uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
     ADD(&s->scratch, "scratch", NULL, svk_plan_vk_scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->clip_partials, "clip partials", NULL, svk_clip_scratch_elems(1, &grads) * 4, SVK_MEMORY_DEVICE);
-    ADD(&s->losses, "losses", NULL, (uint64_t)p->B * p->T * 4, SVK_MEMORY_DEVICE);
 #undef ADD
     return n;
 }
@@ -189,8 +187,11 @@ static svk_status check_fit(svk_model *m, const svk_plan *p)
     char note[160], what[160];
     uint64_t released[SVK_POOL_COUNT];
     size_t n = shape_requests(m->ctx, s, p, req, NULL, note, released);
-    snprintf(what, sizeof(what), "a model of %llu parameters (vocab=%u, width=%u, layers=%u) with batches B=%u T=%u",
-             (unsigned long long)m->n_elems, p->config.vocab, p->config.width, p->config.layers, p->B, p->T);
+    char micro[48] = "";
+    if (p->micro > 1)
+        snprintf(micro, sizeof(micro), " in %u micro-batches", p->micro);
+    snprintf(what, sizeof(what), "a model of %llu parameters (vocab=%u, width=%u, layers=%u) with batches B=%u T=%u%s",
+             (unsigned long long)m->n_elems, p->config.vocab, p->config.width, p->config.layers, p->B, p->T, micro);
     svk_status st = svk_buffer_check_fit(m->ctx, what, req, n, released);
     free(req);
     return st;
@@ -294,7 +295,7 @@ static svk_plan_vk_rec recording(svk_model *m, svk_cmdlist *cl, int parity)
         .p = &m->plan, .cl = cl, .log = svk_model_log(m), .opt = &m->params.optimizer, .slab = s->slab,
         .act = s->act, .input = io_buffer(s, SVK_SLAB_INPUT, parity), .output = io_buffer(s, SVK_SLAB_OUTPUT, parity),
         .prev_output = io_buffer(s, SVK_SLAB_OUTPUT, !parity), .step = s->hparams[parity], .scratch = s->scratch,
-        .clip_partials = s->clip_partials, .losses = s->losses,
+        .clip_partials = s->clip_partials,
     };
 }
 

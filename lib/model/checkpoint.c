@@ -604,7 +604,8 @@ svk_status svk_model_save_logits(svk_model *model, const char *path)
     if (!host)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
     st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);
-    svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B, p->T, p->config.vocab}, host};
+    /* With accumulation the tensor holds the last micro-batch's. */
+    svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B / p->micro, p->T, p->config.vocab}, host};
     if (st == SVK_OK)
         st = svk_st_write(log, path, &e, 1, NULL, 0);
     free(host);

@@ -31,16 +31,23 @@ svk_sample_params svk_sample_params_default(void)
     return (svk_sample_params){.temperature = 0.0f, .top_k = 0, .seed = 1, .stop_token = -1};
 }
 
-/* Makes the plan for batches [B, T] current. */
-static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T)
+/* Whether the current plan is for batches [B, T] in micro micro-batches. */
+static bool has_shape(const svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
 {
-    if (m->has_plan && m->plan.B == B && m->plan.T == T)
+    return m->has_plan && m->plan.B == B && m->plan.T == T && m->plan.micro == micro;
+}
+
+/* Makes the plan for batches [B, T], in micro micro-batches, current. */
+static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
+{
+    if (has_shape(m, B, T, micro))
         return SVK_OK;
     svk_plan p;
     svk_plan_options opt = {0};
     svk_status st = m->impl->plan_options ? m->impl->plan_options(m, &opt) : SVK_OK;
     if (st != SVK_OK)
         return st;
+    opt.micro_batches = micro;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
     if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {
@@ -141,7 +148,7 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
     svk_model_param_list(&params->config, m->info, m->n_params);
     for (size_t i = 0; i < m->n_params; i++)
         m->n_elems += m->info[i].elems;
-    if ((st = use_shape(m, 1, 1)) != SVK_OK || (st = write_initial_weights(m)) != SVK_OK ||
+    if ((st = use_shape(m, 1, 1, 1)) != SVK_OK || (st = write_initial_weights(m)) != SVK_OK ||
         (st = svk_model_reset_optimizer(m)) != SVK_OK) {
         svk_model_destroy(&m);
         return st;
@@ -300,23 +307,23 @@ static svk_status check_lr(svk_model *m, float lr, const char *func)
  * both steps' outputs), which then stays pending; the one before it is
  * settled, so that its parity is free and the update count is known up to
  * the step in flight. */
-static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, bool overlap, const char *func)
+static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool overlap, const char *func)
 {
     svk_status st = svk_model_check_usable(m, func);
     if (st == SVK_OK)
         st = check_shape(m, B, T, func);
-    overlap = overlap && m->impl->read_prev_output && m->has_plan && m->plan.B == B && m->plan.T == T;
+    overlap = overlap && m->impl->read_prev_output && has_shape(m, B, T, micro);
     if (st == SVK_OK)
         st = overlap ? (m->older_pending ? settle_one(m, true) : SVK_OK) : svk_model_settle(m);
     if (st == SVK_OK)
-        st = use_shape(m, B, T);
+        st = use_shape(m, B, T, micro);
     return st;
 }
 
 static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                               bool overlap, const char *func)
 {
-    svk_status st = begin_shape(m, B, T, overlap, func);
+    svk_status st = begin_shape(m, B, T, 1, overlap, func);
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
@@ -343,17 +350,14 @@ static svk_status check_step_room(svk_model *m, const char *func)
                      func, (unsigned long long)m->step);
 }
 
-svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
-                                float lr, float *loss)
+/* A training step on B rows in micro micro-batches (checked: 1 <= micro,
+ * dividing B); func names the public caller in messages. */
+static svk_status train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                             uint32_t micro, float lr, float *loss, const char *func)
 {
-    svk_error_clear_thread();
-    CHECK_MODEL(m);
-    svk_log *log = svk_model_log(m);
-    SVK_CHECK_PTR(log, tokens);
-    SVK_CHECK_PTR(log, targets);
-    svk_status st = check_lr(m, lr, __func__);
-    if (st != SVK_OK || (st = begin_batch(m, tokens, targets, B, T, true, __func__)) != SVK_OK ||
-        (st = check_step_room(m, __func__)) != SVK_OK)
+    svk_status st = check_lr(m, lr, func);
+    if (st != SVK_OK || (st = begin_shape(m, B, T, micro, true, func)) != SVK_OK ||
+        (st = check_tokens(m, tokens, targets, B, T, func)) != SVK_OK || (st = check_step_room(m, func)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
     /* A step still in flight is counted as applied; the device corrects
@@ -377,6 +381,32 @@ svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32
         *loss = out[SVK_OUT_LOSS];
     }
     return SVK_OK;
+}
+
+svk_status svk_model_train_step(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
+                                float lr, float *loss)
+{
+    svk_error_clear_thread();
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, targets);
+    return train_step(m, tokens, targets, B, T, 1, lr, loss, __func__);
+}
+
+svk_status svk_model_train_step_accum(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B,
+                                      uint32_t T, uint32_t accum, float lr, float *loss)
+{
+    svk_error_clear_thread();
+    CHECK_MODEL(m);
+    svk_log *log = svk_model_log(m);
+    SVK_CHECK_PTR(log, tokens);
+    SVK_CHECK_PTR(log, targets);
+    if (accum == 0 || (B && B % accum != 0))
+        return svk_error(log, SVK_ERROR_INVALID_ARG,
+                         "%s: accum=%u must be >= 1 and divide the batch's B=%u rows into equal micro-batches",
+                         __func__, accum, B);
+    return train_step(m, tokens, targets, B, T, accum, lr, loss, __func__);
 }
 
 svk_status svk_model_last_step(svk_model *m, svk_step_info *info)
@@ -546,7 +576,7 @@ svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32
     if (!m->impl->record_external)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = begin_shape(m, B, T, false, __func__);
+    svk_status st = begin_shape(m, B, T, 1, false, __func__);
     return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
 }
 

@@ -97,14 +97,21 @@ static svk_status start(svk_pb *b, const svk_model_config *c, uint32_t B, uint32
     if (B == 0 || T == 0 || T > c->ctx)
         return svk_error(b->log, SVK_ERROR_INVALID_ARG, "batch shape B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", B,
                          T, c->ctx);
+    const uint32_t micro = opt->micro_batches ? opt->micro_batches : 1;
+    if (B % micro != 0)
+        return svk_error(b->log, SVK_ERROR_INVALID_ARG,
+                         "batch B=%u: does not split into %u micro-batches of equal rows", B, micro);
     p->config = *c;
     p->B = B;
     p->T = T;
+    p->micro = micro;
     p->eps = c->norm_eps;
     p->flash_attention = opt->flash_attention;
     p->linear_nn = opt->linear_nn;
     svk_pb_dims *d = &b->d;
-    *d = (svk_pb_dims){B, T, (uint64_t)B * T, c->width, c->heads, svk_model_config_hidden(c), c->vocab, 0};
+    /* The ops run on one micro-batch at a time. */
+    *d = (svk_pb_dims){B / micro, T, (uint64_t)(B / micro) * T, c->width, c->heads, svk_model_config_hidden(c),
+                       c->vocab, 0};
     if (opt->mlp_ld && opt->mlp_ld < d->F)
         return svk_error(b->log, SVK_ERROR_INVALID_ARG, "plan option mlp_ld=%llu: less than mlp_hidden=%llu",
                          (unsigned long long)opt->mlp_ld, (unsigned long long)d->F);
@@ -140,8 +147,8 @@ static bool register_params(svk_pb *b)
     }
     if (!b->oom)
         layout_params(p);
-    p->tokens = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N, -1, "tokens");
-    p->targets = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N, -1, "targets");
+    p->tokens = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N * p->micro, -1, "tokens");
+    p->targets = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N * p->micro, -1, "targets");
     p->output = svk_pb_tensor(b, SVK_SLAB_OUTPUT, SVK_OUT_COUNT, -1, "output");
     return !b->oom && svk_pb_index_params(b);
 }

@@ -70,14 +70,18 @@ typedef struct svk_plan_tensor {
     int32_t param;        /* index into the parameter list, or -1 */
 } svk_plan_tensor;
 
-/* Where the phases of a step begin in ops[]. */
+/* Where the phases of a step begin in ops[]. A step of several
+ * micro-batches (svk_plan.micro) repeats forward, loss and backward once per
+ * micro-batch: loss and backward mark the first micro-batch's, clip follows
+ * the last one's backward. */
 typedef struct svk_plan_phases {
     size_t forward, loss, backward, clip, optimizer, end;
 } svk_plan_phases;
 
 typedef struct svk_plan {
     svk_model_config config;
-    uint32_t B, T;
+    uint32_t B, T;        /* the whole step's batch: micro micro-batches of B / micro rows */
+    uint32_t micro;       /* micro-batches per step, >= 1 (svk_plan_options.micro_batches) */
     svk_param_info *params;
     size_t n_params;
     svk_plan_tensor *tensors;
@@ -86,7 +90,8 @@ typedef struct svk_plan {
     size_t n_ops;
     svk_plan_phases phases;
     uint64_t slab_elems[SVK_SLAB_COUNT];
-    uint32_t tokens, targets, logits, output; /* well-known tensor ids */
+    uint32_t tokens, targets, logits, output; /* well-known tensor ids; tokens and targets: [B, T] */
+    uint32_t losses;      /* [B * T]: each position's loss, the step's mean reduced from them */
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
@@ -117,16 +122,26 @@ typedef struct svk_plan {
  *  bias_grad_apart  each Linear's bias gradient is a BIAS_BWD op of its
  *                   own after its weight gradient, not fused into that
  *                   GEMM (SVK_FUSE_BIAS_GRAD): for tests, which check that
- *                   both give the same gradients. */
+ *                   both give the same gradients;
+ *  micro_batches    gradient accumulation: the step's B rows run as this
+ *                   many micro-batches of B / micro_batches rows (0 or 1:
+ *                   one), each its forward, loss and backward over the same
+ *                   activations, adding into the gradients, which are
+ *                   zeroed once; then one clipping and one update. The
+ *                   loss is the mean over every counted target of the step
+ *                   and each micro-batch's gradient is divided by that
+ *                   count, so the step is the whole batch's, with the
+ *                   activation memory of one micro-batch. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
     uint64_t mlp_ld;
     bool bias_grad_apart;
+    uint32_t micro_batches;
 } svk_plan_options;
 
-/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx);
- * opt NULL: all options off. */
+/* Builds the plan of a valid configuration for batches [B, T] (T <= ctx;
+ * B a multiple of opt->micro_batches); opt NULL: all options off. */
 svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, const svk_plan_options *opt,
                           svk_plan *out);
 void svk_plan_free(svk_plan *p);

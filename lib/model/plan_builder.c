@@ -7,7 +7,10 @@
 #include "core/checked.h"
 #include "plan_builder.h"
 
-uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
+/* A new tensor entry named by fmt and ap, its offset not yet set; NULL
+ * when out of memory. */
+static svk_plan_tensor *append_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt,
+                                      va_list ap)
 {
     svk_plan *p = b->p;
     if (p->n_tensors == b->cap_t) {
@@ -15,20 +18,29 @@ uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, 
         svk_plan_tensor *nt = svk_realloc(p->tensors, cap * sizeof(*nt));
         if (!nt) {
             b->oom = true;
-            return SVK_NONE;
+            return NULL;
         }
         p->tensors = nt;
         b->cap_t = cap;
     }
     svk_plan_tensor *t = &p->tensors[p->n_tensors];
     memset(t, 0, sizeof(*t));
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(t->name, sizeof(t->name), fmt, ap);
-    va_end(ap);
     t->slab = slab;
     t->elems = elems;
     t->param = param;
+    return t;
+}
+
+uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
+{
+    svk_plan *p = b->p;
+    va_list ap;
+    va_start(ap, fmt);
+    svk_plan_tensor *t = append_tensor(b, slab, elems, param, fmt, ap);
+    va_end(ap);
+    if (!t)
+        return SVK_NONE;
     /* Back to back, no padding: a group of norms listed together (params.c)
      * must stay one contiguous [3, C] array. Kernels address elements
      * through offsets in their push constants, so no alignment is needed. */
@@ -37,6 +49,21 @@ uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, 
     if (!svk_add_u64(p->slab_elems[slab], elems, &p->slab_elems[slab]) || p->slab_elems[slab] > UINT64_MAX / 4)
         b->overflow = b->overflow ? b->overflow : (int)slab + 1;
     return (uint32_t)p->n_tensors++;
+}
+
+uint32_t svk_pb_view(svk_pb *b, uint32_t base, uint64_t offset, uint64_t elems, const char *fmt, ...)
+{
+    if (base == SVK_NONE)
+        return SVK_NONE;
+    const svk_plan_tensor bt = b->p->tensors[base]; /* append_tensor may move the array */
+    va_list ap;
+    va_start(ap, fmt);
+    svk_plan_tensor *t = append_tensor(b, bt.slab, elems, -1, fmt, ap);
+    va_end(ap);
+    if (!t)
+        return SVK_NONE;
+    t->offset = bt.offset + offset;
+    return (uint32_t)b->p->n_tensors++;
 }
 
 svk_plan_op *svk_pb_op(svk_pb *b, svk_plan_opcode code, const char *fmt, ...)

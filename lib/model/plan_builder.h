@@ -14,7 +14,7 @@
 
 /* The batch shape and configuration sizes every block is built from. */
 typedef struct svk_pb_dims {
-    uint64_t B, T, N, C, H, F, V; /* N = B * T rows */
+    uint64_t B, T, N, C, H, F, V; /* a micro-batch's: B rows of T, N = B * T positions */
     uint64_t FL;                  /* the GELU MLP's activations' leading dimension (svk_plan.mlp_ld), >= F */
 } svk_pb_dims;
 
@@ -35,6 +35,12 @@ typedef struct svk_pb {
 /* A new tensor of elems elements at the end of its slab (param: its index
  * in the parameter list, or -1); SVK_NONE when out of memory. */
 uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, const char *fmt, ...)
+    SVK_PRINTF(5, 6);
+
+/* A new tensor naming elems elements of tensor base from its element
+ * offset (within base: nothing is allocated); SVK_NONE when base is or out
+ * of memory. */
+uint32_t svk_pb_view(svk_pb *b, uint32_t base, uint64_t offset, uint64_t elems, const char *fmt, ...)
     SVK_PRINTF(5, 6);
 
 /* A new op at the end of the plan, zeroed but for its code and label. */

@@ -281,17 +281,41 @@ static svk_status bias_bwd(const cpu *c, const svk_plan_op *o)
     return SVK_OK;
 }
 
+/* The count of the step's targets goes into the output slab (first) and
+ * is read back from it by later micro-batches: in the float build as int32
+ * bits, exact to 2^31, as the device keeps it. */
+static size_t get_count(const svk_real *out, int idx)
+{
+#if SVK_REF_BITS == 32
+    int32_t i;
+    memcpy(&i, &out[idx], sizeof(i));
+    return (size_t)i;
+#else
+    return (size_t)out[idx];
+#endif
+}
+
 static svk_status xent(const cpu *c, const svk_plan_op *o)
 {
     const svk_plan_xent *x = &o->xent;
     svk_real *out = F(c, x->output);
-    size_t invalid = 0, valid = 0;
-    const int32_t *tg = I(c, x->targets);
-    for (uint64_t r = 0; r < x->rows; r++)
-        valid += tg[r] >= 0 && (uint64_t)tg[r] < x->V;
-    out[SVK_OUT_LOSS] = SVK_REF(cross_entropy)(x->rows, x->V, F(c, x->logits), tg, F(c, x->dlogits), NULL, &invalid);
-    set_count(out, SVK_OUT_VALID_TARGETS, valid);
-    set_count(out, SVK_OUT_BAD_TARGETS, invalid);
+    svk_real *losses = F(c, x->losses);
+    if (x->first) {
+        size_t invalid = 0;
+        set_count(out, SVK_OUT_VALID_TARGETS,
+                  SVK_REF(cross_entropy_count)(x->step_rows, x->V, I(c, x->step_targets), &invalid));
+        set_count(out, SVK_OUT_BAD_TARGETS, invalid);
+    }
+    const size_t count = get_count(out, SVK_OUT_VALID_TARGETS);
+    SVK_REF(cross_entropy_rows)(x->rows, x->V, F(c, x->logits), I(c, x->targets), count, F(c, x->dlogits),
+                                losses + x->row0);
+    if (x->last) {
+        /* In order, in double: svk_ref_cross_entropy's mean. */
+        double total = 0;
+        for (uint64_t r = 0; r < x->step_rows; r++)
+            total += (double)losses[r];
+        out[SVK_OUT_LOSS] = count ? (svk_real)(total / (double)count) : 0;
+    }
     return SVK_OK;
 }
 

@@ -33,8 +33,10 @@ typedef struct stream_grads {
     uint32_t dx, dx_next, dy, dy_next;
 } stream_grads;
 
-/* The step's activations. */
+/* The step's activations, and the micro-batch they hold. */
 typedef struct acts {
+    uint32_t tokens, targets;              /* the micro-batch's rows of the step's inputs */
+    uint64_t row0;                         /* its first position among the step's */
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
     sub_acts *sub;                         /* [2L] */
     uint32_t final_out, final_mean, final_rstd, dlogits;
@@ -140,6 +142,7 @@ static void step_tensors(svk_pb *b, acts *a)
     a->s_big2 = svk_pb_tensor(b, SVK_SLAB_ACT, big, -1, "scratch.big2");
     a->s_c = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "scratch.c");
     a->work = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
+    b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
 /* Every activation of the step; false when out of host memory. */
@@ -174,16 +177,22 @@ static void free_acts(acts *a)
 /* ---- forward ---- */
 
 /* The gradients start at zero (the whole slab, which starts with parameter
- * 0's); x_0 = wte[tokens] (+ wpe). */
+ * 0's), once per step: every micro-batch's backward adds into them. */
+static void zero_grads(svk_pb *b)
+{
+    svk_plan *p = b->p;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_ZERO, "zero grads");
+    o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
+}
+
+/* x_0 = wte[tokens] (+ wpe). */
 static void embedding_fwd(svk_pb *b, const acts *a)
 {
     svk_plan *p = b->p;
     const svk_pb_dims *d = &b->d;
-    svk_plan_op *o = svk_pb_op(b, SVK_OP_ZERO, "zero grads");
-    o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
-    o = svk_pb_op(b, SVK_OP_EMBED_FWD, "embedding");
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_FWD, "embedding");
     o->embed_fwd = (svk_plan_embed_fwd){
-        .out = a->x[0], .tokens = p->tokens, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
+        .out = a->x[0], .tokens = a->tokens, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
         .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .output = p->output, .B = d->B, .T = d->T,
         .C = d->C, .V = d->V,
     };
@@ -327,12 +336,17 @@ static void output_fwd(svk_pb *b, const acts *a)
     svk_pb_gemm(b, "logits", b->p->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
 }
 
+/* The micro-batch's losses and logits' gradients; the first counts the
+ * step's targets, the last takes the step's mean loss. */
 static void loss(svk_pb *b, const acts *a)
 {
     svk_plan *p = b->p;
+    const uint64_t step_rows = b->d.N * p->micro;
     svk_plan_op *o = svk_pb_op(b, SVK_OP_XENT, "cross_entropy");
     o->xent = (svk_plan_xent){.output = p->output, .dlogits = a->dlogits, .logits = p->logits,
-                              .targets = p->targets, .rows = b->d.N, .V = b->d.V};
+                              .targets = a->targets, .losses = p->losses, .step_targets = p->targets,
+                              .rows = b->d.N, .V = b->d.V, .row0 = a->row0, .step_rows = step_rows,
+                              .first = a->row0 == 0, .last = a->row0 + b->d.N == step_rows};
 }
 
 /* ---- backward ---- */
@@ -493,7 +507,7 @@ static void embedding_bwd(svk_pb *b, const acts *a, uint32_t dx)
     svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_BWD, "embedding.bwd");
     o->embed_bwd = (svk_plan_embed_bwd){
         .dwte = svk_pb_param(b, SVK_SLAB_GRAD, "wte.weight"), .dwpe = svk_pb_param(b, SVK_SLAB_GRAD, "wpe.weight"),
-        .tokens = b->p->tokens, .dout = siamese(b) ? a->dz : dx, .B = d->B, .T = d->T, .C = d->C, .V = d->V,
+        .tokens = a->tokens, .dout = siamese(b) ? a->dz : dx, .B = d->B, .T = d->T, .C = d->C, .V = d->V,
     };
 }
 
@@ -521,7 +535,9 @@ static void optimizer(svk_pb *b)
     }
 }
 
-void svk_pb_model(svk_pb *b)
+/* One micro-batch's forward, loss and backward, the phases marked for the
+ * first. */
+static void micro_batch(svk_pb *b, acts *a)
 {
     svk_plan *p = b->p;
     const uint32_t S = 2 * p->config.layers;
@@ -529,6 +545,28 @@ void svk_pb_model(svk_pb *b)
         siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
     void (*const block_bwd)(svk_pb *, const acts *, uint32_t, const stream_grads *) =
         siamese(b) ? siamese_sublayer_bwd : post(b) ? post_sublayer_bwd : pre_sublayer_bwd;
+    const bool first = a->row0 == 0;
+    embedding_fwd(b, a);
+    for (uint32_t k = 0; k < S; k++)
+        block_fwd(b, a, k);
+    output_fwd(b, a);
+    if (first)
+        p->phases.loss = p->n_ops;
+    loss(b, a);
+    if (first)
+        p->phases.backward = p->n_ops;
+    output_bwd(b, a);
+    stream_grads g = a->gr;
+    for (uint32_t k = S; k-- > 0;) {
+        block_bwd(b, a, k, &g);
+        g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
+    }
+    embedding_bwd(b, a, g.dx);
+}
+
+void svk_pb_model(svk_pb *b)
+{
+    svk_plan *p = b->p;
     acts a = {0};
     if (!alloc_acts(b, &a)) {
         free_acts(&a);
@@ -536,20 +574,14 @@ void svk_pb_model(svk_pb *b)
         return;
     }
     p->phases.forward = p->n_ops;
-    embedding_fwd(b, &a);
-    for (uint32_t k = 0; k < S; k++)
-        block_fwd(b, &a, k);
-    output_fwd(b, &a);
-    p->phases.loss = p->n_ops;
-    loss(b, &a);
-    p->phases.backward = p->n_ops;
-    output_bwd(b, &a);
-    stream_grads g = a.gr;
-    for (uint32_t k = S; k-- > 0;) {
-        block_bwd(b, &a, k, &g);
-        g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
+    zero_grads(b);
+    const uint64_t N = b->d.N;
+    for (uint32_t m = 0; m < p->micro; m++) {
+        a.row0 = m * N;
+        a.tokens = p->micro == 1 ? p->tokens : svk_pb_view(b, p->tokens, a.row0, N, "tokens.%u", m);
+        a.targets = p->micro == 1 ? p->targets : svk_pb_view(b, p->targets, a.row0, N, "targets.%u", m);
+        micro_batch(b, &a);
     }
-    embedding_bwd(b, &a, g.dx);
     optimizer(b);
     p->phases.end = p->n_ops;
     free_acts(&a);

@@ -219,11 +219,18 @@ typedef struct svk_plan_bias_bwd {
     uint64_t rows, N, ld;
 } svk_plan_bias_bwd;
 
-/* Mean cross-entropy of logits [rows, V] against targets (int32 [rows])
- * into output (loss and counts), and dlogits. */
+/* Cross-entropy of logits [rows, V] against targets (int32 [rows]): each
+ * row's loss into losses (from row row0 of the step's), and dlogits =
+ * (softmax - onehot) / count, count being the counted targets of the whole
+ * step, step_targets [step_rows] (all its micro-batches'). first: count
+ * them here, into output (SVK_OUT_VALID_TARGETS, BAD_TARGETS), which the
+ * later micro-batches read; last: the mean of the step's losses, all
+ * step_rows from the start of losses, into output (SVK_OUT_LOSS). One
+ * batch: row0 0, step_rows = rows, first and last. */
 typedef struct svk_plan_xent {
-    uint32_t output, dlogits, logits, targets;
-    uint64_t rows, V;
+    uint32_t output, dlogits, logits, targets, losses, step_targets;
+    uint64_t rows, V, row0, step_rows;
+    bool first, last;
 } svk_plan_xent;
 
 /* The L2 norm of n elements from grads (the whole gradient slab) and the

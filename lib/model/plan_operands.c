@@ -245,13 +245,18 @@ static void bias_bwd(builder *b, const svk_plan_op *o)
     dense(b, s->dbias, "dbias", INOUT, s->N);
 }
 
-/* The targets are integers: not listed. */
+/* The targets are integers: not listed. The step's losses are read whole
+ * by the last micro-batch, for the mean. */
 static void xent(builder *b, const svk_plan_op *o)
 {
     const svk_plan_xent *x = &o->xent;
     dense(b, x->logits, "logits", IN, x->rows * x->V);
+    if (x->last)
+        dense(b, x->losses, "losses", IN, x->row0);
     dense(b, x->dlogits, "dlogits", OUT, x->rows * x->V);
-    operand(b, x->output, "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
+    if (x->last)
+        operand(b, x->output, "loss", OUT, SVK_OUT_LOSS, 1, 1, 0);
+    operand(b, x->losses, "losses", OUT, x->row0, 1, x->rows, 0);
 }
 
 static void clip(builder *b, const svk_plan_op *o)

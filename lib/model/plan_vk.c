@@ -303,10 +303,16 @@ static svk_status bias_bwd(const svk_plan_vk_rec *r, const svk_plan_op *o)
 static svk_status xent(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_xent *x = &o->xent;
-    const svk_cross_entropy_args a = {.rows = x->rows, .V = x->V, .logits = T(x->logits), .targets = T(x->targets),
-                                      .dlogits = T(x->dlogits), .losses = (svk_tref){r->losses, 0},
-                                      .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
-                                      .label = o->label};
+    svk_tref losses = T(x->losses);
+    const svk_tref step_losses = losses;
+    losses.off += x->row0;
+    const svk_cross_entropy_args a = {
+        .rows = x->rows, .V = x->V, .logits = T(x->logits), .targets = T(x->targets), .dlogits = T(x->dlogits),
+        .losses = losses, .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
+        .step = {.rows = x->step_rows, .targets = T(x->step_targets), .losses = step_losses, .count = x->first,
+                 .mean = x->last},
+        .label = o->label,
+    };
     return svk_cross_entropy_record(r->cl, &a);
 }
 

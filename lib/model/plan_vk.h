@@ -24,7 +24,6 @@ typedef struct svk_plan_vk_rec {
     svk_buffer *step;          /* this parity's learning rate and bias corrections (svk_adamw_step_values) */
     svk_buffer *scratch;       /* svk_plan_vk_scratch_elems floats */
     svk_buffer *clip_partials; /* svk_clip_scratch_elems of the gradient slab */
-    svk_buffer *losses;        /* [B * T] */
 } svk_plan_vk_rec;
 
 /* Where tensor id lives ({NULL, 0} for SVK_NONE). */

@@ -13,7 +13,11 @@
  *
  * Three dispatches: index_check counts the targets into counts; the row
  * kernel writes losses and dlogits; the loss kernel reduces losses in order
- * into loss. On CPU devices (or with the cpu variant forced; see
+ * into loss. A batch taken in pieces (gradient accumulation: the step's
+ * rows in micro-batches) sets `step`: the first piece counts the whole
+ * step's targets, every piece divides by that count, and the last reduces
+ * the whole step's losses, so the step's loss and gradients are those of
+ * its rows taken at once. On CPU devices (or with the cpu variant forced; see
  * svk_op_variant) the row kernel is its CPU form, cross_entropy_cpu.comp:
  * one invocation per row, no barriers, the same results.
  */
@@ -32,6 +36,13 @@ typedef struct svk_cross_entropy_args {
     svk_tref losses;    /* [rows], written: each counted row's loss, 0 for the others */
     svk_tref counts;    /* [2] int32, written: counted rows, invalid targets */
     svk_tref loss;      /* [1], written: the mean loss */
+    struct {
+        uint64_t rows;  /* the step's rows, a multiple of rows; 0: this batch is the step */
+        svk_tref targets; /* [rows] int32: the step's targets, counted when count */
+        svk_tref losses;  /* [rows]: the step's losses (this batch's among them at
+                           * `losses`), reduced into loss when mean */
+        bool count, mean;
+    } step;
     const char *label;  /* names the dispatches in messages and timings; may be NULL */
 } svk_cross_entropy_args;
 

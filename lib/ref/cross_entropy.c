@@ -6,9 +6,7 @@ static int counted(int32_t target, size_t V)
     return target >= 0 && (uint64_t)target < (uint64_t)V;
 }
 
-svk_real SVK_REF(cross_entropy)(size_t rows, size_t V, const svk_real *logits,
-                                const int32_t *targets, svk_real *dlogits,
-                                svk_real *losses, size_t *invalid)
+size_t SVK_REF(cross_entropy_count)(size_t rows, size_t V, const int32_t *targets, size_t *invalid)
 {
     size_t count = 0, bad = 0;
     for (size_t r = 0; r < rows; r++) {
@@ -19,11 +17,16 @@ svk_real SVK_REF(cross_entropy)(size_t rows, size_t V, const svk_real *logits,
     }
     if (invalid)
         *invalid = bad;
+    return count;
+}
 
-    /* The mean over rows is summed in double even in the float build: it
-     * runs over every position of the batch (thousands), where a float sum
-     * would add an error of its own that no GPU reduction order shares; the
-     * per-row sums below run over one vocabulary and stay in svk_real. */
+/* The mean over rows is summed in double even in the float build: it runs
+ * over every position of the batch (thousands), where a float sum would add
+ * an error of its own that no GPU reduction order shares; the per-row sums
+ * run over one vocabulary and stay in svk_real. */
+double SVK_REF(cross_entropy_rows)(size_t rows, size_t V, const svk_real *logits, const int32_t *targets,
+                                   size_t count, svk_real *dlogits, svk_real *losses)
+{
     double total = 0;
     for (size_t r = 0; r < rows; r++) {
         const svk_real *l = logits + r * V;
@@ -63,5 +66,13 @@ svk_real SVK_REF(cross_entropy)(size_t rows, size_t V, const svk_real *logits,
             }
         }
     }
+    return total;
+}
+
+svk_real SVK_REF(cross_entropy)(size_t rows, size_t V, const svk_real *logits, const int32_t *targets,
+                                svk_real *dlogits, svk_real *losses, size_t *invalid)
+{
+    const size_t count = SVK_REF(cross_entropy_count)(rows, V, targets, invalid);
+    const double total = SVK_REF(cross_entropy_rows)(rows, V, logits, targets, count, dlogits, losses);
     return count ? (svk_real)(total / (double)count) : 0;
 }

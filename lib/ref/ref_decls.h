@@ -221,6 +221,16 @@ SVK_REF_TYPE SVK_REF_NAME(cross_entropy)(size_t rows, size_t V,
                                          SVK_REF_TYPE *dlogits, SVK_REF_TYPE *losses,
                                          size_t *invalid);
 
+/* cross_entropy in two parts, for a batch taken in pieces (gradient
+ * accumulation): the count of counted targets (and in *invalid, unless
+ * NULL, of invalid ones) among rows; then each piece's rows, dlogits
+ * divided by the whole batch's count, returning the sum, in double, of their
+ * losses. */
+size_t SVK_REF_NAME(cross_entropy_count)(size_t rows, size_t V, const int32_t *targets, size_t *invalid);
+double SVK_REF_NAME(cross_entropy_rows)(size_t rows, size_t V, const SVK_REF_TYPE *logits,
+                                        const int32_t *targets, size_t count, SVK_REF_TYPE *dlogits,
+                                        SVK_REF_TYPE *losses);
+
 /* Global L2 norm of a list of arrays: sqrt(sum over all i, k of arrays[i][k]^2).
  * arrays: [count], arrays[i]: [sizes[i]]; sizes: [count]. */
 SVK_REF_TYPE SVK_REF_NAME(global_norm)(size_t count, const SVK_REF_TYPE *const *arrays,
