@@ -41,6 +41,8 @@ typedef struct svk_train_run {
     float decay_frac;     /* wsd: the share of the run that decays; left out of the text form otherwise */
     float clip, wd;
     uint32_t batch, seq;
+    uint32_t accum;       /* micro-batches of `batch` rows a step; 1 (left out of the text form, as runs
+                             before --accum wrote it) or more */
     uint64_t seed;
     svk_train_data data;
     uint32_t digits;      /* addition: operand digits */

@@ -43,6 +43,7 @@ typedef struct options {
     svk_addition_answer answer;  /* --answer: the addition task's answer format */
     svk_addition_operands operands; /* --operands: and its operands' */
     uint32_t steps, batch, seq, warmup, save_every, log_every;
+    uint32_t accum;              /* --accum: micro-batches of --batch rows per optimizer step */
     uint32_t max_bad_steps;      /* stop after this many skipped steps in a row; 0 = never */
     uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
     float lr, clip, wd;
@@ -56,6 +57,7 @@ typedef struct options {
     /* Which of the run's settings the command line gave: a resumed run
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, schedule_set, decay_frac_set, clip_set, wd_set, batch_set, seq_set, seed_set;
+    bool accum_set;
     bool digits_set;
     bool answer_set, operands_set, eval_every_set;
 } options;
@@ -68,6 +70,7 @@ typedef struct options {
 #define DIGITS_MAX 9
 #define EVAL_MAX 100000
 #define BATCH_MAX 1048576
+#define ACCUM_MAX 65536
 
 static void usage(FILE *f)
 {
@@ -102,9 +105,12 @@ static void usage(FILE *f)
 "                          (default %u batches; at most what the held-out data holds, and 2^24 batches)\n"
 "  --save-best PATH        save there, as --save does, the run at each held-out loss lower than any\n"
 "                          before (needs one: --val-data, or --data with --holdout > 0)\n"
-"  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B, T] files\n"
+"  --tokens F --targets F  train on one fixed batch: raw little-endian int32 [B x accum, T] files\n"
 "  --steps N               the run's length in steps, counted from its start (default 300; addition: 3000)\n"
 "  --batch B, 1..%u (default 32; addition: 16)  --seq T, 1..ctx (default 32)\n"
+"  --accum N               gradient accumulation: each optimizer step takes N micro-batches of --batch\n"
+"                          rows (the device holds one micro-batch's activations), 1..%u (default 1);\n"
+"                          the step reads the same B x N windows, and trains as, one batch of B x N rows\n"
 "  --lr X (default 3e-3; addition: 5e-3)  --warmup N (default 50; addition: 100)\n"
 "  --schedule cosine|constant|wsd  the learning rate: cosine: warm-up, then a cosine down to a tenth of\n"
 "                          --lr at the last step (default); constant: --lr at every step, no warm-up\n"
@@ -150,12 +156,12 @@ SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at
 "             not finite or its last step was skipped: nothing saved), 130 interrupted (SIGINT or\n"
 "             SIGTERM, e.g. Ctrl-C: the step in progress is finished and the run saved as at its end\n"
 "             when --save is given; a second one quits at once, the files as they were)\n",
-            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, EVAL_MAX);
+            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, ACCUM_MAX, EVAL_MAX);
 }
 
 /* Options that take a value. */
 static const char *const valued[] = {
-    "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--seq", "--warmup",
+    "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--accum", "--seq", "--warmup",
     "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
     "--log", "--holdout",
@@ -208,7 +214,7 @@ static int parse(int argc, char **argv, options *o)
         .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
         .argc = argc, .argv = argv,
         .answer = SVK_ADDITION_ANSWER_REVERSED, .operands = SVK_ADDITION_OPERANDS_PADDED,
-        .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .seq = 32, .warmup = 50, .log_every = 20,
+        .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .accum = 1, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
         .token_format = SVK_TOKENS_LLMC, .schedule = SVK_LR_COSINE, .decay_frac = 0.2f,
     };
@@ -283,6 +289,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--steps")) ok = o->steps_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
         else if (!strcmp(a, "--stop-at")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->stop_at, &err);
         else if (!strcmp(a, "--batch")) ok = o->batch_set = svk_cli_u32(a, v, 1, BATCH_MAX, &o->batch, &err);
+        else if (!strcmp(a, "--accum")) ok = o->accum_set = svk_cli_u32(a, v, 1, ACCUM_MAX, &o->accum, &err);
         else if (!strcmp(a, "--seq")) ok = o->seq_set = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
         else if (!strcmp(a, "--warmup")) ok = o->warmup_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
         else if (!strcmp(a, "--save-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->save_every, &err);
@@ -406,7 +413,7 @@ static int32_t *read_batch(const char *opt, const char *path, uint32_t B, uint32
     }
     svk_status st = svk_token_file_read(path, data, (uint64_t)B * T);
     if (st == SVK_ERROR_INVALID_ARG)
-        fprintf(stderr, "svk-train: %s must hold exactly B*T = %u*%u int32 values (--batch, --seq): %s\n", opt, B, T,
+        fprintf(stderr, "svk-train: %s must hold exactly B*T = %u*%u int32 values (--batch x --accum, --seq): %s\n", opt, B, T,
                 svk_last_error());
     else if (st != SVK_OK)
         fprintf(stderr, "svk-train: %s: %s\n", opt, svk_last_error());
@@ -556,6 +563,7 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     ADOPT(clip, clip_set, "clip", "%g", double);
     ADOPT(wd, wd_set, "wd", "%g", double);
     ADOPT(batch, batch_set, "batch", "%u", unsigned);
+    ADOPT(accum, accum_set, "accum", "%u", unsigned);
     ADOPT(seq, seq_set, "seq", "%u", unsigned);
     ADOPT(seed, seed_set, "seed", "%llu", unsigned long long);
     if (r->data == SVK_TRAIN_DATA_ADDITION)
@@ -658,7 +666,8 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     svk_train_run r = {
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .schedule = o->schedule,
         .decay_frac = o->schedule == SVK_LR_WSD ? o->decay_frac : 0,
-        .clip = o->clip, .wd = o->wd, .batch = o->batch, .seq = o->seq, .seed = o->seed, .data = data,
+        .clip = o->clip, .wd = o->wd, .batch = o->batch, .accum = o->accum, .seq = o->seq, .seed = o->seed,
+        .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
         .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN,
         .operands = data == SVK_TRAIN_DATA_ADDITION ? o->operands : SVK_ADDITION_OPERANDS_PLAIN,
@@ -917,6 +926,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "svk-train: --seq %u exceeds the model's ctx %u (set --config ctx=...)\n", T, o.config.ctx);
         return SVK_EXIT_USAGE;
     }
+    /* An optimizer step's rows: --accum micro-batches of --batch rows. The
+     * library takes at most 2^31 tokens in a step. */
+    if ((uint64_t)B * o.accum * T > (1ull << 31)) {
+        fprintf(stderr, "svk-train: --batch %u x --accum %u x --seq %u = %llu tokens a step, more than 2^31\n", B,
+                o.accum, T, (unsigned long long)B * o.accum * T);
+        return SVK_EXIT_USAGE;
+    }
+    const uint32_t SB = B * o.accum;
     bool addition = data == SVK_TRAIN_DATA_ADDITION;
     if ((addition || o.data) && o.config.vocab < 256) {
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
@@ -951,16 +968,16 @@ int main(int argc, char **argv)
 
     /* The data first, so that a missing or short file is refused before a
      * device is opened. */
-    tok = malloc((size_t)B * T * sizeof(*tok));
-    tgt = malloc((size_t)B * T * sizeof(*tgt));
+    tok = malloc((size_t)SB * T * sizeof(*tok));
+    tgt = malloc((size_t)SB * T * sizeof(*tgt));
     if (!tok || !tgt) {
-        fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", B, T);
+        fprintf(stderr, "svk-train: out of memory for a %u x %u batch\n", SB, T);
         goto out;
     }
     uint64_t data_size = 0;
     if (o.tokens) {
-        if (!(fixed_tok = read_batch("--tokens", o.tokens, B, T)) ||
-            !(fixed_tgt = read_batch("--targets", o.targets, B, T)))
+        if (!(fixed_tok = read_batch("--tokens", o.tokens, SB, T)) ||
+            !(fixed_tgt = read_batch("--targets", o.targets, SB, T)))
             goto out;
     } else if (o.data) {
         svk_text_data_params tp = svk_text_data_params_default();
@@ -1095,11 +1112,14 @@ int main(int argc, char **argv)
                      (unsigned long long)end, (unsigned long long)total);
         else
             snprintf(steps, sizeof(steps), "%llu steps", (unsigned long long)total);
+        char accum[64] = "";
+        if (o.accum > 1)
+            snprintf(accum, sizeof(accum), " (%u micro-batches of %u)", o.accum, B);
         printf("svk-train: %s placement, %s, %u layers x %u wide, %llu parameters, on %s\n"
-               "           batch %u x %u, %s, lr %g%s, data: %s\n",
+               "           batch %u x %u%s, %s, lr %g%s, data: %s\n",
                o.config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o.config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
                o.config.norm == SVK_NORM_RMSNORM ? "rmsnorm" : "layernorm", o.config.layers, o.config.width,
-               (unsigned long long)svk_model_param_count(m), dev, B, T, steps, (double)o.lr,
+               (unsigned long long)svk_model_param_count(m), dev, SB, T, accum, steps, (double)o.lr,
                o.schedule == SVK_LR_CONSTANT ? " constant" : o.schedule == SVK_LR_WSD ? " warm-up + stable + decay"
                                                                                     : " warm-up + cosine",
                data_name(&o));
@@ -1148,19 +1168,19 @@ int main(int argc, char **argv)
         }
         const double t_step = now();
         if (fixed_tok) {
-            memcpy(tok, fixed_tok, (size_t)B * T * sizeof(*tok));
-            memcpy(tgt, fixed_tgt, (size_t)B * T * sizeof(*tgt));
+            memcpy(tok, fixed_tok, (size_t)SB * T * sizeof(*tok));
+            memcpy(tgt, fixed_tgt, (size_t)SB * T * sizeof(*tgt));
         } else if (text) {
-            if (svk_text_data_batch(text, B, T, tok, tgt) != SVK_OK) {
+            if (svk_text_data_batch(text, SB, T, tok, tgt) != SVK_OK) {
                 fail("--data");
                 goto out;
             }
         } else if (shards) {
-            if (svk_token_data_batch(shards, B, T, tok, tgt) != SVK_OK) {
+            if (svk_token_data_batch(shards, SB, T, tok, tgt) != SVK_OK) {
                 fail("--train-data");
                 goto out;
             }
-        } else if (svk_addition_batch(task, B, T, tok, tgt) != SVK_OK) {
+        } else if (svk_addition_batch(task, SB, T, tok, tgt) != SVK_OK) {
             fail("addition task");
             goto out;
         }
@@ -1182,11 +1202,11 @@ int main(int argc, char **argv)
          * device runs the one before (within the noise on lavapipe,
          * where the batch is a few microseconds of work). */
         look = look || log_on;
-        if (svk_model_train_step(m, tok, tgt, B, T, lr, look ? &loss : NULL) != SVK_OK) {
+        if (svk_model_train_step_accum(m, tok, tgt, SB, T, o.accum, lr, look ? &loss : NULL) != SVK_OK) {
             fail("training step");
             goto out;
         }
-        tokens_since += (uint64_t)B * T;
+        tokens_since += (uint64_t)SB * T;
         svk_step_info info = {0};
         bool stop = false;
         if (look) {
@@ -1196,7 +1216,7 @@ int main(int argc, char **argv)
             }
             stop = !look_at_steps(&bad, &info, applied0, first, s + 1 - first, o.max_bad_steps, tty);
             if (info.skipped && o.find_nonfinite && !diagnosed) {
-                find_nonfinite(m, tok, tgt, B, T, s + 1);
+                find_nonfinite(m, tok, tgt, SB, T, s + 1);
                 diagnosed = true;
             }
         }
@@ -1208,7 +1228,7 @@ int main(int argc, char **argv)
             fail("--dump-logits");
             goto out;
         }
-        if (log_on && !svk_train_log_add(&run_log, s + 1, loss, lr, info.grad_norm, (double)B * T / (now() - t_step),
+        if (log_on && !svk_train_log_add(&run_log, s + 1, loss, lr, info.grad_norm, (double)SB * T / (now() - t_step),
                                          info.skipped)) {
             fprintf(stderr, "svk-train: out of memory for the log\n");
             goto out;
@@ -1380,7 +1400,7 @@ int main(int argc, char **argv)
     rc = SVK_EXIT_OK;
 out:
     if (log_on)
-        finish_log(&run_log, &o, B, T, &rc);
+        finish_log(&run_log, &o, SB, T, &rc);
     free(tok);
     free(tgt);
     free(fixed_tok);
