@@ -83,7 +83,14 @@ typedef struct svk_model_params {
     svk_backend backend;       /* default SVK_BACKEND_VULKAN */
     svk_ctx *ctx;              /* required for SVK_BACKEND_VULKAN; must outlive the model */
     svk_optimizer optimizer;
-    uint64_t reserved[4];      /* must be zero */
+    /* Activation recomputation: keep only each block's input through a
+     * training step and compute the block's activations again during the
+     * backward pass, for the activation memory of about one block instead
+     * of every block's (svk_model_memory says how much) at the cost of a
+     * second forward pass through the blocks (about a third more work a
+     * step). The results are the same, bit for bit. Default false. */
+    bool recompute;
+    uint64_t reserved[3];      /* must be zero */
 } svk_model_params;
 
 SVK_API svk_model_params svk_model_params_default(void);

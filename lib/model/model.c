@@ -48,6 +48,7 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro
     if (st != SVK_OK)
         return st;
     opt.micro_batches = micro;
+    opt.recompute = m->params.recompute;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
     if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {

@@ -108,6 +108,7 @@ static svk_status start(svk_pb *b, const svk_model_config *c, uint32_t B, uint32
     p->eps = c->norm_eps;
     p->flash_attention = opt->flash_attention;
     p->linear_nn = opt->linear_nn;
+    p->recompute = opt->recompute;
     svk_pb_dims *d = &b->d;
     /* The ops run on one micro-batch at a time. */
     *d = (svk_pb_dims){B / micro, T, (uint64_t)(B / micro) * T, c->width, c->heads, svk_model_config_hidden(c),

@@ -95,6 +95,7 @@ typedef struct svk_plan {
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
+    bool recompute;       /* see svk_plan_options */
     uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
 } svk_plan;
 
@@ -131,13 +132,19 @@ typedef struct svk_plan {
  *                   loss is the mean over every counted target of the step
  *                   and each micro-batch's gradient is divided by that
  *                   count, so the step is the whole batch's, with the
- *                   activation memory of one micro-batch. */
+ *                   activation memory of one micro-batch;
+ *  recompute        activation recomputation: only each block's input is
+ *                   kept through the step, and the backward runs the
+ *                   block's forward again before its own (plan_model.c);
+ *                   the same results, bit for bit, for the activation
+ *                   memory of about one block. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
     uint64_t mlp_ld;
     bool bias_grad_apart;
     uint32_t micro_batches;
+    bool recompute;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx;

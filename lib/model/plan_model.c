@@ -8,6 +8,13 @@
  * sublayer boundary, x_0 .. x_2L, so the backward pass finds every
  * sublayer's input intact without recomputation. Sublayer k (of 2L) is
  * block k / 2's attention when k is even, its MLP when odd.
+ *
+ * With recomputation (svk_plan_options.recompute) only the blocks' inputs
+ * (x_2l, y_2l) are kept: every block's forward writes its activations, and
+ * the stream between its two sublayers, into one set of tensors, and the
+ * backward runs each block's forward again from its input before the
+ * block's backward (the last block's are still there). The kernels are
+ * deterministic, so the recomputed activations are the same bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +50,7 @@ typedef struct acts {
     stream_grads gr;
     uint32_t dz, dh;                       /* a sublayer's output's and input's gradients */
     uint32_t s_big, s_big2, s_c, work;     /* scratch: [N, max(3C, F)] twice, [N, C], the norms' [2, N, C] */
+    uint32_t x_out, y_out;                 /* recompute: where a block's recomputed output goes (unused) */
 } acts;
 
 static bool siamese(const svk_pb *b)
@@ -145,6 +153,28 @@ static void step_tensors(svk_pb *b, acts *a)
     b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
+/* The streams: every boundary's, or with recomputation the blocks'
+ * inputs, the stream between a block's sublayers in one tensor for all. */
+static void stream_tensors(svk_pb *b, acts *a)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    const uint64_t NC = b->d.N * b->d.C;
+    const bool rc = b->p->recompute;
+    const uint32_t x_mid = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.mid") : SVK_NONE;
+    const uint32_t y_mid = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.mid") : SVK_NONE;
+    /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
+    for (uint32_t k = 0; k <= S; k++) {
+        const bool shared = rc && k % 2 == 1;
+        a->x[k] = shared ? x_mid : svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.%u", k);
+        a->y[k] = !siamese(b) ? SVK_NONE
+                  : k == 0    ? a->x[0]
+                  : shared    ? y_mid
+                              : svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.%u", k);
+    }
+    a->x_out = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.recomputed") : SVK_NONE;
+    a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
+}
+
 /* Every activation of the step; false when out of host memory. */
 static bool alloc_acts(svk_pb *b, acts *a)
 {
@@ -154,15 +184,17 @@ static bool alloc_acts(svk_pb *b, acts *a)
     a->sub = svk_calloc(S, sizeof(*a->sub));
     if (!a->x || !a->y || !a->sub)
         return false;
-    /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
-    for (uint32_t k = 0; k <= S; k++) {
-        a->x[k] = svk_pb_tensor(b, SVK_SLAB_ACT, b->d.N * b->d.C, -1, "x.%u", k);
-        a->y[k] = !siamese(b) ? SVK_NONE
-                  : k == 0    ? a->x[0]
-                              : svk_pb_tensor(b, SVK_SLAB_ACT, b->d.N * b->d.C, -1, "y.%u", k);
+    stream_tensors(b, a);
+    for (uint32_t k = 0; k < S; k++) {
+        if (!b->p->recompute || k < 2) {
+            sublayer_tensors(b, k, a->x[k], &a->sub[k]);
+        } else {
+            /* One set for every block's attention, one for its MLP. */
+            a->sub[k] = a->sub[k % 2];
+            if (post(b))
+                a->sub[k].h = a->x[k];
+        }
     }
-    for (uint32_t k = 0; k < S; k++)
-        sublayer_tensors(b, k, a->x[k], &a->sub[k]);
     step_tensors(b, a);
     return true;
 }
@@ -535,13 +567,29 @@ static void optimizer(svk_pb *b)
     }
 }
 
+typedef void (*sublayer_fwd_fn)(svk_pb *, const acts *, uint32_t);
+
+/* Block l's forward again, from its input, before its backward: its
+ * activations, into the tensors every block shares; its output goes
+ * aside (the next block's input holds it already). */
+static void recompute_block(svk_pb *b, acts *a, uint32_t l, sublayer_fwd_fn block_fwd)
+{
+    const uint32_t out = 2 * l + 2, x = a->x[out], y = a->y[out];
+    a->x[out] = a->x_out;
+    a->y[out] = a->y_out;
+    block_fwd(b, a, 2 * l);
+    block_fwd(b, a, 2 * l + 1);
+    a->x[out] = x;
+    a->y[out] = y;
+}
+
 /* One micro-batch's forward, loss and backward, the phases marked for the
  * first. */
 static void micro_batch(svk_pb *b, acts *a)
 {
     svk_plan *p = b->p;
     const uint32_t S = 2 * p->config.layers;
-    void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
+    const sublayer_fwd_fn block_fwd =
         siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
     void (*const block_bwd)(svk_pb *, const acts *, uint32_t, const stream_grads *) =
         siamese(b) ? siamese_sublayer_bwd : post(b) ? post_sublayer_bwd : pre_sublayer_bwd;
@@ -558,6 +606,8 @@ static void micro_batch(svk_pb *b, acts *a)
     output_bwd(b, a);
     stream_grads g = a->gr;
     for (uint32_t k = S; k-- > 0;) {
+        if (p->recompute && k % 2 == 1 && k + 1 < S)
+            recompute_block(b, a, k / 2, block_fwd);
         block_bwd(b, a, k, &g);
         g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
     }
