@@ -1,5 +1,6 @@
 #!/bin/bash
-# svk-train --accum: gradient accumulation on token shards. With one seed,
+# svk-train --accum: gradient accumulation on token shards (and
+# --recompute, activation recomputation, which composes with it). With one seed,
 # --batch 8 --accum 4 reads the 32 windows --batch 32 reads, and its
 # per-step losses agree with them within 1e-5 relative over 20 steps, on
 # both backends; --resume keeps --accum (byte for byte as the straight run);
@@ -61,5 +62,12 @@ refused "--tokens of the wrong size for --batch x --accum" "(--batch x --accum, 
 usage_error "--accum 0" "--accum '0'" "$train" "${small[@]}" "${shards[@]}" --accum 0
 usage_error "--accum too large for the step" "tokens a step, more than 2^31" \
     "$train" "${small[@]}" "${shards[@]}" --batch 1048576 --accum 65536
-check "--help documents --accum" bash -c "'$train' --help | grep -q -- '--accum N'"
+check "--recompute: the same run, bit for bit, with --accum too" bash -c "
+    '$train' --device vulkan ${small[*]} ${shards[*]} --batch 4 --accum 2 --steps 4 --save '$dir/k.st' > '$dir/k.jsonl' &&
+    '$train' --device vulkan ${small[*]} ${shards[*]} --batch 4 --accum 2 --steps 4 --recompute --save '$dir/r.st' \
+        > '$dir/r.jsonl' &&
+    cmp '$dir/k.st' '$dir/r.st' &&
+    diff <(sed 's/\"tokens_per_s\": [0-9.]*//' '$dir/k.jsonl') <(sed 's/\"tokens_per_s\": [0-9.]*//' '$dir/r.jsonl')"
+check "--help documents --accum and --recompute" bash -c "
+    '$train' --help > '$dir/help' && grep -q -- '--accum N' '$dir/help' && grep -q -- '--recompute' '$dir/help'"
 summary

@@ -48,6 +48,7 @@ typedef struct options {
     uint32_t stop_at;            /* end this invocation after this step of the run; 0 = at its end */
     float lr, clip, wd;
     bool jsonl, find_nonfinite;
+    bool recompute;              /* --recompute: activation recomputation */
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
@@ -111,6 +112,9 @@ static void usage(FILE *f)
 "  --accum N               gradient accumulation: each optimizer step takes N micro-batches of --batch\n"
 "                          rows (the device holds one micro-batch's activations), 1..%u (default 1);\n"
 "                          the step reads the same B x N windows, and trains as, one batch of B x N rows\n"
+"  --recompute             keep only each block's input through a step and compute its activations again\n"
+"                          in the backward pass: the activation memory of about one block, for a second\n"
+"                          forward pass through the blocks; the same results, bit for bit\n"
 "  --lr X (default 3e-3; addition: 5e-3)  --warmup N (default 50; addition: 100)\n"
 "  --schedule cosine|constant|wsd  the learning rate: cosine: warm-up, then a cosine down to a tenth of\n"
 "                          --lr at the last step (default); constant: --lr at every step, no warm-up\n"
@@ -253,6 +257,8 @@ static int parse(int argc, char **argv, options *o)
             o->find_nonfinite = true, takes = false;
         } else if (!strcmp(a, "--jsonl")) {
             o->jsonl = true, takes = false;
+        } else if (!strcmp(a, "--recompute")) {
+            o->recompute = true, takes = false;
         } else if (!strcmp(a, "--no-log")) {
             o->no_log = true, takes = false;
         } else if (!is_valued(a)) {
@@ -1066,6 +1072,7 @@ int main(int argc, char **argv)
     mp.seed = o.seed;
     mp.optimizer.max_norm = o.clip;
     mp.optimizer.weight_decay = o.wd;
+    mp.recompute = o.recompute;
     if (o.device.cpu) {
         mp.backend = SVK_BACKEND_CPU;
     } else {
