@@ -144,15 +144,21 @@ void bench_print_step(bench *b, const bench_step_row *s)
             s->config.width, s->config.layers, s->config.heads, s->config.vocab,
             s->config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : s->config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
             s->B, s->T, (double)s->params * 1e-6, s->variant);
-    fprintf(f, "     %10.0f tokens/s  %9.2f ms/step wall (%u replayed)  GPU %9.2f ms/step (median of %u, min %.2f)\n",
-            s->tokens_per_s, s->wall_ms, s->steps, s->gpu_ms, s->gpu_reps, s->gpu_min_ms);
-    fprintf(f, "     host CPU %.3f ms/step = %.2f%% of GPU time; loss %.4f\n", s->host_cpu_ms, 100 * s->host_over_gpu,
-            s->final_loss);
+    fprintf(f, "     %10.0f tokens/s  %9.2f ms/step wall (%u replayed)", s->tokens_per_s, s->wall_ms, s->steps);
+    if (s->gpu_reps)
+        fprintf(f, "  GPU %9.2f ms/step (median of %u, min %.2f)\n     host CPU %.3f ms/step = %.2f%% of GPU time",
+                s->gpu_ms, s->gpu_reps, s->gpu_min_ms, s->host_cpu_ms, 100 * s->host_over_gpu);
+    else
+        fprintf(f, "\n     host CPU %.3f ms/step", s->host_cpu_ms);
+    fprintf(f, "; loss %.4f\n", s->final_loss);
     fprintf(f, "     device memory %.1f MiB allocated; svk_model_memory %.1f MiB (params %.1f, grads %.1f, adam %.1f, "
-               "activations %.1f, io %.2f); lower bound %.1f MiB (%.2fx)\n",
+               "activations %.1f, io %.2f)",
             mib(s->mem_used), mib(s->mem_total), mib(s->mem_params), mib(s->mem_grads), mib(s->mem_optimizer),
-            mib(s->mem_activations), mib(s->mem_io), mib(s->mem_min),
-            s->mem_min ? (double)s->mem_used / (double)s->mem_min : 0);
+            mib(s->mem_activations), mib(s->mem_io));
+    if (s->mem_min)
+        fprintf(f, "; lower bound %.1f MiB (%.2fx)\n", mib(s->mem_min), (double)s->mem_used / (double)s->mem_min);
+    else
+        fprintf(f, "; recomputes: no lower bound\n");
     if (s->skipped[0])
         fprintf(f, "     note: %s\n", s->skipped);
     fflush(f);

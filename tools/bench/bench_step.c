@@ -63,20 +63,29 @@ typedef struct step_cfg {
     const char *name;
     const char *keys;       /* "key=value ..." over the default configuration */
     uint32_t B, T;
+    uint32_t accum;         /* micro-batches a step (svk_model_train_step_accum); 0: 1 */
+    bool recompute;         /* svk_model_params.recompute */
 } step_cfg;
 
 /* Full run: 1024 token positions per step in each; the larger two are as
  * large as lavapipe runs in seconds per step (the default takes one to two
- * on two cores). Heads of width 64 there; the default keeps its 32. */
+ * on two cores). Heads of width 64 there; the default keeps its 32. The
+ * default's step with recomputation prices it (its time over the
+ * default's), and 32 rows in 4 micro-batches of the default's 8 show what
+ * accumulation costs a token. */
 static const step_cfg full_cfgs[] = {
-    {"default", "", 8, 128},
-    {"default/pre", "placement=pre", 8, 128},
-    {"w256-l4", "width=256 layers=4 heads=4", 8, 128},
-    {"w256-l6-t256", "width=256 layers=6 heads=4 ctx=256", 4, 256},
+    {"default", "", 8, 128, 1, false},
+    {"default/pre", "placement=pre", 8, 128, 1, false},
+    {"default/recompute", "", 8, 128, 1, true},
+    {"default/accum4", "", 32, 128, 4, false},
+    {"w256-l4", "width=256 layers=4 heads=4", 8, 128, 1, false},
+    {"w256-l6-t256", "width=256 layers=6 heads=4 ctx=256", 4, 256, 1, false},
 };
 static const step_cfg quick_cfgs[] = {
-    {"tiny", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16},
-    {"tiny/pre", "vocab=64 ctx=16 width=32 layers=2 heads=2 placement=pre", 2, 16},
+    {"tiny", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, false},
+    {"tiny/pre", "vocab=64 ctx=16 width=32 layers=2 heads=2 placement=pre", 2, 16, 1, false},
+    {"tiny/recompute", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, true},
+    {"tiny/accum2", "vocab=64 ctx=16 width=32 layers=2 heads=2", 4, 16, 2, false},
 };
 
 static bool apply_keys(const char *keys, svk_model_config *c, char *why, size_t why_size)
@@ -185,6 +194,13 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     mp.config = s.config;
     mp.ctx = b->ctx;
     mp.seed = b->opt.seed;
+    mp.recompute = cfg->recompute;
+    const uint32_t accum = cfg->accum ? cfg->accum : 1;
+    if (b->opt.batch && b->opt.batch % accum) {
+        skip_step(b, &s, true, "%s", "--batch does not split into the row's micro-batches");
+        add_step(b, &s);
+        return;
+    }
     svk_model *m = NULL;
     const size_t n = (size_t)s.B * s.T;
     int32_t *tokens = malloc(n * sizeof(*tokens)), *targets = malloc(n * sizeof(*targets));
@@ -205,8 +221,8 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     /* Warm-up: records the step's lists and compiles their pipelines. */
     float loss = 0;
     double warm0 = bench_now();
-    if ((st = svk_model_train_step(m, tokens, targets, s.B, s.T, lr, &loss)) != SVK_OK) {
-        skip_step(b, &s, true, "svk_model_train_step: %s", svk_last_error());
+    if ((st = svk_model_train_step_accum(m, tokens, targets, s.B, s.T, accum, lr, &loss)) != SVK_OK) {
+        skip_step(b, &s, true, "svk_model_train_step_accum: %s", svk_last_error());
         goto done;
     }
     double warm_s = bench_now() - warm0;
@@ -220,8 +236,10 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
         s.mem_activations = mr.activations;
         s.mem_io = mr.io;
     }
-    s.min_activations = 4 * min_activations(&s.config, s.B, s.T);
-    s.mem_min = 16 * s.params + s.min_activations;
+    /* The bound holds a step that keeps its activations: one micro-batch's;
+     * recomputation goes below it (0: no bound). */
+    s.min_activations = cfg->recompute ? 0 : 4 * min_activations(&s.config, s.B / accum, s.T);
+    s.mem_min = cfg->recompute ? 0 : 16 * s.params + s.min_activations;
 
     if (warm_s > b->opt.max_step_s) {
         snprintf(s.skipped, sizeof(s.skipped), "the warm-up step took %.1f s (--max-step %g): not timed", warm_s,
@@ -232,7 +250,7 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     s.steps = b->opt.steps ? b->opt.steps : 1;
     double t0 = bench_now();
     for (uint32_t i = 0; i < s.steps && st == SVK_OK; i++)
-        st = svk_model_train_step(m, tokens, targets, s.B, s.T, lr, NULL);
+        st = svk_model_train_step_accum(m, tokens, targets, s.B, s.T, accum, lr, NULL);
     svk_step_info info;
     if (st == SVK_OK)
         st = svk_model_last_step(m, &info);
@@ -241,7 +259,7 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     double cpu = 0;
     for (uint32_t i = 0; i < s.steps && st == SVK_OK; i++) {
         const double c0 = bench_thread_cpu();
-        st = svk_model_train_step(m, tokens, targets, s.B, s.T, lr, NULL);
+        st = svk_model_train_step_accum(m, tokens, targets, s.B, s.T, accum, lr, NULL);
         cpu += bench_thread_cpu() - c0;
         if (st == SVK_OK)
             st = svk_model_last_step(m, &info);
@@ -256,7 +274,10 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     s.final_loss = info.loss;
 
     /* GPU time of the step as recorded, between two timestamps. */
-    if (!b->dev->timestamps) {
+    if (accum > 1) {
+        /* svk_model_record_train_step records whole-batch steps only. */
+        snprintf(s.skipped, sizeof(s.skipped), "a step in micro-batches: GPU ms not measured (wall ms is)");
+    } else if (!b->dev->timestamps) {
         snprintf(s.skipped, sizeof(s.skipped), "no timestamps on the device's compute queue: GPU ms not measured");
     } else if (!record_timed(&tc, b->ctx, m, s.B, s.T)) {
         skip_step(b, &s, true, "GPU timing: %s", tc.why);
