@@ -356,6 +356,39 @@ typedef struct svk_memory_report {
 } svk_memory_report;
 SVK_API svk_status svk_model_memory(const svk_model *model, svk_memory_report *report);
 
+/* What a model would hold at a batch shape, and whether it fits where it
+ * would run, worked out before anything is allocated
+ * (svk_model_plan_memory). */
+typedef struct svk_memory_plan {
+    svk_memory_report model;  /* by kind, as svk_model_memory would report the model training on [B, T] */
+    uint64_t workspace;       /* the device's besides: scratch, clipping partials, a second set of inputs
+                                 and outputs (two steps in flight), allocation granularity */
+    uint64_t device_bytes;    /* model.total + workspace: everything the model would allocate (on the
+                                 CPU backend, host memory) */
+    uint32_t heap;            /* the device's memory heap that takes it (CPU backend: 0) */
+    uint64_t heap_size;       /* that heap's size as the device reports it (CPU backend: 0) */
+    uint64_t heap_available;  /* what it can take now: its size less what the context holds on it, and
+                                 where the heap is the system's memory (an integrated GPU, a CPU device;
+                                 the CPU backend) at most what the system has free; 0 = not known */
+    bool fits;                /* every buffer within the device's limits, and their sum within heap_available */
+    char why_not[512];        /* when it does not fit: what is too large, as a training step would say */
+    uint32_t max_batch;       /* the largest B, a multiple of accum (and at most 2^20), with which it fits at
+                                 this T, accum and params->recompute; 0 when none does */
+    uint64_t reserved[4];
+} svk_memory_plan;
+
+/* Works out *plan for a model made with params (its backend and context,
+ * configuration and recompute) training on batches [B, T] in accum
+ * micro-batches (svk_model_train_step_accum; 1: svk_model_train_step):
+ * the memory by kind, the device's heap, whether it fits, and the largest
+ * batch that would. Allocates nothing on the device. SVK_OK whenever the
+ * plan could be worked out, whether or not it fits (plan->fits);
+ * SVK_ERROR_INVALID_ARG for invalid params or shapes (as svk_model_create
+ * and svk_model_train_step_accum would refuse them), SVK_ERROR_TOO_LARGE
+ * for a shape whose sizes overflow. Thread-safety: as the context. */
+SVK_API svk_status svk_model_plan_memory(const svk_model_params *params, uint32_t B, uint32_t T, uint32_t accum,
+                                         svk_memory_plan *plan);
+
 SVK_END_DECLS
 
 #endif

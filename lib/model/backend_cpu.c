@@ -1,8 +1,10 @@
 /* The CPU backend: slabs in host memory, plans run by plan_cpu_tmpl.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/sysmem.h"
 #include "model_internal.h"
 
 typedef struct cpu_state {
@@ -109,7 +111,21 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
+/* Host memory: the slabs, against what the system has free. */
+static void estimate(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out)
+{
+    (void)ctx;
+    out->device_bytes = svk_plan_memory_report(p).total;
+    uint64_t free_bytes = 0;
+    out->heap_available = svk_sysmem_available(&free_bytes) ? free_bytes : 0;
+    out->fits = !out->heap_available || out->device_bytes <= out->heap_available;
+    if (!out->fits)
+        snprintf(out->why_not, sizeof(out->why_not),
+                 "the model needs %llu bytes of host memory, more than the %llu bytes the system has free",
+                 (unsigned long long)out->device_bytes, (unsigned long long)out->heap_available);
+}
+
 const svk_backend_impl svk_backend_cpu = {
     .name = "cpu", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
-    .check = check,
+    .check = check, .estimate = estimate,
 };

@@ -192,7 +192,7 @@ static svk_status check_fit(svk_model *m, const svk_plan *p)
         snprintf(micro, sizeof(micro), " in %u micro-batches", p->micro);
     snprintf(what, sizeof(what), "a model of %llu parameters (vocab=%u, width=%u, layers=%u) with batches B=%u T=%u%s",
              (unsigned long long)m->n_elems, p->config.vocab, p->config.width, p->config.layers, p->B, p->T, micro);
-    svk_status st = svk_buffer_check_fit(m->ctx, what, req, n, released);
+    svk_status st = svk_buffer_check_fit(m->ctx, &m->ctx->log, what, req, n, released);
     free(req);
     return st;
 }
@@ -640,20 +640,45 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
  * operands through shared memory either way. The GELU MLP's activations
  * are laid out as those GEMMs read them (svk_gemm_activation_ld), so no
  * copy packs them (docs/PERFORMANCE.md). */
-static svk_status plan_options(svk_model *m, svk_plan_options *out)
+static svk_status plan_options(svk_ctx *ctx, const svk_model_config *c, svk_plan_options *out)
 {
-    const svk_model_config *c = &m->params.config;
-    svk_status st = svk_attention_flash_preferred(m->ctx, &out->flash_attention);
+    svk_status st = svk_attention_flash_preferred(ctx, &out->flash_attention);
     if (st == SVK_OK && c->width / c->heads > 256)
         out->flash_attention = false;
     svk_gemm_variant v = SVK_GEMM_VARIANT_PORTABLE;
-    out->linear_nn = svk_gemm_auto_variant(m->ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
-    out->mlp_ld = svk_gemm_activation_ld(m->ctx, svk_model_config_hidden(c));
+    out->linear_nn = svk_gemm_auto_variant(ctx, &v) == SVK_OK && v == SVK_GEMM_VARIANT_CPU;
+    out->mlp_ld = svk_gemm_activation_ld(ctx, svk_model_config_hidden(c));
     return st;
+}
+
+/* The buffers a new model's plan p would make (shape_requests from
+ * nothing), summed, and checked as check_fit checks them, quietly: a
+ * plan is a question, not a failure. */
+static void estimate(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out)
+{
+    vk_state empty = {0};
+    svk_buffer_request *req = svk_calloc(max_requests(p), sizeof(*req));
+    if (!req) {
+        snprintf(out->why_not, sizeof(out->why_not), "out of host memory working out the plan");
+        return;
+    }
+    char note[160];
+    uint64_t released[SVK_POOL_COUNT];
+    const size_t n = shape_requests(ctx, &empty, p, req, NULL, note, released);
+    out->device_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        out->device_bytes += (req[i].size + SVK_MEM_ALIGN - 1) / SVK_MEM_ALIGN * SVK_MEM_ALIGN;
+    out->heap = svk_mem_pool_heap(ctx, SVK_POOL_DEVICE);
+    out->heap_size = ctx->vk.mem_props.memoryHeaps[out->heap].size;
+    out->heap_available = svk_mem_heap_available(ctx, out->heap, 0, NULL);
+    memset(released, 0, sizeof(released));
+    out->fits = svk_buffer_check_fit(ctx, NULL, "the model", req, n, released) == SVK_OK;
+    snprintf(out->why_not, sizeof(out->why_not), "%s", out->fits ? "" : svk_last_error());
+    free(req);
 }
 
 const svk_backend_impl svk_backend_vulkan = {
     .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
     .forget_recordings = forget_recordings, .record_external = record_external,
-    .plan_options = plan_options, .prepare = prepare, .read_prev_output = read_prev_output, .check = check,
+    .plan_options = plan_options, .estimate = estimate, .prepare = prepare, .read_prev_output = read_prev_output, .check = check,
 };

@@ -44,7 +44,7 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro
         return SVK_OK;
     svk_plan p;
     svk_plan_options opt = {0};
-    svk_status st = m->impl->plan_options ? m->impl->plan_options(m, &opt) : SVK_OK;
+    svk_status st = m->impl->plan_options ? m->impl->plan_options(m->ctx, &m->params.config, &opt) : SVK_OK;
     if (st != SVK_OK)
         return st;
     opt.micro_batches = micro;
@@ -625,15 +625,20 @@ svk_status svk_model_memory(const svk_model *m, svk_memory_report *report)
     svk_error_clear_thread();
     CHECK_MODEL(m);
     SVK_CHECK_PTR(NULL, report);
-    svk_memory_report *r = report;
-    const uint64_t *e = m->plan.slab_elems;
-    *r = (svk_memory_report){
+    *report = svk_plan_memory_report(&m->plan);
+    return SVK_OK;
+}
+
+svk_memory_report svk_plan_memory_report(const svk_plan *p)
+{
+    const uint64_t *e = p->slab_elems;
+    svk_memory_report r = {
         .params = e[SVK_SLAB_PARAM] * 4,
         .grads = e[SVK_SLAB_GRAD] * 4,
         .optimizer = (e[SVK_SLAB_ADAM_M] + e[SVK_SLAB_ADAM_V]) * 4,
         .activations = e[SVK_SLAB_ACT] * 4,
         .io = (e[SVK_SLAB_INPUT] + e[SVK_SLAB_OUTPUT]) * 4,
     };
-    r->total = r->params + r->grads + r->optimizer + r->activations + r->io;
-    return SVK_OK;
+    r.total = r.params + r.grads + r.optimizer + r.activations + r.io;
+    return r;
 }

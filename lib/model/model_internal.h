@@ -33,9 +33,13 @@ typedef struct svk_backend_impl {
      * training step while the previous one runs (svk_step_hparams.
      * prev_in_flight), keeping both steps' outputs. */
     svk_status (*read_prev_output)(svk_model *m, float out[SVK_OUT_COUNT]);
-    /* How plans for this backend are built (plan.h); NULL: all options
-     * off. */
-    svk_status (*plan_options)(svk_model *m, svk_plan_options *out);
+    /* How plans for this backend are built (plan.h) for a model of
+     * configuration c on ctx; NULL: all options off. */
+    svk_status (*plan_options)(svk_ctx *ctx, const svk_model_config *c, svk_plan_options *out);
+    /* The memory plan p would take on ctx (NULL for the CPU backend), and
+     * whether it fits there: out's device_bytes, heap fields, fits and
+     * why_not (svk_model_plan_memory). Allocates nothing. */
+    void (*estimate)(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out);
     /* Writes a batch and the step's numbers for an external recording. */
     svk_status (*prepare)(svk_model *m, const int32_t *tokens, const int32_t *targets, const svk_step_hparams *h);
     /* Runs ops [begin, end) of the current plan one at a time on the batch
@@ -91,6 +95,9 @@ svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int3
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */
 svk_status svk_model_reset_optimizer(svk_model *m);
+
+/* The memory report of a plan's slabs (svk_model_memory's). */
+svk_memory_report svk_plan_memory_report(const svk_plan *p);
 
 /* Tests: the next step records its command lists again instead of
  * replaying the ones it has. */

@@ -30,7 +30,7 @@ uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
     return best < 0 ? UINT64_MAX : limits[best].value;
 }
 
-svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *name, const char *note,
+svk_status svk_buffer_check_size(svk_ctx *ctx, svk_log *log, const char *what, const char *name, const char *note,
                                  uint64_t size)
 {
     const char *limit_name;
@@ -38,20 +38,20 @@ svk_status svk_buffer_check_size(svk_ctx *ctx, const char *what, const char *nam
     if (size <= limit)
         return SVK_OK;
     char b1[32], b2[32];
-    return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE,
+    return svk_error(log, SVK_ERROR_TOO_LARGE,
                      "%s%sbuffer '%s'%s needs %llu bytes (%s), more than the device's %s of %llu bytes (%s)",
                      what ? what : "", what ? ": " : "", name, note ? note : "", (unsigned long long)size,
                      svk_fmt_bytes(b1, size), limit_name, (unsigned long long)limit, svk_fmt_bytes(b2, limit));
 }
 
-svk_status svk_buffer_check_fit(svk_ctx *ctx, const char *what, const svk_buffer_request *req, size_t n,
-                                const uint64_t released[SVK_POOL_COUNT])
+svk_status svk_buffer_check_fit(svk_ctx *ctx, svk_log *log, const char *what, const svk_buffer_request *req,
+                                size_t n, const uint64_t released[SVK_POOL_COUNT])
 {
     svk_status st = svk_ctx_check_alive(ctx, what);
     if (st != SVK_OK)
         return st;
     for (size_t i = 0; i < n; i++)
-        if ((st = svk_buffer_check_size(ctx, what, req[i].name, req[i].note, req[i].size)) != SVK_OK)
+        if ((st = svk_buffer_check_size(ctx, log, what, req[i].name, req[i].note, req[i].size)) != SVK_OK)
             return st;
     /* Then the sum on each heap the requests land on, against what the
      * heap holds less what is in use there and stays in use. */
@@ -79,26 +79,33 @@ svk_status svk_buffer_check_fit(svk_ctx *ctx, const char *what, const svk_buffer
                     break;
                 }
         }
+        uint64_t freed = 0, system_free = 0;
         for (int q = 0; q < SVK_POOL_COUNT; q++)
             if (heap_of[q] == heap)
-                in_use -= released[q] < in_use ? released[q] : in_use;
+                freed += released[q];
+        in_use -= freed < in_use ? freed : in_use;
         const uint64_t size = ctx->vk.mem_props.memoryHeaps[heap].size;
-        const uint64_t available = size > in_use ? size - in_use : 0;
+        const uint64_t available = svk_mem_heap_available(ctx, heap, freed, &system_free);
         if (need <= available)
             continue;
-        char b1[32], b2[32], b3[32], b4[32], largest[3][160];
+        char b1[32], b2[32], b3[32], b4[32], b5[32], largest[3][160], sys[96] = "";
+        if (system_free)
+            snprintf(sys, sizeof(sys), "; the heap is system memory, of which %llu bytes (%s) are free",
+                     (unsigned long long)system_free, svk_fmt_bytes(b5, system_free));
         for (int k = 0; k < 3; k++)
             if (top[k] == SIZE_MAX)
                 largest[k][0] = '\0';
             else
                 snprintf(largest[k], sizeof(largest[k]), "%s'%s' %s", k ? ", " : "", req[top[k]].name,
                          svk_fmt_bytes(b1, req[top[k]].size));
-        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_DEVICE_MEMORY,
+        return svk_error(log, SVK_ERROR_OUT_OF_DEVICE_MEMORY,
                          "%s needs %llu bytes (%s) of device memory, more than the %llu bytes (%s) available on "
-                         "heap %u (%llu bytes (%s), of which %llu bytes (%s) stay in use); the largest buffers: %s%s%s",
+                         "heap %u (%llu bytes (%s), of which %llu bytes (%s) stay in use%s); the largest buffers: "
+                         "%s%s%s",
                          what, (unsigned long long)need, svk_fmt_bytes(b1, need), (unsigned long long)available,
                          svk_fmt_bytes(b2, available), heap, (unsigned long long)size, svk_fmt_bytes(b3, size),
-                         (unsigned long long)in_use, svk_fmt_bytes(b4, in_use), largest[0], largest[1], largest[2]);
+                         (unsigned long long)in_use, svk_fmt_bytes(b4, in_use), sys, largest[0], largest[1],
+                         largest[2]);
     }
     return SVK_OK;
 }
@@ -126,7 +133,7 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     const char *name = params->name ? params->name : "(unnamed)";
     if (params->size == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: buffer '%s' has size 0", __func__, name);
-    if ((st = svk_buffer_check_size(ctx, NULL, name, NULL, params->size)) != SVK_OK)
+    if ((st = svk_buffer_check_size(ctx, &ctx->log, NULL, name, NULL, params->size)) != SVK_OK)
         return st;
 
     svk_buffer *buf = svk_calloc(1, sizeof(*buf));

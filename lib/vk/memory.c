@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/sysmem.h"
 #include "vk_context.h"
 
 /* Blocks are this large unless the device allows less; bigger requests get a
@@ -349,4 +350,20 @@ uint64_t svk_mem_heap_in_use(const svk_ctx *ctx, uint32_t heap)
         if (ctx->memory.pools[p].bytes_in_use && svk_mem_pool_heap(ctx, (svk_pool_kind)p) == heap)
             n += ctx->memory.pools[p].bytes_in_use;
     return n;
+}
+
+uint64_t svk_mem_heap_available(const svk_ctx *ctx, uint32_t heap, uint64_t released, uint64_t *system_free)
+{
+    uint64_t in_use = svk_mem_heap_in_use(ctx, heap);
+    in_use -= released < in_use ? released : in_use;
+    const uint64_t size = ctx->vk.mem_props.memoryHeaps[heap].size;
+    uint64_t available = size > in_use ? size - in_use : 0, sys = 0;
+    const bool shared = ctx->info.type == SVK_DEVICE_INTEGRATED_GPU || ctx->info.type == SVK_DEVICE_CPU;
+    if (shared && svk_sysmem_available(&sys)) {
+        sys += released;
+        available = sys < available ? sys : available;
+    }
+    if (system_free)
+        *system_free = shared ? sys : 0;
+    return available;
 }

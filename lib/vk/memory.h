@@ -79,6 +79,12 @@ void svk_mem_free_range(struct svk_ctx *ctx, svk_mem_alloc *a);
 uint32_t svk_mem_pool_heap(const struct svk_ctx *ctx, svk_pool_kind pool);
 /* Bytes handed out by all pools whose memory is on heap. */
 uint64_t svk_mem_heap_in_use(const struct svk_ctx *ctx, uint32_t heap);
+/* What heap can still take: its size less the bytes in use there, of which
+ * `released` are about to be freed; and on a device whose heaps are the
+ * system's memory (an integrated GPU, a CPU device such as lavapipe) at
+ * most what the system has free (svk_sysmem_available) plus `released`,
+ * *system_free (unless NULL) then receiving that figure, else 0. */
+uint64_t svk_mem_heap_available(const struct svk_ctx *ctx, uint32_t heap, uint64_t released, uint64_t *system_free);
 
 /* Host pointer of a host-visible allocation. */
 static inline void *svk_mem_ptr(const svk_mem_alloc *a)

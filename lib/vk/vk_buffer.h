@@ -3,6 +3,7 @@
 #define SVK_VK_BUFFER_H
 
 #include "svk/buffer.h"
+#include "core/error.h"
 #include "memory.h"
 
 struct svk_buffer {
@@ -40,8 +41,8 @@ uint64_t svk_buffer_max_size(const struct svk_ctx *ctx, const char **limit_name)
  * device limit it exceeds (svk_buffer_max_size), when one buffer of size
  * bytes cannot exist; SVK_OK otherwise. what (may be NULL) starts the message; note (may be NULL)
  * follows the quoted name. */
-svk_status svk_buffer_check_size(struct svk_ctx *ctx, const char *what, const char *name, const char *note,
-                                 uint64_t size);
+svk_status svk_buffer_check_size(struct svk_ctx *ctx, svk_log *log, const char *what, const char *name,
+                                 const char *note, uint64_t size);
 
 /* A buffer not created yet, for svk_buffer_check_fit. */
 typedef struct svk_buffer_request {
@@ -53,13 +54,14 @@ typedef struct svk_buffer_request {
 
 /* Whether the n buffers could be created together, decided before any is:
  * each against the device's limits (svk_buffer_check_size), then their sum
- * on each memory heap against the heap's size less the bytes the context
- * has in use there, of which released[pool] bytes are about to be freed by
- * the caller. SVK_ERROR_TOO_LARGE or SVK_ERROR_OUT_OF_DEVICE_MEMORY with a
- * message that starts with what and gives the bytes needed, the bytes
- * available and the largest requests. Allocates nothing. Passing does not
- * promise the driver will find the memory (other processes share it). */
-svk_status svk_buffer_check_fit(struct svk_ctx *ctx, const char *what, const svk_buffer_request *req, size_t n,
-                                const uint64_t released[SVK_POOL_COUNT]);
+ * on each memory heap against what the heap can still take
+ * (svk_mem_heap_available), counting released[pool] bytes the caller is
+ * about to free. SVK_ERROR_TOO_LARGE or SVK_ERROR_OUT_OF_DEVICE_MEMORY with
+ * a message (to log; NULL: the thread's message alone) that starts with
+ * what and gives the bytes needed, the bytes available and the largest
+ * requests. Allocates nothing. Passing does not promise the driver will
+ * find the memory (other processes share it). */
+svk_status svk_buffer_check_fit(struct svk_ctx *ctx, svk_log *log, const char *what, const svk_buffer_request *req,
+                                size_t n, const uint64_t released[SVK_POOL_COUNT]);
 
 #endif
