@@ -19,6 +19,7 @@
 #include "cli_parse.h"
 #include "heldout.h"
 #include "interrupt.h"
+#include "plan_report.h"
 #include "run_state.h"
 #include "svg_plot.h"
 #include "train_log.h"
@@ -49,6 +50,7 @@ typedef struct options {
     float lr, clip, wd;
     bool jsonl, find_nonfinite;
     bool recompute;              /* --recompute: activation recomputation */
+    bool plan;                   /* --plan: print the memory plan, train nothing */
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
@@ -112,6 +114,10 @@ static void usage(FILE *f)
 "  --accum N               gradient accumulation: each optimizer step takes N micro-batches of --batch\n"
 "                          rows (the device holds one micro-batch's activations), 1..%u (default 1);\n"
 "                          the step reads the same B x N windows, and trains as, one batch of B x N rows\n"
+"  --plan                  train nothing: print the memory the run would take (parameters, gradients,\n"
+"                          optimizer state, activations, workspace), the device's memory, whether it\n"
+"                          fits and the largest batch that would; exit 0. Every run checks this first\n"
+"                          and refuses a batch that does not fit, naming the largest that would\n"
 "  --recompute             keep only each block's input through a step and compute its activations again\n"
 "                          in the backward pass: the activation memory of about one block, for a second\n"
 "                          forward pass through the blocks; the same results, bit for bit\n"
@@ -259,6 +265,8 @@ static int parse(int argc, char **argv, options *o)
             o->jsonl = true, takes = false;
         } else if (!strcmp(a, "--recompute")) {
             o->recompute = true, takes = false;
+        } else if (!strcmp(a, "--plan")) {
+            o->plan = true, takes = false;
         } else if (!strcmp(a, "--no-log")) {
             o->no_log = true, takes = false;
         } else if (!is_valued(a)) {
@@ -868,6 +876,66 @@ static svk_status curve_point(curve *c, svk_model *m, const svk_addition *task, 
     return SVK_OK;
 }
 
+/* The model's settings, and its context unless it runs on the CPU
+ * reference; false (after saying why) when the device cannot be opened. */
+static bool open_device(const options *o, svk_ctx **ctx, svk_model_params *mp)
+{
+    *mp = svk_model_params_default();
+    mp->config = o->config;
+    mp->seed = o->seed;
+    mp->optimizer.max_norm = o->clip;
+    mp->optimizer.weight_decay = o->wd;
+    mp->recompute = o->recompute;
+    if (o->device.cpu) {
+        mp->backend = SVK_BACKEND_CPU;
+        return true;
+    }
+    svk_ctx_params cp = svk_ctx_params_default();
+    cp.device_index = o->device.index;
+    if (svk_ctx_create(&cp, ctx) != SVK_OK) {
+        /* svk_ctx_create names an index past the devices, and their count. */
+        fprintf(stderr, "svk-train: --device %s: %s (--device cpu trains on the CPU reference)\n", o->device_text,
+                svk_last_error());
+        return false;
+    }
+    mp->ctx = *ctx;
+    return true;
+}
+
+/* A run whose batch would not fit the device is refused before anything
+ * is allocated, naming the largest batch that would. */
+static bool check_fit(const svk_model_params *mp, const options *o, uint32_t SB, uint32_t T)
+{
+    svk_memory_plan plan;
+    if (svk_model_plan_memory(mp, SB, T, o->accum, &plan) != SVK_OK) {
+        fail("the memory plan");
+        return false;
+    }
+    if (!plan.fits)
+        svk_train_plan_refuse(stderr, SB, T, o->accum, &plan);
+    return plan.fits;
+}
+
+/* --plan: the table, exit 0 whenever the plan could be worked out. */
+static int print_plan(const options *o, uint32_t SB, uint32_t T)
+{
+    svk_ctx *ctx = NULL;
+    svk_model_params mp;
+    svk_memory_plan plan;
+    int rc = SVK_EXIT_FAILURE;
+    if (open_device(o, &ctx, &mp)) {
+        if (svk_model_plan_memory(&mp, SB, T, o->accum, &plan) == SVK_OK) {
+            svk_train_plan_print(stdout, &mp, ctx ? svk_ctx_device_info(ctx)->name : "the CPU reference", SB, T,
+                                 o->accum, &plan);
+            rc = SVK_EXIT_OK;
+        } else {
+            fail("--plan");
+        }
+    }
+    svk_ctx_destroy(&ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -971,6 +1039,10 @@ int main(int argc, char **argv)
         return rc;
     }
     rc = SVK_EXIT_FAILURE;
+    if (o.plan) {
+        rc = print_plan(&o, SB, T);
+        goto out;
+    }
 
     /* The data first, so that a missing or short file is refused before a
      * device is opened. */
@@ -1067,25 +1139,9 @@ int main(int argc, char **argv)
                     svk_train_data_name(run.data), (unsigned long long)run.seed);
     }
 
-    svk_model_params mp = svk_model_params_default();
-    mp.config = o.config;
-    mp.seed = o.seed;
-    mp.optimizer.max_norm = o.clip;
-    mp.optimizer.weight_decay = o.wd;
-    mp.recompute = o.recompute;
-    if (o.device.cpu) {
-        mp.backend = SVK_BACKEND_CPU;
-    } else {
-        svk_ctx_params cp = svk_ctx_params_default();
-        cp.device_index = o.device.index;
-        if (svk_ctx_create(&cp, &ctx) != SVK_OK) {
-            /* svk_ctx_create names an index past the devices, and their count. */
-            fprintf(stderr, "svk-train: --device %s: %s (--device cpu trains on the CPU reference)\n", o.device_text,
-                    svk_last_error());
-            goto out;
-        }
-        mp.ctx = ctx;
-    }
+    svk_model_params mp;
+    if (!open_device(&o, &ctx, &mp) || !check_fit(&mp, &o, SB, T))
+        goto out;
     if (svk_model_create(&mp, &m) != SVK_OK) {
         fail("creating the model");
         goto out;
