@@ -1,7 +1,8 @@
 #!/bin/bash
 # Checks libsvk on a GPU in one go, from an existing build: the device list,
 # the conformance tool (every kernel against the CPU reference), the device
-# tests, the svk-train command-line test, the default training run, the
+# tests, the svk-train command-line test, the default training run (with
+# its memory plan at GPT-2-small's shape, accumulation and recomputation), the
 # benchmark, and where the device has cooperative matrices the model test,
 # the training run and the steps with them (SVK_GEMM_COOPMAT=1). Each
 # stage has a time limit, so one hang costs one stage; a short table closes
@@ -71,6 +72,9 @@ if want tests; then
     stage "test bad_input" 120 "$out/test_bad_input.txt" "${test_env[@]}" "$t/test_bad_input"
     stage "test oom" 120 "$out/test_oom.txt" "${test_env[@]}" "$t/test_oom"
     stage "test import" 120 "$out/test_import.txt" "${test_env[@]}" "$t/test_import"
+    stage "test accum" 120 "$out/test_accum.txt" "${test_env[@]}" "$t/test_accum"
+    stage "test recompute" 120 "$out/test_recompute.txt" "${test_env[@]}" "$t/test_recompute"
+    stage "test memory_plan" 120 "$out/test_memory_plan.txt" "${test_env[@]}" "$t/test_memory_plan"
 fi
 if want cli; then
     stage "svk-train / svk-generate CLI" 300 "$out/train_cli.txt" "${test_env[@]}" \
@@ -78,6 +82,11 @@ if want cli; then
 fi
 if want train; then
     stage "svk-train (default model)" 300 "$out/train.txt" "$build/tools/train/svk-train"
+    stage "svk-train --plan (GPT-2-small shape)" 60 "$out/plan_gpt2.txt" "$build/tools/train/svk-train" --plan \
+        --config vocab=50257 --config width=768 --config layers=12 --config heads=12 --config ctx=1024 \
+        --seq 1024 --batch 8
+    stage "svk-train --accum / --recompute" 300 "$out/train_accum.txt" "${test_env[@]}" \
+        bash "$src/tests/svk_train_accum.sh" "$build/tools/train/svk-train"
 fi
 if want bench; then
     stage "svk-bench" 200 "$out/bench.txt" bash -c "'$build/tools/bench/svk-bench' --json >'$out/bench.json'"
