@@ -19,7 +19,7 @@
 #   STAGES="info conformance tests cli train bench coopmat" runs a subset.
 set -u
 if [ $# -ne 2 ]; then
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
