@@ -60,8 +60,9 @@ check "--tokens/--targets with --accum: the files hold --batch x --accum rows" b
 refused "--tokens of the wrong size for --batch x --accum" "(--batch x --accum, --seq)" \
     "$train" --device cpu "${small[@]}" --tokens "$dir/tok.i32" --targets "$dir/tgt.i32" --batch 2 --accum 3 --steps 1
 usage_error "--accum 0" "--accum '0'" "$train" "${small[@]}" "${shards[@]}" --accum 0
+usage_error "--accum 1025" "--accum '1025': not an integer in 1..1024" "$train" "${small[@]}" "${shards[@]}" --accum 1025
 usage_error "--accum too large for the step" "tokens a step, more than 2^31" \
-    "$train" "${small[@]}" "${shards[@]}" --batch 1048576 --accum 65536
+    "$train" "${small[@]}" "${shards[@]}" --batch 1048576 --accum 1024
 check "--recompute: the same run, bit for bit, with --accum too" bash -c "
     '$train' --device vulkan ${small[*]} ${shards[*]} --batch 4 --accum 2 --steps 4 --save '$dir/k.st' > '$dir/k.jsonl' &&
     '$train' --device vulkan ${small[*]} ${shards[*]} --batch 4 --accum 2 --steps 4 --recompute --save '$dir/r.st' \

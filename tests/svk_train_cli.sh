@@ -214,7 +214,7 @@ refused "unknown option" "unknown option" "$train" --bogus
 refused "bad number" "--steps 'many': not an integer in 0..4294967295" "$train" --steps many
 refused "missing resume file" "nope.safetensors" "$train" --resume "$dir/nope.safetensors"
 refused "corrupt checkpoint" "$dir/bad.safetensors" bash -c "echo garbage > '$dir/bad.safetensors' && '$train' --resume '$dir/bad.safetensors'"
-refused "wrong-size --tokens file" "--tokens must hold exactly B*T = 4*32 int32 values (--batch, --seq): $dir/tok.bin holds 64 bytes" \
+refused "wrong-size --tokens file" "--tokens must hold exactly B*T = 4*32 int32 values (--batch x --accum, --seq): $dir/tok.bin holds 64 bytes" \
     "$train" "${small[@]}" --tokens "$dir/tok.bin" --targets "$dir/tgt.bin"
 mkfifo "$dir/fifo"
 refused "a FIFO as --tokens is refused, not waited on" "is not a regular file (it is a FIFO)" \
