@@ -70,9 +70,13 @@ typedef struct svk_plan_tensor {
     int32_t param;        /* index into the parameter list, or -1 */
 } svk_plan_tensor;
 
-/* Where the phases of a step begin in ops[]. */
+/* Where the phases of a step begin in ops[]. A plan built with
+ * svk_plan_options.decode has one more range after the step's,
+ * [decode, decode_end): one token's forward over the key-value cache
+ * (plan_decode.c); in other plans both are end. */
 typedef struct svk_plan_phases {
     size_t forward, loss, backward, clip, optimizer, end;
+    size_t decode, decode_end;
 } svk_plan_phases;
 
 typedef struct svk_plan {
@@ -87,6 +91,9 @@ typedef struct svk_plan {
     svk_plan_phases phases;
     uint64_t slab_elems[SVK_SLAB_COUNT];
     uint32_t tokens, targets, logits, output; /* well-known tensor ids */
+    /* decode plans (else SVK_NONE): the token and its position, int32 [2]
+     * in the input slab, and that token's logits [1, V] */
+    uint32_t decode_step, decode_logits;
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
@@ -117,12 +124,17 @@ typedef struct svk_plan {
  *  bias_grad_apart  each Linear's bias gradient is a BIAS_BWD op of its
  *                   own after its weight gradient, not fused into that
  *                   GEMM (SVK_FUSE_BIAS_GRAD): for tests, which check that
- *                   both give the same gradients. */
+ *                   both give the same gradients;
+ *  decode           B = 1 and T = ctx only: the plan also holds one
+ *                   token's forward over a key-value cache, the forward's
+ *                   own qkv tensors (svk_plan_phases.decode,
+ *                   plan_decode.c), for generation. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
     uint64_t mlp_ld;
     bool bias_grad_apart;
+    bool decode;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx);
@@ -132,7 +144,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 void svk_plan_free(svk_plan *p);
 
 /* Writes a batch into the input slab: tokens, and targets (NULL: all -1,
- * no loss anywhere). */
+ * no loss anywhere); tokens NULL: nothing (a run of decode ops, which read
+ * decode_step alone). */
 void svk_plan_write_inputs(const svk_plan *p, int32_t *input_slab, const int32_t *tokens, const int32_t *targets);
 
 /* Tensor id of a parameter's (or gradient's, ...) tensor. */

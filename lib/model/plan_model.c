@@ -37,7 +37,7 @@ typedef struct stream_grads {
 typedef struct acts {
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
     sub_acts *sub;                         /* [2L] */
-    uint32_t final_out, final_mean, final_rstd, dlogits;
+    uint32_t final_out, final_mean, final_rstd, logits, dlogits;
     stream_grads gr;
     uint32_t dz, dh;                       /* a sublayer's output's and input's gradients */
     uint32_t s_big, s_big2, s_c, work;     /* scratch: [N, max(3C, F)] twice, [N, C], the norms' [2, N, C] */
@@ -128,7 +128,7 @@ static void step_tensors(svk_pb *b, acts *a)
     a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
     a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
-    b->p->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, b->decoding ? "decode.logits" : "logits");
     a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
     a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
     a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
@@ -179,6 +179,14 @@ static void embedding_fwd(svk_pb *b, const acts *a)
 {
     svk_plan *p = b->p;
     const svk_pb_dims *d = &b->d;
+    if (b->decoding) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_DECODE, "decode.embedding");
+        o->embed_decode = (svk_plan_embed_decode){
+            .out = a->x[0], .step = p->decode_step, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
+            .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .C = d->C, .V = d->V, .ctx = p->config.ctx,
+        };
+        return;
+    }
     svk_plan_op *o = svk_pb_op(b, SVK_OP_ZERO, "zero grads");
     o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
     o = svk_pb_op(b, SVK_OP_EMBED_FWD, "embedding");
@@ -209,6 +217,16 @@ static void attention_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb
     char name[64];
     snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
     svk_pb_linear_fwd(b, name, s->qkv, s->h, d->N, 3 * d->C, d->C);
+    if (b->decoding) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_DECODE, "blocks.%u.attn.decode", l);
+        o->attn_decode = (svk_plan_attn_decode){
+            .out = s->att_out, .qkv = s->qkv, .cache = b->kv_cache[l], .step = b->p->decode_step, .C = d->C,
+            .H = d->H, .ctx = c->ctx, .rope = c->pos == SVK_POS_ROPE, .theta = c->rope_theta,
+        };
+        snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+        proj_fwd(b, name, r, s->att_out, d->C);
+        return;
+    }
     if (c->pos == SVK_POS_ROPE) {
         svk_plan_op *o = svk_pb_op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
         o->rope = (svk_plan_rope){.qkv = s->qkv, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
@@ -324,7 +342,7 @@ static void output_fwd(svk_pb *b, const acts *a)
         svk_pb_elementwise(b, SVK_OP_COPY, "final = x", a->final_out, a->x[S], d->N * d->C);
     }
     const uint32_t lm = svk_pb_param(b, SVK_SLAB_PARAM, b->p->config.tie_embeddings ? "wte.weight" : "lm_head.weight");
-    svk_pb_gemm(b, "logits", b->p->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
+    svk_pb_gemm(b, "logits", a->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
 }
 
 static void loss(svk_pb *b, const acts *a)
@@ -521,12 +539,33 @@ static void optimizer(svk_pb *b)
     }
 }
 
+/* The embedding, the blocks and the output. */
+static void forward(svk_pb *b, const acts *a)
+{
+    void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
+        siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
+    embedding_fwd(b, a);
+    for (uint32_t k = 0; k < 2 * b->p->config.layers; k++)
+        block_fwd(b, a, k);
+    output_fwd(b, a);
+}
+
+uint32_t svk_pb_forward(svk_pb *b)
+{
+    acts a = {0};
+    const bool ok = alloc_acts(b, &a);
+    if (ok)
+        forward(b, &a);
+    else
+        b->oom = true;
+    free_acts(&a);
+    return ok ? a.logits : SVK_NONE;
+}
+
 void svk_pb_model(svk_pb *b)
 {
     svk_plan *p = b->p;
     const uint32_t S = 2 * p->config.layers;
-    void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
-        siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
     void (*const block_bwd)(svk_pb *, const acts *, uint32_t, const stream_grads *) =
         siamese(b) ? siamese_sublayer_bwd : post(b) ? post_sublayer_bwd : pre_sublayer_bwd;
     acts a = {0};
@@ -535,11 +574,12 @@ void svk_pb_model(svk_pb *b)
         b->oom = true;
         return;
     }
+    p->logits = a.logits;
     p->phases.forward = p->n_ops;
-    embedding_fwd(b, &a);
-    for (uint32_t k = 0; k < S; k++)
-        block_fwd(b, &a, k);
-    output_fwd(b, &a);
+    forward(b, &a);
+    /* The attentions' qkv, RoPE'd in place, are the decode's cache. */
+    for (uint32_t l = 0; b->kv_cache && l < p->config.layers; l++)
+        b->kv_cache[l] = a.sub[2 * l].qkv;
     p->phases.loss = p->n_ops;
     loss(b, &a);
     p->phases.backward = p->n_ops;
