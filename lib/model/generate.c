@@ -25,7 +25,10 @@ svk_generate_params svk_generate_params_default(void)
 /* Every setting alone, so that the message names the one that is wrong. */
 static svk_status check_params(svk_log *log, const char *func, const svk_generate_params *s)
 {
-    SVK_CHECK_RESERVED(log, s->reserved);
+    for (size_t i = 0; i < sizeof(s->reserved) / sizeof(s->reserved[0]); i++)
+        if (s->reserved[i])
+            return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: params->reserved[%zu] is %llu; reserved fields must be zero",
+                             func, i, (unsigned long long)s->reserved[i]);
     if (!(s->temperature >= 0) || !isfinite(s->temperature))
         return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: temperature=%g must be finite and >= 0", func,
                          (double)s->temperature);
