@@ -22,9 +22,12 @@ uint32_t svk_pb_tensor(svk_pb *b, svk_slab slab, uint64_t elems, int32_t param, 
     }
     svk_plan_tensor *t = &p->tensors[p->n_tensors];
     memset(t, 0, sizeof(*t));
+    /* The one-token forward's tensors (plan_decode.c) are named apart from
+     * the window's, which the block builders name alike. */
+    const int lead = b->decoding ? snprintf(t->name, sizeof(t->name), "decode.") : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(t->name, sizeof(t->name), fmt, ap);
+    vsnprintf(t->name + lead, sizeof(t->name) - (size_t)lead, fmt, ap);
     va_end(ap);
     t->slab = slab;
     t->elems = elems;

@@ -18,6 +18,7 @@ void svk_pb_decode(svk_pb *b)
     const bool nn = p->linear_nn;
     const uint32_t wt = b->wt;
     p->decode_step = svk_pb_tensor(b, SVK_SLAB_INPUT, 2, -1, "decode.step");
+    /* From here on tensors are named "decode.<name>" (svk_pb_tensor). */
     b->d.B = b->d.T = b->d.N = 1;
     /* One row: a Linear on a transposed copy of its weight would copy the
      * whole weight for a product of the same size (svk_plan_options). */

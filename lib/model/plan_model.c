@@ -128,7 +128,7 @@ static void step_tensors(svk_pb *b, acts *a)
     a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
     a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
-    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, b->decoding ? "decode.logits" : "logits");
+    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
     a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
     a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
     a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
