@@ -241,8 +241,10 @@ SVK_API svk_generate_params svk_generate_params_default(void);
  * (keys RoPE'd) on the model's backend; then each new token is a forward
  * of one row that attends over them: its time grows with the text only
  * through attention's reads, not with a forward over the window each time
- * (docs/PERFORMANCE.md). Greedy output is the uncached path's (no_cache),
- * as both backends compute the same logits up to rounding. Past ctx
+ * (docs/PERFORMANCE.md). Greedy output is the uncached path's (no_cache):
+ * the CPU backend computes the same logits bit for bit, a device up to
+ * rounding (1e-7 relative measured), so only an exact near-tie could go
+ * the other way. Past ctx
  * tokens the window slides and positions (learned or RoPE) move with it,
  * so every token then runs the whole window again: the cost of no_cache.
  * Bad settings (temperature, top_p, stop strings, reserved words) are
