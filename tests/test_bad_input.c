@@ -697,6 +697,48 @@ static const bad_case global_cases[] = {
 };
 
 /* Calls on a model: run once per backend. */
+/* svk_model_generate_ex with one setting changed by `set`. */
+static svk_status generate_ex_with(fixture *f, void (*set)(svk_generate_params *))
+{
+    int32_t out[4];
+    uint32_t n;
+    svk_generate_params g = svk_generate_params_default();
+    set(&g);
+    return svk_model_generate_ex(f->m, f->tokens, 2, 4, &g, out, &n);
+}
+static void set_top_p_zero(svk_generate_params *g) { g->top_p = 0.0f; }
+static void set_top_p_big(svk_generate_params *g) { g->top_p = 1.5f; }
+static void set_top_p_nan(svk_generate_params *g) { g->top_p = NAN; }
+static void set_stop_null(svk_generate_params *g) { g->n_stop = 1; }
+static void set_stop_empty(svk_generate_params *g)
+{
+    static const char *const stops[2] = {"ab", ""};
+    g->stop = stops;
+    g->n_stop = 2;
+}
+static void set_stops_many(svk_generate_params *g)
+{
+    static const char *const stops[SVK_GENERATE_STOPS_MAX + 1] = {"x"};
+    g->stop = stops;
+    g->n_stop = SVK_GENERATE_STOPS_MAX + 1;
+}
+static void set_reserved(svk_generate_params *g) { g->reserved[2] = 5; }
+static void set_temperature_inf(svk_generate_params *g) { g->temperature = INFINITY; }
+static svk_status generate_ex_top_p_zero(fixture *f) { return generate_ex_with(f, set_top_p_zero); }
+static svk_status generate_ex_top_p_big(fixture *f) { return generate_ex_with(f, set_top_p_big); }
+static svk_status generate_ex_top_p_nan(fixture *f) { return generate_ex_with(f, set_top_p_nan); }
+static svk_status generate_ex_stop_null(fixture *f) { return generate_ex_with(f, set_stop_null); }
+static svk_status generate_ex_stop_empty(fixture *f) { return generate_ex_with(f, set_stop_empty); }
+static svk_status generate_ex_stops_many(fixture *f) { return generate_ex_with(f, set_stops_many); }
+static svk_status generate_ex_reserved(fixture *f) { return generate_ex_with(f, set_reserved); }
+static svk_status generate_ex_temperature_inf(fixture *f) { return generate_ex_with(f, set_temperature_inf); }
+static svk_status generate_ex_null_model(fixture *f)
+{
+    int32_t out[4];
+    uint32_t n;
+    return svk_model_generate_ex(NULL, f->tokens, 2, 4, NULL, out, &n);
+}
+
 static const bad_case model_cases[] = {
     {"train_step model NULL", train_null_model, SVK_ERROR_INVALID_ARG, {"model", NULL}},
     {"train_step tokens NULL", train_null_tokens, SVK_ERROR_INVALID_ARG, {"tokens", NULL}},
@@ -720,6 +762,15 @@ static const bad_case model_cases[] = {
     {"generate prompt token 64", generate_prompt_token_big, SVK_ERROR_INVALID_ARG, {"prompt[1]=64", NULL}},
     {"generate temperature -1", generate_temperature_negative, SVK_ERROR_INVALID_ARG, {"temperature", "-1"}},
     {"generate n_out NULL", generate_null_count, SVK_ERROR_INVALID_ARG, {"n_out", NULL}},
+    {"generate_ex top_p 0", generate_ex_top_p_zero, SVK_ERROR_INVALID_ARG, {"top_p=0", "(0, 1]"}},
+    {"generate_ex top_p 1.5", generate_ex_top_p_big, SVK_ERROR_INVALID_ARG, {"top_p=1.5", NULL}},
+    {"generate_ex top_p NaN", generate_ex_top_p_nan, SVK_ERROR_INVALID_ARG, {"top_p=nan", NULL}},
+    {"generate_ex stop NULL, n_stop 1", generate_ex_stop_null, SVK_ERROR_INVALID_ARG, {"stop is NULL", "n_stop=1"}},
+    {"generate_ex stop[1] empty", generate_ex_stop_empty, SVK_ERROR_INVALID_ARG, {"stop[1] is empty", NULL}},
+    {"generate_ex 65 stop strings", generate_ex_stops_many, SVK_ERROR_INVALID_ARG, {"n_stop=65", NULL}},
+    {"generate_ex reserved[2] 5", generate_ex_reserved, SVK_ERROR_INVALID_ARG, {"params->reserved[2] is 5", NULL}},
+    {"generate_ex temperature inf", generate_ex_temperature_inf, SVK_ERROR_INVALID_ARG, {"temperature=inf", NULL}},
+    {"generate_ex model NULL", generate_ex_null_model, SVK_ERROR_INVALID_ARG, {"model", NULL}},
     {"last_step info NULL", last_step_null, SVK_ERROR_INVALID_ARG, {"info", NULL}},
     {"memory report NULL", memory_null, SVK_ERROR_INVALID_ARG, {"report", NULL}},
     {"save path NULL", save_null_path, SVK_ERROR_INVALID_ARG, {"path", NULL}},

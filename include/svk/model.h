@@ -239,9 +239,47 @@ SVK_API svk_sample_params svk_sample_params_default(void);
 
 /* Extends prompt[0 .. n_prompt) by up to max_new tokens into out (capacity
  * max_new); *n_out receives how many were produced. The context window is
- * the last ctx tokens. */
+ * the last ctx tokens. With the key-value cache: svk_model_generate_ex with
+ * these settings, top_p 1 and no stop strings. */
 SVK_API svk_status svk_model_generate(svk_model *model, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
                                       const svk_sample_params *sample, int32_t *out, uint32_t *n_out);
+
+/* Settings of svk_model_generate_ex: svk_sample_params' and more. */
+typedef struct svk_generate_params {
+    float temperature;        /* finite, >= 0; 0 (default): greedy (top_k and top_p then unused) */
+    uint32_t top_k;           /* sample among the k likeliest tokens (ties kept); 0 (default): all */
+    float top_p;              /* then among the fewest likeliest tokens whose probabilities (after
+                                 top_k and temperature) sum to at least top_p of theirs; in (0, 1];
+                                 default 1: all; a tiny one keeps the likeliest alone: greedy */
+    uint64_t seed;            /* for temperature > 0; default 1 */
+    int32_t stop_token;       /* stop after emitting it; -1 (default): never */
+    const char *const *stop;  /* n_stop non-empty strings, at most SVK_GENERATE_STOP_MAX bytes each: stop
+                                 as soon as the generated tokens end with one's bytes (each byte a token
+                                 of a byte-level model), which are kept in out; default NULL */
+    uint32_t n_stop;          /* at most SVK_GENERATE_STOPS_MAX; default 0 */
+    bool no_cache;            /* run the whole window for every token instead of the key-value cache
+                                 (the reference the cache is tested against); default false */
+    uint64_t reserved[4];     /* must be zero */
+} svk_generate_params;
+#define SVK_GENERATE_STOPS_MAX 64u
+#define SVK_GENERATE_STOP_MAX 256u
+SVK_API svk_generate_params svk_generate_params_default(void);
+
+/* svk_model_generate with svk_generate_params. The prompt runs as one
+ * forward over the window, which keeps every layer's keys and values
+ * (keys RoPE'd) on the model's backend; then each new token is a forward
+ * of one row that attends over them: its time grows with the text only
+ * through attention's reads, not with a forward over the window each time
+ * (docs/PERFORMANCE.md). Greedy output is the uncached path's (no_cache):
+ * the CPU backend computes the same logits bit for bit, a device up to
+ * rounding (1e-7 relative measured), so only an exact near-tie could go
+ * the other way. Past ctx
+ * tokens the window slides and positions (learned or RoPE) move with it,
+ * so every token then runs the whole window again: the cost of no_cache.
+ * Bad settings (temperature, top_p, stop strings, reserved words) are
+ * SVK_ERROR_INVALID_ARG naming the value, before anything runs. */
+SVK_API svk_status svk_model_generate_ex(svk_model *model, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
+                                         const svk_generate_params *params, int32_t *out, uint32_t *n_out);
 
 /* Saves the weights as safetensors (names and shapes of docs/MODEL.md, float32,
  * the configuration as JSON in __metadata__ under "svk.config"). With

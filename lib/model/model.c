@@ -26,21 +26,19 @@ svk_model_params svk_model_params_default(void)
     };
 }
 
-svk_sample_params svk_sample_params_default(void)
-{
-    return (svk_sample_params){.temperature = 0.0f, .top_k = 0, .seed = 1, .stop_token = -1};
-}
-
 /* Whether the current plan is for batches [B, T] in micro micro-batches. */
 static bool has_shape(const svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
 {
     return m->has_plan && m->plan.B == B && m->plan.T == T && m->plan.micro == micro;
 }
 
-/* Makes the plan for batches [B, T], in micro micro-batches, current. */
-static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
+/* Makes the plan for batches [B, T] in micro micro-batches current;
+ * decode: one with the key-value cache's ops too (a plan with them serves
+ * [B, T] batches as well). The cache is the forward's own per-layer
+ * tensors, so a decode plan recomputes nothing. */
+static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool decode)
 {
-    if (has_shape(m, B, T, micro))
+    if (has_shape(m, B, T, micro) && (!decode || m->plan.phases.decode_end > m->plan.phases.decode))
         return SVK_OK;
     svk_plan p;
     svk_plan_options opt = {0};
@@ -48,7 +46,8 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro
     if (st != SVK_OK)
         return st;
     opt.micro_batches = micro;
-    opt.recompute = m->params.recompute;
+    opt.recompute = m->params.recompute && !decode;
+    opt.decode = decode;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
     if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {
@@ -60,6 +59,11 @@ static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro
     m->plan = p;
     m->has_plan = true;
     return SVK_OK;
+}
+
+static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
+{
+    return use_plan(m, B, T, micro, false);
 }
 
 static svk_status write_initial_weights(svk_model *m)
@@ -328,6 +332,14 @@ static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
+svk_status svk_model_begin_generation(svk_model *m, const char *func)
+{
+    svk_status st = svk_model_check_usable(m, func);
+    if (st == SVK_OK)
+        st = svk_model_settle(m);
+    return st == SVK_OK ? use_plan(m, 1, m->params.config.ctx, 1, true) : st;
+}
+
 svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                                  const char *func)
 {
@@ -467,104 +479,6 @@ svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_
         return st;
     const svk_plan_tensor *t = &p->tensors[p->logits];
     return m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, logits);
-}
-
-/* Picks the next token from one row of logits. */
-static int32_t sample(const float *logits, uint32_t V, const svk_sample_params *s, uint64_t *rng, float *work)
-{
-    uint32_t best = 0;
-    for (uint32_t v = 1; v < V; v++)
-        if (logits[v] > logits[best])
-            best = v;
-    if (s->temperature <= 0)
-        return (int32_t)best;
-    /* Top-k: keep the k largest (ties broken by index), then sample from
-     * softmax(logits / temperature) over them. */
-    uint32_t k = s->top_k && s->top_k < V ? s->top_k : V;
-    float threshold = -INFINITY;
-    if (k < V) {
-        memcpy(work, logits, V * sizeof(float));
-        for (uint32_t i = 0; i < k; i++) { /* k passes of selection: V is small */
-            uint32_t arg = 0;
-            for (uint32_t v = 1; v < V; v++)
-                if (work[v] > work[arg])
-                    arg = v;
-            threshold = work[arg];
-            work[arg] = -INFINITY;
-        }
-    }
-    double total = 0;
-    for (uint32_t v = 0; v < V; v++)
-        if (logits[v] >= threshold)
-            total += exp(((double)logits[v] - logits[best]) / s->temperature);
-    double u = svk_uniform_open(rng) * total, acc = 0;
-    for (uint32_t v = 0; v < V; v++) {
-        if (logits[v] < threshold)
-            continue;
-        acc += exp(((double)logits[v] - logits[best]) / s->temperature);
-        if (acc >= u)
-            return (int32_t)v;
-    }
-    return (int32_t)best;
-}
-
-svk_status svk_model_generate(svk_model *m, const int32_t *prompt, uint32_t n_prompt, uint32_t max_new,
-                              const svk_sample_params *sp, int32_t *out, uint32_t *n_out)
-{
-    svk_error_clear_thread();
-    CHECK_MODEL(m);
-    svk_log *log = svk_model_log(m);
-    SVK_CHECK_PTR(log, n_out);
-    *n_out = 0;
-    SVK_CHECK_PTR(log, prompt);
-    if (n_prompt == 0)
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: n_prompt is 0 (generation needs a prompt)", __func__);
-    if (!out && max_new > 0)
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: out is NULL with max_new=%u", __func__, max_new);
-    svk_sample_params s = sp ? *sp : svk_sample_params_default();
-    if (!(s.temperature >= 0) || !isfinite(s.temperature))
-        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: temperature=%g must be finite and >= 0", __func__,
-                         (double)s.temperature);
-    const uint32_t ctx = m->params.config.ctx, V = m->params.config.vocab;
-    for (uint32_t i = 0; i < n_prompt; i++)
-        if (prompt[i] < 0 || (uint32_t)prompt[i] >= V)
-            return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: prompt[%u]=%d is outside [0, %u)", __func__, i,
-                             prompt[i], V);
-    /* One shape for the whole generation: the window is always ctx long
-     * (padded with token 0 after the text; causal attention keeps the
-     * padding from affecting earlier positions). */
-    uint64_t total = (uint64_t)n_prompt + max_new, logit_bytes;
-    if (!svk_mul_u64((uint64_t)ctx * V, sizeof(float), &logit_bytes) || logit_bytes > SIZE_MAX)
-        return svk_error(log, SVK_ERROR_TOO_LARGE, "%s: the logits of a ctx=%u window, ctx*vocab=%u*%u floats, overflow",
-                         __func__, ctx, ctx, V);
-    int32_t *seq = svk_malloc(total * sizeof(int32_t));
-    int32_t *window = svk_malloc(ctx * sizeof(int32_t));
-    float *logits = svk_malloc((size_t)logit_bytes), *work = svk_malloc(V * sizeof(float));
-    svk_status st = SVK_OK;
-    if (!seq || !window || !logits || !work) {
-        st = svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory generating");
-        goto done;
-    }
-    memcpy(seq, prompt, n_prompt * sizeof(int32_t));
-    uint64_t len = n_prompt, rng = s.seed;
-    while (*n_out < max_new) {
-        uint64_t start = len > ctx ? len - ctx : 0, n = len - start;
-        memset(window, 0, ctx * sizeof(int32_t));
-        memcpy(window, seq + start, n * sizeof(int32_t));
-        if ((st = svk_model_forward_logits(m, window, 1, ctx, logits)) != SVK_OK)
-            break;
-        int32_t next = sample(logits + (n - 1) * V, V, &s, &rng, work);
-        seq[len++] = next;
-        out[(*n_out)++] = next;
-        if (next == s.stop_token)
-            break;
-    }
-done:
-    free(seq);
-    free(window);
-    free(logits);
-    free(work);
-    return st;
 }
 
 svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32_t B, uint32_t T)

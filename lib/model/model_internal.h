@@ -13,9 +13,9 @@ typedef struct svk_backend_impl {
     /* Makes the slabs of plan p (the parameter-shaped slabs keep their
      * contents across shapes) and whatever executes p. */
     svk_status (*set_plan)(svk_model *m, const svk_plan *p);
-    /* Writes the batch's tokens (and targets, may be NULL) into the input
-     * slab and runs ops [begin, end) of the current plan. wait: return only
-     * when done. */
+    /* Writes the batch's tokens (and targets, may be NULL; tokens NULL:
+     * neither) into the input slab and runs ops [begin, end) of the
+     * current plan. wait: return only when done. */
     svk_status (*run)(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
                       const svk_step_hparams *h, bool wait);
     /* Copies n elements at offset of a slab to or from the host (after
@@ -91,6 +91,17 @@ svk_status svk_model_check_usable(svk_model *m, const char *func);
  * messages. */
 svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                                  const char *func);
+
+/* What generation does first: checks the model, settles the steps in
+ * flight and makes the plan of [1, ctx] with the key-value cache's ops
+ * (svk_plan_options.decode) current. */
+svk_status svk_model_begin_generation(svk_model *m, const char *func);
+
+/* One token's forward over the key-value cache of the current decode
+ * plan (svk_model_begin_generation): token at position pos < ctx, whose
+ * rows 0..pos-1 a window's forward (the prefill) or earlier calls left;
+ * its logits [V] into logits (generate.c). */
+svk_status svk_model_decode(svk_model *m, int32_t token, uint32_t pos, float *logits);
 
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */

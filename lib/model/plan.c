@@ -167,10 +167,21 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         svk_plan_free(p);
         return st;
     }
-    if (register_params(&b))
+    if (opt->decode && (B != 1 || T != c->ctx)) {
+        svk_plan_free(p);
+        return svk_error(log, SVK_ERROR_INTERNAL, "a decode plan is B=1 T=ctx=%u, not B=%u T=%u", c->ctx, B, T);
+    }
+    p->decode_step = p->decode_logits = SVK_NONE;
+    if (opt->decode && !(b.kv_cache = svk_calloc(c->layers, sizeof(*b.kv_cache))))
+        b.oom = true;
+    else if (register_params(&b))
         svk_pb_model(&b);
     else
         b.oom = true;
+    p->phases.decode = p->phases.decode_end = p->phases.end;
+    if (opt->decode && !b.oom)
+        svk_pb_decode(&b);
+    free(b.kv_cache);
     free(b.slots);
     if (b.oom) {
         svk_plan_free(p);
@@ -189,6 +200,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 
 void svk_plan_write_inputs(const svk_plan *p, int32_t *in, const int32_t *tokens, const int32_t *targets)
 {
+    if (!tokens)
+        return;
     uint64_t n = (uint64_t)p->B * p->T;
     memcpy(in + p->tensors[p->tokens].offset, tokens, n * sizeof(int32_t));
     int32_t *tg = in + p->tensors[p->targets].offset;

@@ -73,9 +73,13 @@ typedef struct svk_plan_tensor {
 /* Where the phases of a step begin in ops[]. A step of several
  * micro-batches (svk_plan.micro) repeats forward, loss and backward once per
  * micro-batch: loss and backward mark the first micro-batch's, clip follows
- * the last one's backward. */
+ * the last one's backward. A plan built with svk_plan_options.decode has
+ * one more range after the step's, [decode, decode_end): one token's
+ * forward over the key-value cache (plan_decode.c); in other plans both
+ * are end. */
 typedef struct svk_plan_phases {
     size_t forward, loss, backward, clip, optimizer, end;
+    size_t decode, decode_end;
 } svk_plan_phases;
 
 typedef struct svk_plan {
@@ -92,6 +96,9 @@ typedef struct svk_plan {
     uint64_t slab_elems[SVK_SLAB_COUNT];
     uint32_t tokens, targets, logits, output; /* well-known tensor ids; tokens and targets: [B, T] */
     uint32_t losses;      /* [B * T]: each position's loss, the step's mean reduced from them */
+    /* decode plans (else SVK_NONE): the token and its position, int32 [2]
+     * in the input slab, and that token's logits [1, V] */
+    uint32_t decode_step, decode_logits;
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
@@ -137,7 +144,11 @@ typedef struct svk_plan {
  *                   kept through the step, and the backward runs the
  *                   block's forward again before its own (plan_model.c);
  *                   the same results, bit for bit, for the activation
- *                   memory of about one block. */
+ *                   memory of about one block;
+ *  decode           B = 1 and T = ctx only: the plan also holds one
+ *                   token's forward over a key-value cache, the forward's
+ *                   own qkv tensors (svk_plan_phases.decode,
+ *                   plan_decode.c), for generation. */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
@@ -145,6 +156,7 @@ typedef struct svk_plan_options {
     bool bias_grad_apart;
     uint32_t micro_batches;
     bool recompute;
+    bool decode;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx;
@@ -154,7 +166,8 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
 void svk_plan_free(svk_plan *p);
 
 /* Writes a batch into the input slab: tokens, and targets (NULL: all -1,
- * no loss anywhere). */
+ * no loss anywhere); tokens NULL: nothing (a run of decode ops, which read
+ * decode_step alone). */
 void svk_plan_write_inputs(const svk_plan *p, int32_t *input_slab, const int32_t *tokens, const int32_t *targets);
 
 /* Tensor id of a parameter's (or gradient's, ...) tensor. */

@@ -25,7 +25,10 @@ static svk_plan_tensor *append_tensor(svk_pb *b, svk_slab slab, uint64_t elems, 
     }
     svk_plan_tensor *t = &p->tensors[p->n_tensors];
     memset(t, 0, sizeof(*t));
-    vsnprintf(t->name, sizeof(t->name), fmt, ap);
+    /* The one-token forward's tensors (plan_decode.c) are named apart from
+     * the window's, which the block builders name alike. */
+    const int lead = b->decoding ? snprintf(t->name, sizeof(t->name), "decode.") : 0;
+    vsnprintf(t->name + lead, sizeof(t->name) - (size_t)lead, fmt, ap);
     t->slab = slab;
     t->elems = elems;
     t->param = param;

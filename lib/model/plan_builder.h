@@ -27,6 +27,8 @@ typedef struct svk_pb {
     int overflow;         /* the slab whose size wrapped + 1, or 0 */
     uint32_t wt;          /* linear_nn: the tensor each Linear's weight is transposed into */
     bool bias_grad_apart; /* svk_plan_options.bias_grad_apart */
+    uint32_t *kv_cache;   /* decode plans: [layers], each attention's qkv tensor, the decode's cache; else NULL */
+    bool decoding;        /* the forward being written is one token's, over kv_cache (plan_decode.c) */
     uint32_t *slots;      /* the parameters' names hashed (svk_pb_param): parameter index, or SVK_NONE */
     size_t mask;          /* slots has mask + 1 entries, a power of two */
     svk_plan_op sink;     /* takes an op's fields after an allocation failure */
@@ -104,5 +106,15 @@ void svk_pb_elementwise(svk_pb *b, svk_plan_opcode code, const char *label, uint
  * backward, clipping and AdamW, with the phases marked (plan_model.c).
  * The parameters and the inputs and outputs are registered already. */
 void svk_pb_model(svk_pb *b);
+
+/* The forward pass alone over b->d's rows, with activations of its own
+ * (with b->decoding, one token's: plan_decode.c); returns its logits'
+ * tensor (SVK_NONE when out of memory). */
+uint32_t svk_pb_forward(svk_pb *b);
+
+/* Appends one token's forward over the key-value cache of the step's
+ * forward (svk_plan_options.decode) to a plan of B = 1, T = ctx
+ * (plan_decode.c). */
+void svk_pb_decode(svk_pb *b);
 
 #endif

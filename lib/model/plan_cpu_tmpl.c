@@ -356,6 +356,22 @@ static svk_status transpose(const cpu *c, const svk_plan_op *o)
     return SVK_OK;
 }
 
+static svk_status embed_decode(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_embed_decode *e = &o->embed_decode;
+    const int32_t *step = I(c, e->step);
+    SVK_REF(embedding_decode)(e->C, e->V, e->ctx, step[0], step[1], F(c, e->wte), F(c, e->wpe), F(c, e->out));
+    return SVK_OK;
+}
+
+static svk_status attn_decode(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_attn_decode *a = &o->attn_decode;
+    SVK_REF(attention_decode)(a->C, a->H, a->ctx, I(c, a->step)[1], a->rope ? (svk_real)a->theta : 0, F(c, a->qkv),
+                              F(c, a->cache), F(c, a->out));
+    return SVK_OK;
+}
+
 typedef svk_status (*runner)(const cpu *c, const svk_plan_op *o);
 
 static const runner runners[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};

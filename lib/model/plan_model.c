@@ -46,7 +46,7 @@ typedef struct acts {
     uint64_t row0;                         /* its first position among the step's */
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
     sub_acts *sub;                         /* [2L] */
-    uint32_t final_out, final_mean, final_rstd, dlogits;
+    uint32_t final_out, final_mean, final_rstd, logits, dlogits;
     stream_grads gr;
     uint32_t dz, dh;                       /* a sublayer's output's and input's gradients */
     uint32_t s_big, s_big2, s_c, work;     /* scratch: [N, max(3C, F)] twice, [N, C], the norms' [2, N, C] */
@@ -138,7 +138,7 @@ static void step_tensors(svk_pb *b, acts *a)
     a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
     a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
-    b->p->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
     a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
     a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
     a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
@@ -150,7 +150,8 @@ static void step_tensors(svk_pb *b, acts *a)
     a->s_big2 = svk_pb_tensor(b, SVK_SLAB_ACT, big, -1, "scratch.big2");
     a->s_c = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "scratch.c");
     a->work = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
-    b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
+    if (!b->decoding)
+        b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
 /* The streams: every boundary's, or with recomputation the blocks'
@@ -222,6 +223,14 @@ static void embedding_fwd(svk_pb *b, const acts *a)
 {
     svk_plan *p = b->p;
     const svk_pb_dims *d = &b->d;
+    if (b->decoding) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_DECODE, "decode.embedding");
+        o->embed_decode = (svk_plan_embed_decode){
+            .out = a->x[0], .step = p->decode_step, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
+            .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .C = d->C, .V = d->V, .ctx = p->config.ctx,
+        };
+        return;
+    }
     svk_plan_op *o = svk_pb_op(b, SVK_OP_EMBED_FWD, "embedding");
     o->embed_fwd = (svk_plan_embed_fwd){
         .out = a->x[0], .tokens = a->tokens, .wte = svk_pb_param(b, SVK_SLAB_PARAM, "wte.weight"),
@@ -250,6 +259,16 @@ static void attention_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb
     char name[64];
     snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
     svk_pb_linear_fwd(b, name, s->qkv, s->h, d->N, 3 * d->C, d->C);
+    if (b->decoding) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_DECODE, "blocks.%u.attn.decode", l);
+        o->attn_decode = (svk_plan_attn_decode){
+            .out = s->att_out, .qkv = s->qkv, .cache = b->kv_cache[l], .step = b->p->decode_step, .C = d->C,
+            .H = d->H, .ctx = c->ctx, .rope = c->pos == SVK_POS_ROPE, .theta = c->rope_theta,
+        };
+        snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
+        proj_fwd(b, name, r, s->att_out, d->C);
+        return;
+    }
     if (c->pos == SVK_POS_ROPE) {
         svk_plan_op *o = svk_pb_op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
         o->rope = (svk_plan_rope){.qkv = s->qkv, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
@@ -365,7 +384,7 @@ static void output_fwd(svk_pb *b, const acts *a)
         svk_pb_elementwise(b, SVK_OP_COPY, "final = x", a->final_out, a->x[S], d->N * d->C);
     }
     const uint32_t lm = svk_pb_param(b, SVK_SLAB_PARAM, b->p->config.tie_embeddings ? "wte.weight" : "lm_head.weight");
-    svk_pb_gemm(b, "logits", b->p->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
+    svk_pb_gemm(b, "logits", a->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
 }
 
 /* The micro-batch's losses and logits' gradients; the first counts the
@@ -567,6 +586,29 @@ static void optimizer(svk_pb *b)
     }
 }
 
+/* The embedding, the blocks and the output. */
+static void forward(svk_pb *b, const acts *a)
+{
+    void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
+        siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
+    embedding_fwd(b, a);
+    for (uint32_t k = 0; k < 2 * b->p->config.layers; k++)
+        block_fwd(b, a, k);
+    output_fwd(b, a);
+}
+
+uint32_t svk_pb_forward(svk_pb *b)
+{
+    acts a = {0};
+    const bool ok = alloc_acts(b, &a);
+    if (ok)
+        forward(b, &a);
+    else
+        b->oom = true;
+    free_acts(&a);
+    return ok ? a.logits : SVK_NONE;
+}
+
 typedef void (*sublayer_fwd_fn)(svk_pb *, const acts *, uint32_t);
 
 /* Block l's forward again, from its input, before its backward: its
@@ -594,10 +636,7 @@ static void micro_batch(svk_pb *b, acts *a)
     void (*const block_bwd)(svk_pb *, const acts *, uint32_t, const stream_grads *) =
         siamese(b) ? siamese_sublayer_bwd : post(b) ? post_sublayer_bwd : pre_sublayer_bwd;
     const bool first = a->row0 == 0;
-    embedding_fwd(b, a);
-    for (uint32_t k = 0; k < S; k++)
-        block_fwd(b, a, k);
-    output_fwd(b, a);
+    forward(b, a);
     if (first)
         p->phases.loss = p->n_ops;
     loss(b, a);
@@ -623,6 +662,7 @@ void svk_pb_model(svk_pb *b)
         b->oom = true;
         return;
     }
+    p->logits = a.logits;
     p->phases.forward = p->n_ops;
     zero_grads(b);
     const uint64_t N = b->d.N;
@@ -632,6 +672,9 @@ void svk_pb_model(svk_pb *b)
         a.targets = p->micro == 1 ? p->targets : svk_pb_view(b, p->targets, a.row0, N, "targets.%u", m);
         micro_batch(b, &a);
     }
+    /* The attentions' qkv, RoPE'd in place, are the decode's cache. */
+    for (uint32_t l = 0; b->kv_cache && l < p->config.layers; l++)
+        b->kv_cache[l] = a.sub[2 * l].qkv;
     optimizer(b);
     p->phases.end = p->n_ops;
     free_acts(&a);

@@ -42,7 +42,9 @@
     X(XENT, xent, xent)                                                                                            \
     X(CLIP, clip, clip)                                                                                            \
     X(ADAMW, adamw, adamw)                                                                                         \
-    X(TRANSPOSE, transpose, transpose)
+    X(TRANSPOSE, transpose, transpose)                                                                             \
+    X(EMBED_DECODE, embed_decode, embed_decode)                                                                    \
+    X(ATTN_DECODE, attn_decode, attn_decode)
 
 #define SVK_PLAN_OP_ENUM(kind, name, fn) SVK_OP_##kind,
 #define SVK_PLAN_OP_NAME(kind, name, fn) #name,
@@ -256,6 +258,29 @@ typedef struct svk_plan_transpose {
     uint64_t rows, cols;
 } svk_plan_transpose;
 
+/* One token's embedding at its position (generation with a key-value
+ * cache, plan_decode.c): out [1, C] = wte [V, C] row step[0] + wpe [ctx, C]
+ * (optional) row step[1]; step is int32 [2] in the input slab. A token
+ * outside [0, V) or a position outside [0, ctx) gives zeros. */
+typedef struct svk_plan_embed_decode {
+    uint32_t out, step, wte, wpe;
+    uint64_t C, V, ctx;
+} svk_plan_embed_decode;
+
+/* One token's causal attention over a key-value cache at position
+ * pos = step[1] (int32 [2], input slab): qkv [1, 3C] is the token's
+ * queries, keys and values, RoPE'd at pos when rope (theta); that row is
+ * stored as row pos of cache [ctx, 3C] (the prefill's qkv: rows 0..pos-1
+ * hold the earlier tokens', keys rotated), then out [1, C] = softmax of
+ * its queries against keys 0..pos, times their values. A position
+ * outside [0, ctx) writes nothing. */
+typedef struct svk_plan_attn_decode {
+    uint32_t out, qkv, cache, step;
+    uint64_t C, H, ctx;
+    bool rope;
+    float theta;
+} svk_plan_attn_decode;
+
 typedef struct svk_plan_op {
     svk_plan_opcode code;
     uint32_t fuse;  /* SVK_FUSE_* */
@@ -282,6 +307,8 @@ typedef struct svk_plan_op {
         svk_plan_clip clip;
         svk_plan_adamw adamw;
         svk_plan_transpose transpose;
+        svk_plan_embed_decode embed_decode;
+        svk_plan_attn_decode attn_decode;
     };
 } svk_plan_op;
 

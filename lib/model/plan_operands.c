@@ -282,6 +282,25 @@ static void transpose(builder *b, const svk_plan_op *o)
     dense(b, t->dst, "dst", OUT, t->rows * t->cols);
 }
 
+/* The token and position are integers: not listed. */
+static void embed_decode(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_embed_decode *e = &o->embed_decode;
+    whole(b, e->wte, "wte", IN);
+    whole(b, e->wpe, "wpe", IN);
+    dense(b, e->out, "out", OUT, e->C);
+}
+
+/* The cache is read up to the position and written at it: all of it is
+ * listed, as both. */
+static void attn_decode(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_attn_decode *a = &o->attn_decode;
+    dense(b, a->qkv, "qkv", IN, 3 * a->C);
+    dense(b, a->cache, "cache", INOUT, a->ctx * 3 * a->C);
+    dense(b, a->out, "out", OUT, a->C);
+}
+
 typedef void (*lister)(builder *b, const svk_plan_op *o);
 
 static const lister listers[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};

@@ -11,6 +11,7 @@
 #include "ops/colsum.h"
 #include "ops/copy.h"
 #include "ops/cross_entropy.h"
+#include "ops/decode.h"
 #include "ops/embedding.h"
 #include "ops/gemm.h"
 #include "ops/layernorm.h"
@@ -290,6 +291,24 @@ static svk_status transpose(const svk_plan_vk_rec *r, const svk_plan_op *o)
     const svk_transpose_args a = {.rows = (uint32_t)t->rows, .cols = (uint32_t)t->cols, .src = T(t->src),
                                   .dst = T(t->dst), .label = o->label};
     return svk_transpose_record(r->cl, &a);
+}
+
+static svk_status embed_decode(const svk_plan_vk_rec *r, const svk_plan_op *o)
+{
+    const svk_plan_embed_decode *e = &o->embed_decode;
+    const svk_decode_embed_args a = {.C = (uint32_t)e->C, .V = (uint32_t)e->V, .ctx = (uint32_t)e->ctx,
+                                     .step = T(e->step), .wte = T(e->wte), .wpe = T(e->wpe), .out = T(e->out),
+                                     .label = o->label};
+    return svk_decode_embed_record(r->cl, &a);
+}
+
+static svk_status attn_decode(const svk_plan_vk_rec *r, const svk_plan_op *o)
+{
+    const svk_plan_attn_decode *p = &o->attn_decode;
+    const svk_decode_attention_args a = {.C = (uint32_t)p->C, .H = (uint32_t)p->H, .ctx = (uint32_t)p->ctx,
+                                         .rope = p->rope, .theta = p->theta, .step = T(p->step), .qkv = T(p->qkv),
+                                         .cache = T(p->cache), .out = T(p->out), .label = o->label};
+    return svk_decode_attention_record(r->cl, &a);
 }
 
 static svk_status bias_bwd(const svk_plan_vk_rec *r, const svk_plan_op *o)

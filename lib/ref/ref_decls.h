@@ -157,10 +157,25 @@ void SVK_REF_NAME(attention_bwd)(size_t B, size_t T, size_t C, size_t H,
  * angle t * theta^(-2i/D). */
 void SVK_REF_NAME(rope_fwd)(size_t B, size_t T, size_t C, size_t H,
                             SVK_REF_TYPE theta, SVK_REF_TYPE *qkv);
+/* rope_fwd of one row at position pos: row [3C], in place. */
+void SVK_REF_NAME(rope_fwd_at)(size_t C, size_t H, size_t pos, SVK_REF_TYPE theta, SVK_REF_TYPE *row);
 /* Backward of rope_fwd, in place on dqkv: [B, T, 3C]: the rotation is
  * orthogonal, so the gradient is rotated by the negative angle. */
 void SVK_REF_NAME(rope_bwd)(size_t B, size_t T, size_t C, size_t H,
                             SVK_REF_TYPE theta, SVK_REF_TYPE *dqkv);
+
+/* Generation with a key-value cache (lib/ref/decode.c). embedding_decode:
+ * out [C] = wte [V, C] row token + wpe [ctx, C] row pos (wpe NULL: none);
+ * a token outside [0, V) or pos >= ctx gives zeros. attention_decode: one
+ * token's causal attention at position pos < ctx: qkv [3C] (before RoPE)
+ * is RoPE'd at pos where theta > 0 (0: no RoPE) and stored as row pos of
+ * cache [ctx, 3C], whose rows 0..pos-1 hold the earlier tokens' (keys
+ * rotated); out [C] = softmax(q k_j / sqrt(D), j <= pos) v_j per head, in
+ * the arithmetic of attention_fwd's row pos. pos >= ctx writes nothing. */
+void SVK_REF_NAME(embedding_decode)(size_t C, size_t V, size_t ctx, int32_t token, int32_t pos,
+                                    const SVK_REF_TYPE *wte, const SVK_REF_TYPE *wpe, SVK_REF_TYPE *out);
+void SVK_REF_NAME(attention_decode)(size_t C, size_t H, size_t ctx, int32_t pos, SVK_REF_TYPE theta,
+                                    const SVK_REF_TYPE *qkv, SVK_REF_TYPE *cache, SVK_REF_TYPE *out);
 
 /* GELU, tanh form: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
  * x, out: [n] (any shape, e.g. [rows, F]); out may equal x. */

@@ -67,6 +67,9 @@
 #include "attention_softmax_fwd_texel.spv.h"
 #include "attention_softmax_fwd_cpu.spv.h"
 /* @attention-includes@ */
+#include "common/push_decode.h"
+#include "decode_attention.spv.h"
+#include "decode_embed.spv.h"
 #include "common/push_gelu.h"
 #include "common/push_swiglu.h"
 #include "common/push_bias.h"
@@ -769,6 +772,26 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
         .push_size = sizeof(svk_push_finite_check),
         .n_spec = 3,
         .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_DECODE_EMBED] = {
+        .name = "decode_embed",
+        SPV(svk_spv_decode_embed),
+        .n_buffers = 4,      /* step, wte, wpe, out */
+        .write_mask = 1u << 3,
+        .push_size = sizeof(svk_push_decode),
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_DECODE_ATTENTION] = {
+        .name = "decode_attention",
+        SPV(svk_spv_decode_attention),
+        .n_buffers = 4,      /* step, qkv, cache, out */
+        .write_mask = (1u << 2) | (1u << 3),
+        .push_size = sizeof(svk_push_decode),
+        /* One workgroup per head; a power of two (its tree reductions),
+         * at most the shader's LMAX. */
+        .n_spec = 3,
+        .spec_defaults = {64, 1, 1},
     },
     /* @elementwise-rows@ */
 };

@@ -105,6 +105,8 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_CROSS_ENTROPY_CPU, /* the CPU form of SVK_KERNEL_CROSS_ENTROPY (common/row_cpu.glsl) */
     SVK_KERNEL_EMBEDDING_BWD_CPU, /* the CPU form of SVK_KERNEL_EMBEDDING_BWD: vec4 columns, no barriers */
     SVK_KERNEL_FINITE_CHECK,      /* NaN/Inf statistics of a tensor (saves, svk_model_find_nonfinite) */
+    SVK_KERNEL_DECODE_EMBED,      /* generation with a key-value cache (lib/ops/decode.h) */
+    SVK_KERNEL_DECODE_ATTENTION,
     /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;

@@ -122,6 +122,7 @@ void cf_run_norm(cf_state *cf);
 /* @norm-families@ */
 void cf_run_attention(cf_state *cf);
 void cf_run_rope(cf_state *cf);
+void cf_run_decode(cf_state *cf);
 /* @attention-families@ */
 void cf_run_gelu(cf_state *cf);
 void cf_run_swiglu(cf_state *cf);

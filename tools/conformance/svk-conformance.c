@@ -26,6 +26,7 @@ static const cf_family cf_families[] = {
     /* @norm-families@ */
     {"attention", cf_run_attention},
     {"rope", cf_run_rope},
+    {"decode", cf_run_decode},
     /* @attention-families@ */
     {"gelu", cf_run_gelu},
     {"swiglu", cf_run_swiglu},

@@ -13,33 +13,39 @@
 #include "svk/model.h"
 #include "svk/svk.h"
 
-/* Each new token is one forward pass over a ctx-long window (the window
- * slides past ctx: svk_model_generate), so the count is bounded by time,
- * not by the model; 2^20 is hours on lavapipe, and a -1 or a 2^32 typed by
- * mistake is refused rather than run. */
+/* Each new token is one token's forward over the key-value cache, or past
+ * ctx a forward over the window (svk_model_generate_ex), so the count is
+ * bounded by time, not by the model; 2^20 is hours on lavapipe, and a -1
+ * or a 2^32 typed by mistake is refused rather than run. */
 #define TOKENS_MAX 1048576
 
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: svk-generate CHECKPOINT [--prompt TEXT] [--tokens N] [--temperature X] [--top-k K]\n"
-"                    [--seed S] [--stop-newline] [--device cpu|vulkan|vulkan:N]\n"
+"usage: svk-generate CHECKPOINT [--prompt TEXT] [--tokens N] [--temperature X] [--top-k K] [--top-p P]\n"
+"                    [--seed S] [--stop-newline] [--stop STR]... [--no-cache] [--device cpu|vulkan|vulkan:N]\n"
 "Continues TEXT (default \"\\n\", never empty) by up to N tokens.\n"
 "  --tokens N         tokens to generate, 1..%d (default 64)\n"
 "  --temperature X    finite, >= 0 (default 0: greedy)\n"
 "  --top-k K          sample among the K likeliest tokens, 0..vocabulary (default 0: all)\n"
+"  --top-p P          then among the fewest likeliest whose probabilities sum to P, in (0, 1] (default 1: all)\n"
 "  --seed S           sampling seed, 0..2^64-1 (default 1)\n"
 "  --stop-newline     stop after the first newline generated\n"
+"  --stop STR         stop once the text generated ends with STR (1..%u bytes, kept in the output);\n"
+"                     repeatable, up to %u\n"
+"  --no-cache         run the whole window for every token instead of the key-value cache (slower;\n"
+"                     the same greedy text)\n"
 "  --device D         cpu, vulkan (default: SVK_DEVICE, else the best device) or vulkan:N\n"
 SVK_EXIT_HELP "\n",
-            TOKENS_MAX);
+            TOKENS_MAX, SVK_GENERATE_STOP_MAX, SVK_GENERATE_STOPS_MAX);
 }
 
 int main(int argc, char **argv)
 {
     const char *ckpt = NULL, *prompt = "\n", *device_text = "vulkan";
     svk_cli_device_choice device = {.cpu = false, .index = -1};
-    svk_sample_params sp = svk_sample_params_default();
+    svk_generate_params sp = svk_generate_params_default();
+    const char *stops[SVK_GENERATE_STOPS_MAX];
     uint32_t n = 64;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -51,6 +57,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--stop-newline")) {
             sp.stop_token = '\n';
             continue;
+        } else if (!strcmp(a, "--no-cache")) {
+            sp.no_cache = true;
+            continue;
         } else if (a[0] != '-') {
             if (ckpt) {
                 fprintf(stderr, "svk-generate: one checkpoint only, not '%s' and '%s' (try --help)\n", ckpt, a);
@@ -59,7 +68,8 @@ int main(int argc, char **argv)
             ckpt = a;
             continue;
         } else if (strcmp(a, "--prompt") && strcmp(a, "--tokens") && strcmp(a, "--temperature") &&
-                   strcmp(a, "--top-k") && strcmp(a, "--seed") && strcmp(a, "--device")) {
+                   strcmp(a, "--top-k") && strcmp(a, "--seed") && strcmp(a, "--device") && strcmp(a, "--top-p") &&
+                   strcmp(a, "--stop")) {
             fprintf(stderr, "svk-generate: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
         } else if (!v) {
@@ -75,6 +85,19 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--top-k")) {
             /* Checked against the vocabulary once the checkpoint says it. */
             ok = svk_cli_u32(a, v, 0, UINT32_MAX, &sp.top_k, &err);
+        } else if (!strcmp(a, "--top-p")) {
+            ok = svk_cli_f32(a, v, 0, 1, &sp.top_p, &err) && sp.top_p > 0;
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--top-p '%s': not a number in (0, 1]", v);
+        } else if (!strcmp(a, "--stop")) {
+            ok = *v && strlen(v) <= SVK_GENERATE_STOP_MAX && sp.n_stop < SVK_GENERATE_STOPS_MAX;
+            if (ok)
+                stops[sp.n_stop++] = v;
+            else
+                snprintf(err.text, sizeof(err.text), "--stop '%.64s': %s (at most %u; 1..%u bytes each)", v,
+                         sp.n_stop == SVK_GENERATE_STOPS_MAX ? "one stop string too many"
+                                                             : "not a stop string",
+                         SVK_GENERATE_STOPS_MAX, SVK_GENERATE_STOP_MAX);
         } else if (!strcmp(a, "--seed")) {
             ok = svk_cli_u64(a, v, 0, UINT64_MAX, &sp.seed, &err);
         } else {
@@ -87,6 +110,7 @@ int main(int argc, char **argv)
         }
         i++;
     }
+    sp.stop = stops;
     if (!ckpt) {
         fprintf(stderr, "svk-generate: no CHECKPOINT given\n");
         usage(stderr);
@@ -137,7 +161,7 @@ int main(int argc, char **argv)
         tok[i] = (unsigned char)prompt[i];
     /* The model the file holds, on the device (ctx) or the CPU (NULL). */
     if (svk_model_open(ctx, ckpt, 0, &m) != SVK_OK ||
-        svk_model_generate(m, tok, (uint32_t)plen, n, &sp, out, &got) != SVK_OK) {
+        svk_model_generate_ex(m, tok, (uint32_t)plen, n, &sp, out, &got) != SVK_OK) {
         fprintf(stderr, "svk-generate: %s\n", svk_last_error());
         goto done;
     }
