@@ -13,15 +13,10 @@
  * svk_adamw_args.prev_guard). The lists' leading barrier
  * (svk_cmdlist_begin) orders each step after the one before it on the queue.
  *
- * Submissions: an op range runs as several lists, each submitted in turn,
- * so that none runs longer than the model's max_submit_ms (a desktop
- * driver's watchdog resets a GPU whose submission runs too long). Each
- * list's leading barrier orders it after the one before, so the step
- * computes what one list would, to the bit. The first replay of a range
- * runs lists of SVK_SUBMIT_UNMEASURED_OPS ops with timestamps; once it has
- * finished, the range is cut by the times measured (submit_split.h) and
- * recorded again. A step in flight is its parity's lists; waiting for it is
- * waiting for them all.
+ * Submissions: an op range runs as several lists, submitted in turn, so
+ * that none runs longer than the model's max_submit_ms (vk_submit.h: a
+ * desktop driver's watchdog resets a GPU whose submission runs too long).
+ * A step in flight is its parity's lists; waiting for it waits for each.
  *
  * Buffers: the parameter, gradient and moment slabs are one buffer each
  * (the gradient zeroing and norm run over the whole slab; SiameseNorm's
@@ -43,33 +38,9 @@
 #include "ops/finite_check.h"
 #include "ops/gemm.h"
 #include "plan_vk.h"
-#include "submit_split.h"
+#include "vk_submit.h"
 #include "vk/vk_buffer.h"
 #include "vk/vk_context.h"
-
-/* A recorded range of the plan, for one parity of the double-buffered
- * inputs and outputs: n lists, cl[i] running ops [cut[i], cut[i + 1]).
- * timing: the lists carry timestamps, and op_first[j - begin] is op j's
- * first dispatch in its list (measure_cuts reads them). */
-typedef struct vk_list {
-    size_t begin, end;
-    int parity;
-    size_t n;
-    svk_cmdlist **cl;
-    size_t *cut;
-    uint32_t *op_first;
-    bool timing;
-    double longest_ms;                  /* the longest list's measured time; < 0: not measured */
-} vk_list;
-
-/* A range's cuts once measured, shared by both parities' recordings. */
-typedef struct vk_cuts {
-    size_t begin, end, n;
-    size_t *cut;
-    double longest_ms;
-} vk_cuts;
-
-#define MAX_LISTS 8
 
 typedef struct vk_state {
     svk_buffer *slab[SVK_SLAB_COUNT];   /* ACT: unused (per-tensor buffers) */
@@ -79,47 +50,18 @@ typedef struct vk_state {
     svk_buffer *scratch, *clip_partials, *losses;
     svk_buffer *alt[2];                 /* parity 1's inputs and outputs (parity 0's: slab[]) */
     svk_buffer *hparams[2];             /* the step's numbers, by parity */
-    vk_list lists[MAX_LISTS];
-    vk_cuts cuts[MAX_LISTS];
-    bool warned_long;                   /* an op over max_submit_ms was logged */
-    bool noted_count;                   /* a split by op count (no timestamps) was logged */
+    svk_vk_ranges ranges;               /* the op ranges' recordings, by parity (vk_submit.h) */
     svk_cmdlist *external;              /* a step recorded into the app's command buffer (parity 0) */
-    vk_list *inflight[2];               /* by parity: submitted, not yet waited for */
     int cur;                            /* the parity of the latest run: its outputs are the model's */
     bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
-
-/* Frees a range's recording (each list waits for its submission). */
-static void list_free(vk_state *s, vk_list *l)
-{
-    for (size_t i = 0; l->cl && i < l->n; i++)
-        svk_cmdlist_destroy(&l->cl[i]);
-    free(l->cl);
-    free(l->cut);
-    free(l->op_first);
-    for (int q = 0; q < 2; q++)
-        if (s->inflight[q] == l)
-            s->inflight[q] = NULL;
-    *l = (vk_list){0};
-}
-
-/* Frees every recording, and the cuts (they belong to a batch shape). */
-static void free_lists(vk_state *s)
-{
-    for (int i = 0; i < MAX_LISTS; i++) {
-        list_free(s, &s->lists[i]);
-        free(s->cuts[i].cut);
-        s->cuts[i] = (vk_cuts){0};
-    }
-}
 
 /* Frees the buffers of the current shape, after one wait for the queue
  * (svk_buffer_wait_unused): not one per buffer. */
 static void free_shape(svk_ctx *ctx, vk_state *s)
 {
-    free_lists(s);
+    svk_vk_ranges_free(&s->ranges, true);
     svk_cmdlist_destroy(&s->external);
-    s->inflight[0] = s->inflight[1] = NULL;
     s->cur = 0;
     svk_buffer_wait_unused(ctx, "freeing the model's buffers");
     for (size_t i = 0; i < s->n_act; i++)
@@ -393,13 +335,12 @@ static void print_profile(svk_cmdlist *cl, svk_profile_mode mode)
     }
 }
 
-/* Records ops [begin, end) of m's plan into cl for a parity; st: the
- * status so far (nothing is recorded unless SVK_OK). op_first (NULL: not
- * wanted) receives each op's first dispatch in cl. */
-static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, svk_status st,
-                             uint32_t *op_first)
+/* Records ops [begin, end) of m's plan into cl for a parity (svk_vk_record_fn);
+ * op_first (NULL: not wanted) receives each op's first dispatch in cl. */
+static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, uint32_t *op_first)
 {
     const svk_plan_vk_rec r = recording(m, cl, parity);
+    svk_status st = SVK_OK;
     for (size_t i = begin; i < end && st == SVK_OK; i++) {
         if (op_first)
             svk_cmdlist_stats(cl, &op_first[i - begin], NULL);
@@ -408,188 +349,11 @@ static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t b
     return st;
 }
 
-/* One list of ops [begin, end); with op_first, timed dispatch by dispatch
- * (measure_cuts). */
-static svk_status record_list(svk_model *m, int parity, size_t begin, size_t end, uint32_t *op_first,
-                              svk_cmdlist **out)
-{
-    svk_cmdlist *cl = NULL;
-    /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
-     * each submission (a developer's tool; replays stay unchanged). */
-    svk_cmdlist_params lp = {0};
-    if ((op_first || m->ctx->settings.profile != SVK_PROFILE_OFF) && m->ctx->info.timestamps)
-        lp.timestamp_capacity = (uint32_t)(16 * (end - begin) + 16);
-    svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
-    if (st == SVK_OK)
-        st = svk_cmdlist_begin(cl);
-    st = record_ops(m, cl, parity, begin, end, st, op_first);
-    if (st == SVK_OK)
-        st = svk_cmdlist_end(cl);
-    if (st != SVK_OK)
-        svk_cmdlist_destroy(&cl);
-    *out = cl;
-    return st;
-}
-
-static vk_cuts *find_cuts(vk_state *s, size_t begin, size_t end)
-{
-    for (int i = 0; i < MAX_LISTS; i++)
-        if (s->cuts[i].cut && s->cuts[i].begin == begin && s->cuts[i].end == end)
-            return &s->cuts[i];
-    return NULL;
-}
-
-/* Where l's range is cut: as measured, where it was; else in lists of
- * SVK_SUBMIT_UNMEASURED_OPS ops, timed where the device has timestamps;
- * or whole, with max_submit_ms 0 and under SVK_PROFILE (which times one
- * list). */
-static svk_status plan_cuts(svk_model *m, vk_list *l)
-{
-    vk_state *s = m->backend;
-    const size_t n_ops = l->end - l->begin;
-    const vk_cuts *c = find_cuts(s, l->begin, l->end);
-    l->longest_ms = c ? c->longest_ms : -1;
-    l->cut = svk_calloc(n_ops + 2, sizeof(*l->cut));
-    if (!l->cut)
-        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
-    if (c) {
-        memcpy(l->cut, c->cut, (c->n + 1) * sizeof(*l->cut));
-        l->n = c->n;
-        return SVK_OK;
-    }
-    if (m->params.max_submit_ms <= 0 || m->ctx->settings.profile != SVK_PROFILE_OFF || n_ops == 0) {
-        l->cut[0] = l->begin;
-        l->cut[1] = l->end;
-        l->n = 1;
-        return SVK_OK;
-    }
-    l->n = svk_submit_split_even(n_ops, SVK_SUBMIT_UNMEASURED_OPS, l->cut);
-    for (size_t i = 0; i <= l->n; i++)
-        l->cut[i] += l->begin;
-    l->timing = m->ctx->info.timestamps;
-    if (l->timing && !(l->op_first = svk_calloc(n_ops, sizeof(*l->op_first))))
-        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
-    if (!l->timing && !s->noted_count) {
-        svk_log_msg(svk_model_log(m), SVK_LOG_INFO,
-                    "the device's compute queue has no timestamps: steps are split into submissions of %d ops, "
-                    "not measured against max_submit_ms %g", SVK_SUBMIT_UNMEASURED_OPS, m->params.max_submit_ms);
-        s->noted_count = true;
-    }
-    return SVK_OK;
-}
-
-/* The recorded lists of ops [begin, end) for a parity, made on first use. */
-static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, vk_list **out)
-{
-    vk_state *s = m->backend;
-    vk_list *l = NULL;
-    for (int i = 0; i < MAX_LISTS; i++) {
-        vk_list *li = &s->lists[i];
-        if (li->cl && li->begin == begin && li->end == end && li->parity == parity) {
-            *out = li;
-            return SVK_OK;
-        }
-        if (!li->cl && !l)
-            l = li;
-    }
-    if (!l)
-        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
-    *l = (vk_list){.begin = begin, .end = end, .parity = parity};
-    svk_status st = plan_cuts(m, l);
-    if (st == SVK_OK && !(l->cl = svk_calloc(l->n, sizeof(*l->cl))))
-        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
-    for (size_t i = 0; i < l->n && st == SVK_OK; i++)
-        st = record_list(m, parity, l->cut[i], l->cut[i + 1], l->op_first ? l->op_first + (l->cut[i] - begin) : NULL,
-                         &l->cl[i]);
-    if (st != SVK_OK) {
-        list_free(s, l);
-        return st;
-    }
-    *out = l;
-    return SVK_OK;
-}
-
-/* Adds the times of list i of l's timed replay to op_ms (by op, from
- * l->begin); false if they cannot be read. */
-static bool op_times(const vk_list *l, size_t i, double *op_ms)
-{
-    uint32_t n = 0;
-    svk_cmdlist_stats(l->cl[i], &n, NULL);
-    double *ns = svk_calloc(n ? n : 1, sizeof(*ns));
-    bool ok = ns && svk_cmdlist_timings(l->cl[i], ns, NULL, NULL, &n) == SVK_OK;
-    for (size_t j = l->cut[i]; j < l->cut[i + 1] && ok; j++) {
-        const uint32_t d1 = j + 1 < l->cut[i + 1] ? l->op_first[j + 1 - l->begin] : n;
-        for (uint32_t d = l->op_first[j - l->begin]; d < d1 && d < n; d++)
-            op_ms[j - l->begin] += ns[d] * 1e-6;
-    }
-    free(ns);
-    return ok;
-}
-
-/* After l's timed replay has finished: cuts its range by the times
- * measured, for both parities' recordings from then on, and frees l, to be
- * recorded again with them on its next use. A failure costs the
- * measurement only: l goes on as it was, untimed. */
-static void measure_cuts(svk_model *m, vk_list *l)
-{
-    vk_state *s = m->backend;
-    const size_t n_ops = l->end - l->begin;
-    l->timing = false;
-    vk_cuts *c = find_cuts(s, l->begin, l->end);
-    for (int i = 0; i < MAX_LISTS && !c; i++)
-        if (!s->cuts[i].cut)
-            c = &s->cuts[i];
-    double *op_ms = svk_calloc(n_ops, sizeof(*op_ms));
-    size_t *cut = svk_calloc(n_ops + 1, sizeof(*cut));
-    bool ok = c && !c->cut && op_ms && cut;
-    for (size_t i = 0; i < l->n && ok; i++)
-        ok = op_times(l, i, op_ms);
-    if (ok) {
-        size_t longest;
-        const size_t n = svk_submit_split(op_ms, n_ops, m->params.max_submit_ms, cut, &longest);
-        double most = 0;
-        for (size_t i = 0; i < n; i++) {
-            double sum = 0;
-            for (size_t j = cut[i]; j < cut[i + 1]; j++)
-                sum += op_ms[j];
-            most = sum > most ? sum : most;
-            cut[i] += l->begin;
-        }
-        cut[n] += l->begin;
-        *c = (vk_cuts){l->begin, l->end, n, cut, most};
-        cut = NULL;
-        if (longest < n_ops && !s->warned_long) {
-            svk_log_msg(svk_model_log(m), SVK_LOG_WARN,
-                        "op '%s' alone took %.1f ms, over max_submit_ms %g: it cannot be split, and runs as a "
-                        "submission of its own (a watchdog may still reset the device if it runs too long)",
-                        m->plan.ops[l->begin + longest].label, op_ms[longest], m->params.max_submit_ms);
-            s->warned_long = true;
-        }
-        svk_log_msg(svk_model_log(m), SVK_LOG_INFO, "ops %zu..%zu run as %zu submission(s) of at most %.1f ms "
-                    "measured (max_submit_ms %g)", l->begin, l->end, n, most, m->params.max_submit_ms);
-    }
-    free(op_ms);
-    free(cut);
-    if (c && c->cut)
-        list_free(s, l);
-}
-
-/* Waits for the lists in flight on a parity, in order. A failed wait keeps
- * them in flight: the step still runs, and a later wait may succeed
- * (svk_model_settle retries; a list already waited for is not again). */
+/* Waits for the lists in flight on a parity (vk_submit.h). */
 static svk_status finish_parity(svk_model *m, int parity)
 {
     vk_state *s = m->backend;
-    vk_list *l = s->inflight[parity];
-    svk_status st = SVK_OK;
-    for (size_t i = 0; l && i < l->n && st == SVK_OK; i++)
-        st = svk_cmdlist_wait(l->cl[i]);
-    if (!l || st != SVK_OK)
-        return st;
-    s->inflight[parity] = NULL;
-    if (l->timing)
-        measure_cuts(m, l);
-    return SVK_OK;
+    return svk_vk_range_finish(m, &s->ranges, parity);
 }
 
 /* Waits for everything in flight, the older list first. */
@@ -623,41 +387,11 @@ static svk_status write_inputs(svk_model *m, int q, const int32_t *tokens, const
     return SVK_OK;
 }
 
-/* Submits l's lists in turn on parity q, which is then in flight from the
- * first. A list that fails after the first leaves the range run in part:
- * it is tried again (a submission may fail for want of memory and go
- * through when tried again), and if it still fails the model's state is
- * not known, and it is marked unusable until a checkpoint is loaded, as
- * after a step whose outcome cannot be read (model.c). A loss is final. */
-static svk_status submit(svk_model *m, vk_list *l, int q)
-{
-    vk_state *s = m->backend;
-    svk_status st = SVK_OK;
-    /* For the message of a loss (svk_vk_fail): what was running. */
-    m->ctx->loss.submitted = true;
-    m->ctx->loss.budget_ms = m->params.max_submit_ms;
-    m->ctx->loss.longest_ms = l->longest_ms;
-    for (size_t i = 0; i < l->n && st == SVK_OK; i++) {
-        st = svk_cmdlist_submit(l->cl[i]);
-        for (int again = 0; i > 0 && again < 2 && st != SVK_OK && st != SVK_ERROR_DEVICE_LOST; again++)
-            st = svk_cmdlist_submit(l->cl[i]);
-        if (st == SVK_OK) {
-            s->inflight[q] = l;
-            s->cur = q;
-        } else if (i > 0 && st != SVK_ERROR_DEVICE_LOST) {
-            snprintf(m->unusable, sizeof(m->unusable),
-                     "submission %zu of the %zu of its ops could not be made after those before it ran (%s)", i + 1,
-                     l->n, svk_last_error());
-        }
-    }
-    return st;
-}
-
 static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
                       const svk_step_hparams *h, bool wait)
 {
     vk_state *s = m->backend;
-    vk_list *l = NULL;
+    svk_vk_range *l = NULL;
     /* A training step submitted behind one still running takes the other
      * parity; anything else follows a settled model and reuses the
      * current one. Either way the lists that last used the parity must be
@@ -671,8 +405,15 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     if (st == SVK_OK)
         st = behind ? finish_parity(m, q) : finish_pending(m);
     if (st == SVK_OK)
-        st = list_for(m, begin, end, q, &l);
-    if (st != SVK_OK || (st = write_inputs(m, q, tokens, targets, h)) != SVK_OK || (st = submit(m, l, q)) != SVK_OK)
+        st = svk_vk_range_get(m, &s->ranges, record_ops, begin, end, q, &l);
+    if (st == SVK_OK)
+        st = write_inputs(m, q, tokens, targets, h);
+    if (st == SVK_OK) {
+        st = svk_vk_range_submit(m, &s->ranges, l);
+        if (s->ranges.inflight[q] == l) /* (from its first list on) */
+            s->cur = q;
+    }
+    if (st != SVK_OK)
         return st;
     if (m->ctx->settings.profile != SVK_PROFILE_OFF) {
         st = finish_pending(m);
@@ -756,7 +497,8 @@ static svk_status record_external(svk_model *m, void *vk_command_buffer)
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
     if (st == SVK_OK)
         st = svk_cmdlist_begin(cl);
-    st = record_ops(m, cl, 0, m->plan.phases.forward, m->plan.phases.end, st, NULL);
+    if (st == SVK_OK)
+        st = record_ops(m, cl, 0, m->plan.phases.forward, m->plan.phases.end, NULL);
     if (st == SVK_OK)
         st = svk_cmdlist_end(cl);
     if (st != SVK_OK) {
@@ -790,8 +532,7 @@ static void forget_recordings(svk_model *m)
         return;
     finish_pending(m);
     /* The cuts stay: a recording made again is cut where this one was. */
-    for (int i = 0; i < MAX_LISTS; i++)
-        list_free(s, &s->lists[i]);
+    svk_vk_ranges_free(&s->ranges, false);
 }
 
 /* A list of its own, recorded for this run and dropped after it: ops one
