@@ -30,6 +30,10 @@ for ms in 0.001 0; do
         sh -c '"$@" --max-submit-ms '$ms' --save-every 4 --save ms.st && cmp straight.st ms.st' sh "$train" "${small[@]}"
 done
 
+expect "--max-submit-ms 0.001: the op over it named, once" 0 "cannot be split" \
+    "$train" "${small[@]}" --steps 2 "${tiny[@]}"
+check "... once" test "$(grep -c "cannot be split" out)" = 1
+
 expect "lost mid-run without --recover: exit 1, the likely cause named" 1 "watchdog" \
     env FV_LOSE_SUBMIT="$mid" "$fault" "${small[@]}" "${tiny[@]}" --save-every 4 --save lost.st
 cp out lost.out

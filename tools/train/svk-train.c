@@ -462,6 +462,15 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
+/* libsvk's warnings (an op longer than --max-submit-ms alone, a kernel
+ * path the device lacks): its errors reach the user through fail(). */
+static void log_warning(void *user, svk_log_level level, const char *message)
+{
+    (void)user;
+    if (level == SVK_LOG_WARN)
+        fprintf(stderr, "svk-train: warning: %s\n", message);
+}
+
 static int fail(const char *what)
 {
     fprintf(stderr, "svk-train: %s: %s\n", what, svk_last_error());
@@ -1094,6 +1103,7 @@ static int run(options o, const char *from, run_outcome *res)
     } else {
         svk_ctx_params cp = svk_ctx_params_default();
         cp.device_index = o.device.index;
+        cp.log_fn = log_warning;
         if (svk_ctx_create(&cp, &ctx) != SVK_OK) {
             /* svk_ctx_create names an index past the devices, and their count. */
             fprintf(stderr, "svk-train: --device %s: %s (--device cpu trains on the CPU reference)\n", o.device_text,
