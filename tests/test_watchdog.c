@@ -6,8 +6,8 @@
  *    bit to one submission per step (max_submit_ms 0) and to the default
  *    budget, with steps overlapping (loss not read) and waited for; the
  *    op over the budget is logged once, as a warning; after the first
- *    steps (which measure) a step of the tiny model is one submission at
- *    the default budget and one per op at the tiny one.
+ *    steps (which measure) a step is one submission at max_submit_ms 0,
+ *    one an op at the tiny budget and fewer at the default.
  *  - VK_ERROR_DEVICE_LOST injected in the middle of a step's submissions
  *    (on a vkQueueSubmit, then on a vkWaitForFences): the step returns
  *    SVK_ERROR_DEVICE_LOST with a message that names the likely cause (a
@@ -133,10 +133,13 @@ static void budgets(trace *tiny)
             printf(" %llu", (unsigned long long)t[i].submits[s]);
         printf("\n");
     }
-    tu_check(&tally, t[0].submits[STEPS - 1] == 1 && t[2].submits[STEPS - 1] == 1 && t[1].submits[STEPS - 1] > 20,
-             "a measured step is one submission at max_submit_ms 0 and the default, one an op at %g (%llu, %llu, %llu)",
-             TINY_BUDGET, (unsigned long long)t[0].submits[STEPS - 1], (unsigned long long)t[2].submits[STEPS - 1],
-             (unsigned long long)t[1].submits[STEPS - 1]);
+    /* (the default's cut is measured: one submission here, more on a
+     * loaded machine or under the sanitizers, but never one an op) */
+    tu_check(&tally, t[0].submits[STEPS - 1] == 1 && t[1].submits[STEPS - 1] > 20 &&
+                         t[2].submits[STEPS - 1] < t[1].submits[STEPS - 1],
+             "a measured step is one submission at max_submit_ms 0, one an op at %g, fewer at the default (%llu, "
+             "%llu, %llu)", TINY_BUDGET, (unsigned long long)t[0].submits[STEPS - 1],
+             (unsigned long long)t[1].submits[STEPS - 1], (unsigned long long)t[2].submits[STEPS - 1]);
     tu_check(&tally, t[2].submits[0] > 1, "the default budget's first step (measured) is several submissions (%llu)",
              (unsigned long long)t[2].submits[0]);
     tu_check(&tally, same(&t[0], &t[1], 0) && same(&t[0], &t[2], 0),
