@@ -176,8 +176,19 @@ CREATE_WRAPPER(FV_CREATE_FENCE, vkCreateFence, VkFence, out,
                (VkDevice d, const VkFenceCreateInfo *i, const VkAllocationCallbacks *a, VkFence *out),
                (d, i, a, out))
 PLAIN_WRAPPER(FV_RESET_FENCES, real_d, vkResetFences, (VkDevice d, uint32_t n, const VkFence *f), (d, n, f))
-PLAIN_WRAPPER(FV_QUEUE_SUBMIT, real_d, vkQueueSubmit,
-              (VkQueue q, uint32_t n, const VkSubmitInfo *s, VkFence f), (q, n, s, f))
+/* A simulated loss waits for the work submitted before, as the waits
+ * below do: a step runs as several submissions (max_submit_ms), and the
+ * library stops tracking the ones before the lost one. */
+static VKAPI_ATTR VkResult VKAPI_CALL w_vkQueueSubmit(VkQueue q, uint32_t n, const VkSubmitInfo *s, VkFence f)
+{
+    VkResult r;
+    if (inject(FV_QUEUE_SUBMIT, &r)) {
+        if (r == VK_ERROR_DEVICE_LOST)
+            real_d.vkQueueWaitIdle(q);
+        return r;
+    }
+    return real_d.vkQueueSubmit(q, n, s, f);
+}
 CREATE_WRAPPER(FV_CREATE_DESCRIPTOR_POOL, vkCreateDescriptorPool, VkDescriptorPool, out,
                (VkDevice d, const VkDescriptorPoolCreateInfo *i, const VkAllocationCallbacks *a,
                 VkDescriptorPool *out),
@@ -237,8 +248,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL w_vkWaitForFences(VkDevice d, uint32_t n, 
 {
     VkResult r;
     if (inject(FV_WAIT_FOR_FENCES, &r)) {
+        /* All of it: work submitted after these fences' is forgotten too. */
         if (r == VK_ERROR_DEVICE_LOST)
-            real_d.vkWaitForFences(d, n, f, all, timeout);
+            real_d.vkDeviceWaitIdle(d);
         return r;
     }
     return real_d.vkWaitForFences(d, n, f, all, timeout);

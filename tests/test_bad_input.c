@@ -298,7 +298,7 @@ static svk_status create_reserved(fixture *f)
     svk_model_params p = svk_model_params_default();
     p.config = tiny_config();
     p.backend = SVK_BACKEND_CPU;
-    p.reserved[2] = 1;
+    p.reserved[1] = 1;
     return create_with(f, NULL, &p);
 }
 static svk_status create_beta1_one(fixture *f)
@@ -315,6 +315,22 @@ static svk_status create_max_norm_negative(fixture *f)
     p.config = tiny_config();
     p.backend = SVK_BACKEND_CPU;
     p.optimizer.max_norm = -1.0f;
+    return create_with(f, NULL, &p);
+}
+static svk_status create_submit_negative(fixture *f)
+{
+    svk_model_params p = svk_model_params_default();
+    p.config = tiny_config();
+    p.backend = SVK_BACKEND_CPU;
+    p.max_submit_ms = -1;
+    return create_with(f, NULL, &p);
+}
+static svk_status create_submit_nan(fixture *f)
+{
+    svk_model_params p = svk_model_params_default();
+    p.config = tiny_config();
+    p.backend = SVK_BACKEND_CPU;
+    p.max_submit_ms = NAN;
     return create_with(f, NULL, &p);
 }
 
@@ -671,9 +687,11 @@ static const bad_case global_cases[] = {
     {"svk_model_create out NULL", create_null_out, SVK_ERROR_INVALID_ARG, {"out", NULL}},
     {"create: Vulkan backend without ctx", create_vulkan_without_ctx, SVK_ERROR_INVALID_ARG, {"ctx", NULL}},
     {"create: backend 5", create_bad_backend, SVK_ERROR_INVALID_ARG, {"backend", "5"}},
-    {"create: reserved set", create_reserved, SVK_ERROR_INVALID_ARG, {"reserved[2] is 1", NULL}},
+    {"create: reserved set", create_reserved, SVK_ERROR_INVALID_ARG, {"reserved[1] is 1", NULL}},
     {"create: beta1 1", create_beta1_one, SVK_ERROR_INVALID_ARG, {"beta1", "1"}},
     {"create: max_norm -1", create_max_norm_negative, SVK_ERROR_INVALID_ARG, {"max_norm", "-1"}},
+    {"create: max_submit_ms -1", create_submit_negative, SVK_ERROR_INVALID_ARG, {"max_submit_ms=-1", NULL}},
+    {"create: max_submit_ms NaN", create_submit_nan, SVK_ERROR_INVALID_ARG, {"max_submit_ms=nan", NULL}},
     {"svk_checkpoint_config path NULL", checkpoint_config_null, SVK_ERROR_INVALID_ARG, {"path", NULL}},
     {"svk_model_open model NULL", open_null_model, SVK_ERROR_INVALID_ARG, {"model is NULL", NULL}},
     {"svk_model_open flags 0x40", open_bad_flags, SVK_ERROR_INVALID_ARG, {"flags 0x40", NULL}},

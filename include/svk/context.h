@@ -151,6 +151,13 @@ typedef struct svk_validation_counts {
 
 SVK_API svk_status svk_ctx_validation_counts(const svk_ctx *ctx, svk_validation_counts *out);
 
+/* Whether the context's device was lost (VK_ERROR_DEVICE_LOST): from then
+ * on every call on it and on what was created from it returns
+ * SVK_ERROR_DEVICE_LOST. Destroy its models and the context, create a new
+ * one and load the last checkpoint to go on (svk-train --recover).
+ * false for NULL. */
+SVK_API bool svk_ctx_device_lost(const svk_ctx *ctx);
+
 /* Whether the validation layer is active on the context. */
 SVK_API bool svk_ctx_validation_enabled(const svk_ctx *ctx);
 

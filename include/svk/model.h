@@ -83,6 +83,18 @@ typedef struct svk_model_params {
     svk_backend backend;       /* default SVK_BACKEND_VULKAN */
     svk_ctx *ctx;              /* required for SVK_BACKEND_VULKAN; must outlive the model */
     svk_optimizer optimizer;
+    /* The longest one submission to the device may run, in milliseconds.
+     * Desktop drivers reset a GPU whose work runs too long (Windows' TDR
+     * after 2 s, amdgpu's job timeout), and the device is lost; so on the
+     * Vulkan backend a step (and an evaluation, a forward pass) is recorded
+     * as several submissions, each of ops whose time, measured with
+     * timestamps on the first replay of each, fits this budget. Only the
+     * submission boundaries change: the results are the same to the bit.
+     * Without timestamps the ops are split by count, and an op that alone
+     * takes longer is a submission of its own (logged once, as a warning).
+     * Default SVK_MAX_SUBMIT_MS_DEFAULT; 0: one submission per step. Finite
+     * and >= 0. The CPU backend ignores it. */
+    double max_submit_ms;
     /* Activation recomputation: keep only each block's input through a
      * training step and compute the block's activations again during the
      * backward pass, for the activation memory of about one block instead
@@ -90,8 +102,11 @@ typedef struct svk_model_params {
      * second forward pass through the blocks (about a third more work a
      * step). The results are the same, bit for bit. Default false. */
     bool recompute;
-    uint64_t reserved[3];      /* must be zero */
+    uint64_t reserved[2];      /* must be zero */
 } svk_model_params;
+
+/* svk_model_params_default()'s max_submit_ms: an eighth of Windows' 2 s. */
+#define SVK_MAX_SUBMIT_MS_DEFAULT 250.0
 
 SVK_API svk_model_params svk_model_params_default(void);
 

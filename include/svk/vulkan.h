@@ -90,6 +90,9 @@ SVK_API svk_status svk_ctx_import(const svk_import_params *params, svk_ctx **out
  *    svk_model_prepare_train_step: it writes the batch and the step's
  *    learning rate into host-mapped memory that the commands read.
  *  - After the submission has completed, svk_model_last_step reads the loss.
+ *  - The step is recorded whole, whatever the model's max_submit_ms: the
+ *    application chooses its submissions (on a desktop GPU a step that
+ *    runs past the driver's watchdog loses the device).
  *  - Any libsvk call that gives the model another batch shape (train, eval,
  *    forward or generate with another B, T) invalidates the recording; so do
  *    svk_model_destroy and another svk_model_record_train_step.

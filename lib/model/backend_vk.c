@@ -13,6 +13,11 @@
  * svk_adamw_args.prev_guard). The lists' leading barrier
  * (svk_cmdlist_begin) orders each step after the one before it on the queue.
  *
+ * Submissions: an op range runs as several lists, submitted in turn, so
+ * that none runs longer than the model's max_submit_ms (vk_submit.h: a
+ * desktop driver's watchdog resets a GPU whose submission runs too long).
+ * A step in flight is its parity's lists; waiting for it waits for each.
+ *
  * Buffers: the parameter, gradient and moment slabs are one buffer each
  * (the gradient zeroing and norm run over the whole slab; SiameseNorm's
  * [3, C] gain groups are contiguous in it); every activation is a buffer of
@@ -33,18 +38,9 @@
 #include "ops/finite_check.h"
 #include "ops/gemm.h"
 #include "plan_vk.h"
+#include "vk_submit.h"
 #include "vk/vk_buffer.h"
 #include "vk/vk_context.h"
-
-/* A recorded range of the plan, for one parity of the double-buffered
- * inputs and outputs. */
-typedef struct vk_list {
-    size_t begin, end;
-    int parity;
-    svk_cmdlist *cl;
-} vk_list;
-
-#define MAX_LISTS 8
 
 typedef struct vk_state {
     svk_buffer *slab[SVK_SLAB_COUNT];   /* ACT: unused (per-tensor buffers) */
@@ -54,9 +50,8 @@ typedef struct vk_state {
     svk_buffer *scratch, *clip_partials;
     svk_buffer *alt[2];                 /* parity 1's inputs and outputs (parity 0's: slab[]) */
     svk_buffer *hparams[2];             /* the step's numbers, by parity */
-    vk_list lists[MAX_LISTS];
+    svk_vk_ranges ranges;               /* the op ranges' recordings, by parity (vk_submit.h) */
     svk_cmdlist *external;              /* a step recorded into the app's command buffer (parity 0) */
-    svk_cmdlist *inflight[2];           /* by parity: submitted, not yet waited for */
     int cur;                            /* the parity of the latest run: its outputs are the model's */
     bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
@@ -65,10 +60,8 @@ typedef struct vk_state {
  * (svk_buffer_wait_unused): not one per buffer. */
 static void free_shape(svk_ctx *ctx, vk_state *s)
 {
-    for (int i = 0; i < MAX_LISTS; i++)
-        svk_cmdlist_destroy(&s->lists[i].cl);
+    svk_vk_ranges_free(&s->ranges, true);
     svk_cmdlist_destroy(&s->external);
-    s->inflight[0] = s->inflight[1] = NULL;
     s->cur = 0;
     svk_buffer_wait_unused(ctx, "freeing the model's buffers");
     for (size_t i = 0; i < s->n_act; i++)
@@ -244,7 +237,7 @@ static svk_status ensure_shape(svk_model *m)
     return st;
 }
 
-static svk_status finish_pending(vk_state *s);
+static svk_status finish_pending(svk_model *m);
 
 static svk_status set_plan(svk_model *m, const svk_plan *p)
 {
@@ -254,7 +247,7 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
         if (!s)
             return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    svk_status st = finish_pending(s);
+    svk_status st = finish_pending(m);
     if (st != SVK_OK)
         return st;
     st = check_fit(m, p);
@@ -343,71 +336,33 @@ static void print_profile(svk_cmdlist *cl, svk_profile_mode mode)
     }
 }
 
-/* Records ops [begin, end) of m's plan into cl for a parity; st: the
- * status so far (nothing is recorded unless SVK_OK). */
-static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, svk_status st)
+/* Records ops [begin, end) of m's plan into cl for a parity (svk_vk_record_fn);
+ * op_first (NULL: not wanted) receives each op's first dispatch in cl. */
+static svk_status record_ops(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end, uint32_t *op_first)
 {
     const svk_plan_vk_rec r = recording(m, cl, parity);
-    for (size_t i = begin; i < end && st == SVK_OK; i++)
+    svk_status st = SVK_OK;
+    for (size_t i = begin; i < end && st == SVK_OK; i++) {
+        if (op_first)
+            svk_cmdlist_stats(cl, &op_first[i - begin], NULL);
         st = svk_plan_vk_record_op(&r, &r.p->ops[i]);
+    }
     return st;
 }
 
-/* The recorded list of ops [begin, end), made on first use. */
-static svk_status list_for(svk_model *m, size_t begin, size_t end, int parity, svk_cmdlist **out)
+/* Waits for the lists in flight on a parity (vk_submit.h). */
+static svk_status finish_parity(svk_model *m, int parity)
 {
     vk_state *s = m->backend;
-    int free_slot = -1;
-    for (int i = 0; i < MAX_LISTS; i++) {
-        if (s->lists[i].cl && s->lists[i].begin == begin && s->lists[i].end == end &&
-            s->lists[i].parity == parity) {
-            *out = s->lists[i].cl;
-            return SVK_OK;
-        }
-        if (!s->lists[i].cl && free_slot < 0)
-            free_slot = i;
-    }
-    if (free_slot < 0)
-        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges", MAX_LISTS);
-    svk_cmdlist *cl = NULL;
-    /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
-     * each submission (a developer's tool; replays stay unchanged). */
-    svk_cmdlist_params lp = {0};
-    if (m->ctx->settings.profile != SVK_PROFILE_OFF && m->ctx->info.timestamps)
-        lp.timestamp_capacity = (uint32_t)(8 * (end - begin) + 16);
-    svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
-    if (st == SVK_OK)
-        st = svk_cmdlist_begin(cl);
-    st = record_ops(m, cl, parity, begin, end, st);
-    if (st == SVK_OK)
-        st = svk_cmdlist_end(cl);
-    if (st != SVK_OK) {
-        svk_cmdlist_destroy(&cl);
-        return st;
-    }
-    s->lists[free_slot] = (vk_list){begin, end, parity, cl};
-    *out = cl;
-    return SVK_OK;
-}
-
-/* Waits for the list in flight on a parity. A failed wait keeps it in
- * flight: the step still runs, and a later wait may succeed
- * (svk_model_settle retries). */
-static svk_status finish_parity(vk_state *s, int parity)
-{
-    if (!s->inflight[parity])
-        return SVK_OK;
-    svk_status st = svk_cmdlist_wait(s->inflight[parity]);
-    if (st == SVK_OK)
-        s->inflight[parity] = NULL;
-    return st;
+    return svk_vk_range_finish(m, &s->ranges, parity);
 }
 
 /* Waits for everything in flight, the older list first. */
-static svk_status finish_pending(vk_state *s)
+static svk_status finish_pending(svk_model *m)
 {
-    svk_status st = finish_parity(s, !s->cur);
-    return st == SVK_OK ? finish_parity(s, s->cur) : st;
+    vk_state *s = m->backend;
+    svk_status st = finish_parity(m, !s->cur);
+    return st == SVK_OK ? finish_parity(m, s->cur) : st;
 }
 
 /* The batch and the step's numbers, into parity q's mapped memory, which
@@ -437,31 +392,36 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
                       const svk_step_hparams *h, bool wait)
 {
     vk_state *s = m->backend;
-    svk_cmdlist *cl = NULL;
+    svk_vk_range *l = NULL;
     /* A training step submitted behind one still running takes the other
      * parity; anything else follows a settled model and reuses the
-     * current one. Either way the list that last used the parity must be
+     * current one. Either way the lists that last used the parity must be
      * done before its inputs are rewritten (for the other parity's, the
-     * model settled that step already, so this does not wait). */
+     * model settled that step already, so this does not wait), and before
+     * its recording is looked up: a finished timed replay is recorded
+     * again with the cuts it measured (measure_cuts). */
     const bool behind = h && h->prev_in_flight;
     const int q = behind ? !s->cur : s->cur;
     svk_status st = ensure_shape(m);
     if (st == SVK_OK)
-        st = list_for(m, begin, end, q, &cl);
+        st = behind ? finish_parity(m, q) : finish_pending(m);
     if (st == SVK_OK)
-        st = behind ? finish_parity(s, q) : finish_pending(s);
+        st = svk_vk_range_get(m, &s->ranges, record_ops, begin, end, q, &l);
+    if (st == SVK_OK)
+        st = write_inputs(m, q, tokens, targets, h);
+    if (st == SVK_OK) {
+        st = svk_vk_range_submit(m, &s->ranges, l);
+        if (s->ranges.inflight[q] == l) /* (from its first list on) */
+            s->cur = q;
+    }
     if (st != SVK_OK)
         return st;
-    if ((st = write_inputs(m, q, tokens, targets, h)) != SVK_OK || (st = svk_cmdlist_submit(cl)) != SVK_OK)
-        return st;
-    s->inflight[q] = cl;
-    s->cur = q;
     if (m->ctx->settings.profile != SVK_PROFILE_OFF) {
-        st = finish_pending(s);
-        print_profile(cl, m->ctx->settings.profile);
+        st = finish_pending(m);
+        print_profile(l->cl[0], m->ctx->settings.profile);
         return st;
     }
-    return wait ? finish_pending(s) : SVK_OK;
+    return wait ? finish_pending(m) : SVK_OK;
 }
 
 /* The outputs of the step before the latest run (model.c settles it while
@@ -470,7 +430,7 @@ static svk_status read_prev_output(svk_model *m, float out[SVK_OUT_COUNT])
 {
     vk_state *s = m->backend;
     float *base;
-    svk_status st = finish_parity(s, !s->cur);
+    svk_status st = finish_parity(m, !s->cur);
     if (st == SVK_OK)
         st = svk_buffer_map(io_buffer(s, SVK_SLAB_OUTPUT, !s->cur), (void **)&base);
     if (st == SVK_OK)
@@ -481,7 +441,7 @@ static svk_status read_prev_output(svk_model *m, float out[SVK_OUT_COUNT])
 static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)
 {
     vk_state *s = m->backend;
-    svk_status st = finish_pending(s);
+    svk_status st = finish_pending(m);
     if (st != SVK_OK)
         return st;
     /* The per-shape buffers may be missing after a failed change of shape
@@ -538,7 +498,8 @@ static svk_status record_external(svk_model *m, void *vk_command_buffer)
     svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
     if (st == SVK_OK)
         st = svk_cmdlist_begin(cl);
-    st = record_ops(m, cl, 0, m->plan.phases.forward, m->plan.phases.end, st);
+    if (st == SVK_OK)
+        st = record_ops(m, cl, 0, m->plan.phases.forward, m->plan.phases.end, NULL);
     if (st == SVK_OK)
         st = svk_cmdlist_end(cl);
     if (st != SVK_OK) {
@@ -559,7 +520,7 @@ static svk_status prepare(svk_model *m, const int32_t *tokens, const int32_t *ta
     /* The recording reads parity 0 (record_external); the model settled
      * every step before, so the step's count is known (prev_in_flight is
      * false) and parity 0's outputs become the model's. */
-    svk_status st = finish_pending(s);
+    svk_status st = finish_pending(m);
     if (st == SVK_OK && (st = write_inputs(m, 0, tokens, targets, h)) == SVK_OK)
         s->cur = 0;
     return st;
@@ -570,9 +531,9 @@ static void forget_recordings(svk_model *m)
     vk_state *s = m->backend;
     if (!s)
         return;
-    finish_pending(s);
-    for (int i = 0; i < MAX_LISTS; i++)
-        svk_cmdlist_destroy(&s->lists[i].cl);
+    finish_pending(m);
+    /* The cuts stay: a recording made again is cut where this one was. */
+    svk_vk_ranges_free(&s->ranges, false);
 }
 
 /* A list of its own, recorded for this run and dropped after it: ops one
@@ -585,7 +546,7 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
     const svk_plan *p = &m->plan;
     svk_status st = ensure_shape(m);
     if (st == SVK_OK)
-        st = finish_pending(s);
+        st = finish_pending(m);
     if (st == SVK_OK && tokens)
         st = write_inputs(m, s->cur, tokens, targets, h);
     if (st != SVK_OK)

@@ -23,6 +23,7 @@ svk_model_params svk_model_params_default(void)
         .seed = 1,
         .backend = SVK_BACKEND_VULKAN,
         .optimizer = {.beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f, .weight_decay = 0.1f, .max_norm = 1.0f},
+        .max_submit_ms = SVK_MAX_SUBMIT_MS_DEFAULT,
     };
 }
 
@@ -138,6 +139,9 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
         if (!opt[i].ok)
             return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->optimizer.%s=%g must be %s", __func__,
                              opt[i].name, (double)opt[i].value, opt[i].range);
+    if (!(params->max_submit_ms >= 0) || !isfinite(params->max_submit_ms))
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->max_submit_ms=%g must be finite and >= 0 (0 = one "
+                         "submission per step)", __func__, params->max_submit_ms);
     svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");

@@ -21,6 +21,11 @@ svk_import_params svk_import_params_default(void)
     return (svk_import_params){.log_level = SVK_LOG_WARN};
 }
 
+bool svk_ctx_device_lost(const svk_ctx *ctx)
+{
+    return ctx && ctx->loss.lost;
+}
+
 svk_status svk_ctx_check_alive(svk_ctx *ctx, const char *func)
 {
     if (!ctx->loss.lost)

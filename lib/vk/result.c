@@ -71,11 +71,34 @@ svk_status svk_vk_fail(struct svk_ctx *ctx, svk_log *log, VkResult r, const char
     if (ctx)
         log = &ctx->log;
     const char *base = strrchr(file, '/');
-    svk_status st = svk_error(log, svk_vk_status(r), "%s: %s%s%s (%s:%d)", fn, svk_vk_result_string(r),
-                              what[0] ? " while " : "", what, base ? base + 1 : file, line);
-    if (ctx && r == VK_ERROR_DEVICE_LOST && !ctx->loss.lost) {
-        ctx->loss.lost = true;
-        snprintf(ctx->loss.reason, sizeof(ctx->loss.reason), "%s", svk_last_error());
-    }
-    return st;
+    char call[768];
+    snprintf(call, sizeof(call), "%s: %s%s%s (%s:%d)", fn, svk_vk_result_string(r), what[0] ? " while " : "", what,
+             base ? base + 1 : file, line);
+    if (!ctx || r != VK_ERROR_DEVICE_LOST || ctx->loss.lost)
+        return svk_error(log, svk_vk_status(r), "%s", call);
+    /* The first loss: the message says what to do about it, once. */
+    ctx->loss.lost = true;
+    snprintf(ctx->loss.reason, sizeof(ctx->loss.reason), "%.*s", (int)sizeof(ctx->loss.reason) - 1, call);
+    char hint[512];
+    svk_vk_loss_hint(&ctx->loss, hint, sizeof(hint));
+    return svk_error(log, SVK_ERROR_DEVICE_LOST, "%s; %s", call, hint);
+}
+
+void svk_vk_loss_hint(const svk_ctx_loss *loss, char *out, size_t size)
+{
+    char budget[160] = "";
+    if (loss->submitted && loss->budget_ms <= 0)
+        snprintf(budget, sizeof(budget), ", and each step ran as one submission (max_submit_ms 0)");
+    else if (loss->submitted && loss->longest_ms >= 0)
+        snprintf(budget, sizeof(budget), "; the submissions were measured at up to %.0f ms (max_submit_ms %g)",
+                 loss->longest_ms, loss->budget_ms);
+    else if (loss->submitted)
+        snprintf(budget, sizeof(budget), "; the submissions were not measured yet (max_submit_ms %g)",
+                 loss->budget_ms);
+    snprintf(out, size,
+             "the device was lost: the likeliest cause is the driver resetting the GPU because a submission ran "
+             "too long (a watchdog: Windows' TDR after 2 s, amdgpu's job timeout)%s; else a driver crash or a GPU "
+             "fault. Lower max_submit_ms (svk-train --max-submit-ms), then create a new context and load the "
+             "last checkpoint (svk-train --recover does both)",
+             budget);
 }

@@ -51,7 +51,18 @@ typedef struct svk_ctx_debug {
 typedef struct svk_ctx_loss {
     bool lost;
     char reason[512];
+    /* The latest submission of a model's ops (lib/model/backend_vk.c), for
+     * the message of a loss, whose likeliest cause on a desktop GPU is a
+     * watchdog resetting a submission that ran too long: whether there was
+     * one, the model's max_submit_ms (0: a whole step in one submission),
+     * and the longest submission measured (< 0: not measured). */
+    bool submitted;
+    double budget_ms, longest_ms;
 } svk_ctx_loss;
+
+/* What a loss most likely means and what to do, for its message
+ * (svk_vk_fail, result.c). */
+void svk_vk_loss_hint(const svk_ctx_loss *loss, char *out, size_t size);
 
 /* Uploads, downloads and fills the host waits for (transfer.c). */
 typedef struct svk_ctx_transfer {

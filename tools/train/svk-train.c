@@ -51,6 +51,8 @@ typedef struct options {
     bool jsonl, find_nonfinite;
     bool recompute;              /* --recompute: activation recomputation */
     bool plan;                   /* --plan: print the memory plan, train nothing */
+    float max_submit_ms;         /* --max-submit-ms: svk_model_params.max_submit_ms */
+    bool recover;                /* --recover: a lost device goes on from the last checkpoint */
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
@@ -77,6 +79,11 @@ typedef struct options {
  * model: about 80 KB of host memory each), so --accum stops at a size whose
  * recording is still small. */
 #define ACCUM_MAX 1024
+/* --max-submit-ms: a minute is far past any driver's watchdog. */
+#define SUBMIT_MS_MAX 60000u
+/* --recover: the most recoveries in one run; a device lost again and
+ * again has another cause than a long submission. */
+#define RECOVER_MAX 3u
 
 static void usage(FILE *f)
 {
@@ -161,6 +168,15 @@ static void usage(FILE *f)
 "  --max-bad-steps N       stop after N training steps in a row skipped for a non-finite loss or\n"
 "                          gradient norm (the library applies no update for them), exit status 3\n"
 "                          and no final save (default 10; 0 = never stop)\n"
+"  --max-submit-ms X       the longest one submission to the device may run, in ms, 0..%u: a step is\n"
+"                          recorded as several submissions of ops whose time, measured on its first\n"
+"                          replay, fits, with the same results to the bit; desktop drivers reset a GPU\n"
+"                          whose work runs too long (Windows' TDR after 2 s) and the device is lost\n"
+"                          (default %g; 0 = a whole step in one submission)\n"
+"  --recover               when the device is lost, create a new context and go on from the last\n"
+"                          checkpoint, as --resume would, up to %u times (needs --save; --save-every N\n"
+"                          loses fewer steps). Without it a lost device ends the run (exit 1), the\n"
+"                          checkpoint intact\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
 "  --eval-every N          ... and every N steps of the run, the accuracy curve; for --data and\n"
 "                          --val-data, the held-out loss's steps (default: every tenth of --steps,\n"
@@ -169,7 +185,8 @@ SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at
 "             not finite or its last step was skipped: nothing saved), 130 interrupted (SIGINT or\n"
 "             SIGTERM, e.g. Ctrl-C: the step in progress is finished and the run saved as at its end\n"
 "             when --save is given; a second one quits at once, the files as they were)\n",
-            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, ACCUM_MAX, EVAL_MAX);
+            DIGITS_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, SVK_TRAIN_HELDOUT_BATCHES_MAX, BATCH_MAX, ACCUM_MAX,
+            SUBMIT_MS_MAX, SVK_MAX_SUBMIT_MS_DEFAULT, RECOVER_MAX, EVAL_MAX);
 }
 
 /* Options that take a value. */
@@ -180,6 +197,7 @@ static const char *const valued[] = {
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
     "--train-data", "--val-data", "--token-format", "--eval-tokens", "--save-best", "--schedule", "--decay-frac",
+    "--max-submit-ms",
 };
 
 static bool is_valued(const char *a)
@@ -230,6 +248,7 @@ static int parse(int argc, char **argv, options *o)
         .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .accum = 1, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
         .token_format = SVK_TOKENS_LLMC, .schedule = SVK_LR_COSINE, .decay_frac = 0.2f,
+        .max_submit_ms = (float)SVK_MAX_SUBMIT_MS_DEFAULT,
     };
     bool constant_flag = false, task_given = false;
     /* The addition task's defaults, under --config and the options given:
@@ -272,6 +291,8 @@ static int parse(int argc, char **argv, options *o)
             o->plan = true, takes = false;
         } else if (!strcmp(a, "--no-log")) {
             o->no_log = true, takes = false;
+        } else if (!strcmp(a, "--recover")) {
+            o->recover = true, takes = false;
         } else if (!is_valued(a)) {
             fprintf(stderr, "svk-train: unknown option '%s' (try --help)\n", a);
             return SVK_EXIT_USAGE;
@@ -331,6 +352,8 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--val-data")) o->val_data = v;
         else if (!strcmp(a, "--save-best")) o->save_best = v;
         else if (!strcmp(a, "--eval-tokens")) ok = svk_cli_u64(a, v, 1, UINT64_MAX, &o->eval_tokens, &err);
+        else if (!strcmp(a, "--max-submit-ms"))
+            ok = svk_cli_f32(a, v, 0, SUBMIT_MS_MAX, &o->max_submit_ms, &err);
         else if (!strcmp(a, "--decay-frac")) ok = o->decay_frac_set = svk_cli_f32(a, v, 0, 1, &o->decay_frac, &err);
         else if (!strcmp(a, "--token-format")) {
             o->token_format_set = true;
@@ -366,6 +389,11 @@ static int parse(int argc, char **argv, options *o)
     }
     if (o->resume && o->init_from) {
         fprintf(stderr, "svk-train: --resume and --init-from exclude each other\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->recover && !o->save) {
+        fprintf(stderr, "svk-train: --recover goes on from the run's last checkpoint, which needs --save PATH (and "
+                        "--save-every N, to lose fewer steps)\n");
         return SVK_EXIT_USAGE;
     }
     if (o->tokens && o->data) {
@@ -456,6 +484,15 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
     else
         snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+/* libsvk's warnings (an op longer than --max-submit-ms alone, a kernel
+ * path the device lacks): its errors reach the user through fail(). */
+static void log_warning(void *user, svk_log_level level, const char *message)
+{
+    (void)user;
+    if (level == SVK_LOG_WARN)
+        fprintf(stderr, "svk-train: warning: %s\n", message);
 }
 
 static int fail(const char *what)
@@ -889,12 +926,14 @@ static bool open_device(const options *o, svk_ctx **ctx, svk_model_params *mp)
     mp->optimizer.max_norm = o->clip;
     mp->optimizer.weight_decay = o->wd;
     mp->recompute = o->recompute;
+    mp->max_submit_ms = o->max_submit_ms;
     if (o->device.cpu) {
         mp->backend = SVK_BACKEND_CPU;
         return true;
     }
     svk_ctx_params cp = svk_ctx_params_default();
     cp.device_index = o->device.index;
+    cp.log_fn = log_warning;
     if (svk_ctx_create(&cp, ctx) != SVK_OK) {
         /* svk_ctx_create names an index past the devices, and their count. */
         fprintf(stderr, "svk-train: --device %s: %s (--device cpu trains on the CPU reference)\n", o->device_text,
@@ -939,12 +978,23 @@ static int print_plan(const options *o, uint32_t SB, uint32_t T)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* What a run leaves for main to decide on: whether its device was lost,
+ * and its last checkpoint (--save's) so far. */
+typedef struct run_outcome {
+    bool lost;
+    bool saved;
+    uint64_t saved_step;
+} run_outcome;
+
+/* The run of options o; from: where to resume it instead of o's start
+ * (after a lost device), NULL to start as o says. */
+static int run(options o, const char *from, run_outcome *res)
 {
-    options o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc;
+    int rc;
+    if (from) {
+        o.resume = from;
+        o.init_from = NULL;
+    }
     svk_ctx *ctx = NULL;
     svk_model *m = NULL;
     svk_addition *task = NULL;
@@ -1368,6 +1418,8 @@ int main(int argc, char **argv)
             write_log(&run_log, false, tty);
         if (save_now) {
             svk_status st = info.skipped ? SVK_OK : save_run(m, o.save, &o, s + 1, &ds, &best);
+            if (st == SVK_OK && !info.skipped)
+                *res = (run_outcome){.saved = true, .saved_step = s + 1};
             if (info.skipped)
                 fprintf(stderr, "svk-train: warning: not saving at step %llu: the step was skipped (non-finite); "
                                 "%s keeps what it held\n", (unsigned long long)(s + 1), o.save);
@@ -1414,8 +1466,8 @@ int main(int argc, char **argv)
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
-        if (st == SVK_OK)
-            st = save_run(m, o.save, &o, end, &ds, &best);
+        if (st == SVK_OK && (st = save_run(m, o.save, &o, end, &ds, &best)) == SVK_OK)
+            *res = (run_outcome){.saved = true, .saved_step = end};
         if (st == SVK_ERROR_NONFINITE) {
             fprintf(stderr, "svk-train: the run has diverged: %s\n", svk_last_error());
             rc = SVK_EXIT_DIVERGED;
@@ -1479,7 +1531,54 @@ out:
     svk_token_data_destroy(&shards);
     svk_train_heldout_free(&held);
     svk_train_log_free(&run_log);
+    res->lost = svk_ctx_device_lost(ctx);
     svk_model_destroy(&m);
     svk_ctx_destroy(&ctx);
+    return rc;
+}
+
+/* Why a lost device ends the run, and where it can go on from. */
+static void lost_note(const options *o, const run_outcome *res, unsigned recoveries)
+{
+    if (recoveries)
+        fprintf(stderr, "svk-train: the device was lost again, after %u recoveries: giving up; ", recoveries);
+    else
+        fprintf(stderr, "svk-train: the device was lost; ");
+    if (res->saved)
+        fprintf(stderr, "%s holds the run's last checkpoint (step %llu), intact: go on with --resume %s%s\n", o->save,
+                (unsigned long long)res->saved_step, o->save, o->recover ? "" : " (--recover does so by itself)");
+    else if (o->save)
+        fprintf(stderr, "it was lost before the run's first checkpoint (--save-every N saves along the way)%s\n",
+                o->recover ? "" : "; --recover starts again by itself");
+    else
+        fprintf(stderr, "nothing was saved (--save PATH --save-every N --recover go on from the last checkpoint by "
+                        "themselves)\n");
+}
+
+/* A lost device ends the run; with --recover the run goes on in a new
+ * context from its last checkpoint, as --resume would (the same run, to
+ * the byte: docs/RELIABILITY.md), or from its start before the first. */
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    run_outcome res = {0};
+    rc = run(o, NULL, &res);
+    for (unsigned tries = 0; res.lost; tries++) {
+        if (!o.recover || tries == RECOVER_MAX) {
+            lost_note(&o, &res, tries);
+            return rc;
+        }
+        const char *from = res.saved ? o.save : o.resume;
+        fprintf(stderr, "svk-train: the device was lost: recovering (%u of %u): a new context, and the run %s%s",
+                tries + 1, RECOVER_MAX, from ? "resumed from " : "started again", from ? from : "");
+        if (res.saved)
+            fprintf(stderr, " (step %llu)", (unsigned long long)res.saved_step);
+        fprintf(stderr, "\n");
+        res.lost = false;
+        rc = run(o, from, &res);
+    }
     return rc;
 }

@@ -1,0 +1,245 @@
+/* The Vulkan backend's op ranges as submissions that fit a time budget
+ * (vk_submit.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "submit_split.h"
+#include "vk/vk_context.h"
+#include "vk_submit.h"
+
+/* Frees a range's lists (each waits for its submission). */
+static void range_free(svk_vk_ranges *r, svk_vk_range *l)
+{
+    for (size_t i = 0; l->cl && i < l->n; i++)
+        svk_cmdlist_destroy(&l->cl[i]);
+    free(l->cl);
+    free(l->cut);
+    free(l->op_first);
+    for (int q = 0; q < 2; q++)
+        if (r->inflight[q] == l)
+            r->inflight[q] = NULL;
+    *l = (svk_vk_range){0};
+}
+
+void svk_vk_ranges_free(svk_vk_ranges *r, bool cuts)
+{
+    for (int i = 0; i < SVK_VK_RANGES; i++) {
+        range_free(r, &r->range[i]);
+        if (cuts) {
+            free(r->cuts[i].cut);
+            r->cuts[i] = (svk_vk_cuts){0};
+        }
+    }
+}
+
+/* One list of ops [begin, end); with op_first, timed dispatch by dispatch. */
+static svk_status record_list(svk_model *m, svk_vk_record_fn record, int parity, size_t begin, size_t end,
+                              uint32_t *op_first, svk_cmdlist **out)
+{
+    svk_cmdlist *cl = NULL;
+    /* SVK_PROFILE=1: time every dispatch and print a per-kernel table after
+     * each submission (a developer's tool; replays stay unchanged). */
+    svk_cmdlist_params lp = {0};
+    if ((op_first || m->ctx->settings.profile != SVK_PROFILE_OFF) && m->ctx->info.timestamps)
+        lp.timestamp_capacity = (uint32_t)(16 * (end - begin) + 16);
+    svk_status st = svk_cmdlist_create(m->ctx, &lp, &cl);
+    if (st == SVK_OK)
+        st = svk_cmdlist_begin(cl);
+    if (st == SVK_OK)
+        st = record(m, cl, parity, begin, end, op_first);
+    if (st == SVK_OK)
+        st = svk_cmdlist_end(cl);
+    if (st != SVK_OK)
+        svk_cmdlist_destroy(&cl);
+    *out = cl;
+    return st;
+}
+
+static svk_vk_cuts *find_cuts(svk_vk_ranges *r, size_t begin, size_t end)
+{
+    for (int i = 0; i < SVK_VK_RANGES; i++)
+        if (r->cuts[i].cut && r->cuts[i].begin == begin && r->cuts[i].end == end)
+            return &r->cuts[i];
+    return NULL;
+}
+
+/* Where l's range is cut: as measured, where it was; else in lists of
+ * SVK_SUBMIT_UNMEASURED_OPS ops, timed where the device has timestamps;
+ * or whole, with max_submit_ms 0 and under SVK_PROFILE (which times one
+ * list). */
+static svk_status plan_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
+{
+    const size_t n_ops = l->end - l->begin;
+    const svk_vk_cuts *c = find_cuts(r, l->begin, l->end);
+    l->longest_ms = c ? c->longest_ms : -1;
+    l->cut = svk_calloc(n_ops + 2, sizeof(*l->cut));
+    if (!l->cut)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
+    if (c) {
+        memcpy(l->cut, c->cut, (c->n + 1) * sizeof(*l->cut));
+        l->n = c->n;
+        return SVK_OK;
+    }
+    if (m->params.max_submit_ms <= 0 || m->ctx->settings.profile != SVK_PROFILE_OFF || n_ops == 0) {
+        l->cut[0] = l->begin;
+        l->cut[1] = l->end;
+        l->n = 1;
+        return SVK_OK;
+    }
+    l->n = svk_submit_split_even(n_ops, SVK_SUBMIT_UNMEASURED_OPS, l->cut);
+    for (size_t i = 0; i <= l->n; i++)
+        l->cut[i] += l->begin;
+    l->timing = m->ctx->info.timestamps;
+    if (l->timing && !(l->op_first = svk_calloc(n_ops, sizeof(*l->op_first))))
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
+    if (!l->timing && !r->noted_count) {
+        svk_log_msg(svk_model_log(m), SVK_LOG_INFO,
+                    "the device's compute queue has no timestamps: steps are split into submissions of %d ops, "
+                    "not measured against max_submit_ms %g", SVK_SUBMIT_UNMEASURED_OPS, m->params.max_submit_ms);
+        r->noted_count = true;
+    }
+    return SVK_OK;
+}
+
+svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn record, size_t begin, size_t end,
+                            int parity, svk_vk_range **out)
+{
+    svk_vk_range *l = NULL;
+    for (int i = 0; i < SVK_VK_RANGES; i++) {
+        svk_vk_range *li = &r->range[i];
+        if (li->cl && li->begin == begin && li->end == end && li->parity == parity) {
+            *out = li;
+            return SVK_OK;
+        }
+        if (!li->cl && !l)
+            l = li;
+    }
+    if (!l)
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges",
+                         SVK_VK_RANGES);
+    *l = (svk_vk_range){.begin = begin, .end = end, .parity = parity};
+    svk_status st = plan_cuts(m, r, l);
+    if (st == SVK_OK && !(l->cl = svk_calloc(l->n, sizeof(*l->cl))))
+        st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
+    for (size_t i = 0; i < l->n && st == SVK_OK; i++)
+        st = record_list(m, record, parity, l->cut[i], l->cut[i + 1],
+                         l->op_first ? l->op_first + (l->cut[i] - begin) : NULL, &l->cl[i]);
+    if (st != SVK_OK) {
+        range_free(r, l);
+        return st;
+    }
+    *out = l;
+    return SVK_OK;
+}
+
+svk_status svk_vk_range_submit(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
+{
+    svk_status st = SVK_OK;
+    /* For the message of a loss (svk_vk_fail): what was running. */
+    m->ctx->loss.submitted = true;
+    m->ctx->loss.budget_ms = m->params.max_submit_ms;
+    m->ctx->loss.longest_ms = l->longest_ms;
+    for (size_t i = 0; i < l->n && st == SVK_OK; i++) {
+        st = svk_cmdlist_submit(l->cl[i]);
+        /* A submission may fail for want of memory and go through when
+         * tried again; the first is not, the range then not having run. */
+        for (int again = 0; i > 0 && again < 2 && st != SVK_OK && st != SVK_ERROR_DEVICE_LOST; again++)
+            st = svk_cmdlist_submit(l->cl[i]);
+        if (st == SVK_OK)
+            r->inflight[l->parity] = l;
+        else if (i > 0 && st != SVK_ERROR_DEVICE_LOST)
+            snprintf(m->unusable, sizeof(m->unusable),
+                     "submission %zu of the %zu of its ops could not be made after those before it ran (%s)", i + 1,
+                     l->n, svk_last_error());
+    }
+    return st;
+}
+
+/* Adds the times of list i of l's timed replay to op_ms (by op, from
+ * l->begin); false if they cannot be read. */
+static bool op_times(const svk_vk_range *l, size_t i, double *op_ms)
+{
+    uint32_t n = 0;
+    svk_cmdlist_stats(l->cl[i], &n, NULL);
+    double *ns = svk_calloc(n ? n : 1, sizeof(*ns));
+    bool ok = ns && svk_cmdlist_timings(l->cl[i], ns, NULL, NULL, &n) == SVK_OK;
+    for (size_t j = l->cut[i]; j < l->cut[i + 1] && ok; j++) {
+        const uint32_t d1 = j + 1 < l->cut[i + 1] ? l->op_first[j + 1 - l->begin] : n;
+        for (uint32_t d = l->op_first[j - l->begin]; d < d1 && d < n; d++)
+            op_ms[j - l->begin] += ns[d] * 1e-6;
+    }
+    free(ns);
+    return ok;
+}
+
+/* Cut c of l's range by the times op_ms measured, and its notes: the
+ * longest op over the budget (once per model), the cut. */
+static void cut_by_times(svk_model *m, svk_vk_ranges *r, const svk_vk_range *l, const double *op_ms, size_t *cut,
+                         svk_vk_cuts *c)
+{
+    const size_t n_ops = l->end - l->begin;
+    size_t longest;
+    const size_t n = svk_submit_split(op_ms, n_ops, m->params.max_submit_ms, cut, &longest);
+    double most = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t j = cut[i]; j < cut[i + 1]; j++)
+            sum += op_ms[j];
+        most = sum > most ? sum : most;
+        cut[i] += l->begin;
+    }
+    cut[n] += l->begin;
+    *c = (svk_vk_cuts){l->begin, l->end, n, cut, most};
+    if (longest < n_ops && !r->warned_long) {
+        svk_log_msg(svk_model_log(m), SVK_LOG_WARN,
+                    "op '%s' alone took %.1f ms, over max_submit_ms %g: it cannot be split, and runs as a "
+                    "submission of its own (a watchdog may still reset the device if it runs too long)",
+                    m->plan.ops[l->begin + longest].label, op_ms[longest], m->params.max_submit_ms);
+        r->warned_long = true;
+    }
+    svk_log_msg(svk_model_log(m), SVK_LOG_INFO, "ops %zu..%zu run as %zu submission(s) of at most %.1f ms "
+                "measured (max_submit_ms %g)", l->begin, l->end, n, most, m->params.max_submit_ms);
+}
+
+/* After l's timed replay has finished: cuts its range by the times
+ * measured, for both parities' recordings from then on, and frees l, to be
+ * recorded again with them on its next use. A failure costs the
+ * measurement only: l goes on as it was, untimed. */
+static void measure_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
+{
+    const size_t n_ops = l->end - l->begin;
+    l->timing = false;
+    svk_vk_cuts *c = find_cuts(r, l->begin, l->end);
+    for (int i = 0; i < SVK_VK_RANGES && !c; i++)
+        if (!r->cuts[i].cut)
+            c = &r->cuts[i];
+    double *op_ms = svk_calloc(n_ops, sizeof(*op_ms));
+    size_t *cut = svk_calloc(n_ops + 1, sizeof(*cut));
+    bool ok = c && !c->cut && op_ms && cut;
+    for (size_t i = 0; i < l->n && ok; i++)
+        ok = op_times(l, i, op_ms);
+    if (ok) {
+        cut_by_times(m, r, l, op_ms, cut, c);
+        cut = NULL;
+    }
+    free(op_ms);
+    free(cut);
+    if (c && c->cut)
+        range_free(r, l);
+}
+
+svk_status svk_vk_range_finish(svk_model *m, svk_vk_ranges *r, int parity)
+{
+    svk_vk_range *l = r->inflight[parity];
+    svk_status st = SVK_OK;
+    for (size_t i = 0; l && i < l->n && st == SVK_OK; i++)
+        st = svk_cmdlist_wait(l->cl[i]);
+    if (!l || st != SVK_OK)
+        return st;
+    r->inflight[parity] = NULL;
+    if (l->timing)
+        measure_cuts(m, r, l);
+    return SVK_OK;
+}

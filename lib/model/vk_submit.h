@@ -1,0 +1,77 @@
+/*
+ * The Vulkan backend's recorded op ranges, each cut into submissions that
+ * run at most the model's max_submit_ms: a desktop driver's watchdog resets
+ * a GPU whose submission runs too long (Windows' TDR after 2 s), and the
+ * device is lost. Each of a range's lists begins with the barrier that
+ * orders it after the work before it on the queue (svk_cmdlist_begin), so
+ * the range computes what one list would, to the bit. The first replay of
+ * a range runs lists of SVK_SUBMIT_UNMEASURED_OPS ops with a timestamp
+ * around every dispatch; once it has finished, the range is cut by the
+ * times measured (submit_split.h) and recorded again, for both parities.
+ * A range in flight is its lists; waiting for it is waiting for each.
+ */
+#ifndef SVK_MODEL_VK_SUBMIT_H
+#define SVK_MODEL_VK_SUBMIT_H
+
+#include "model_internal.h"
+#include "vk/cmd.h"
+
+/* Records ops [begin, end) of m's plan into cl, bound for a parity of the
+ * double-buffered inputs and outputs; op_first (NULL: not wanted) receives
+ * each op's first dispatch in cl. */
+typedef svk_status (*svk_vk_record_fn)(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end,
+                                       uint32_t *op_first);
+
+/* Ops [begin, end) for a parity as n lists, cl[i] running ops
+ * [cut[i], cut[i + 1]). timing: the lists carry timestamps, and
+ * op_first[j - begin] is op j's first dispatch in its list. */
+typedef struct svk_vk_range {
+    size_t begin, end;
+    int parity;
+    size_t n;
+    svk_cmdlist **cl;
+    size_t *cut;
+    uint32_t *op_first;
+    bool timing;
+    double longest_ms;  /* the longest list's measured time; < 0: not measured */
+} svk_vk_range;
+
+/* A range's cuts once measured, shared by both parities' recordings. */
+typedef struct svk_vk_cuts {
+    size_t begin, end, n;
+    size_t *cut;
+    double longest_ms;
+} svk_vk_cuts;
+
+#define SVK_VK_RANGES 8
+
+typedef struct svk_vk_ranges {
+    svk_vk_range range[SVK_VK_RANGES];
+    svk_vk_cuts cuts[SVK_VK_RANGES];
+    svk_vk_range *inflight[2];  /* by parity: submitted, not yet waited for */
+    bool warned_long;           /* an op over max_submit_ms was logged */
+    bool noted_count;           /* a split by op count (no timestamps) was logged */
+} svk_vk_ranges;
+
+/* The recorded lists of ops [begin, end) for a parity, made with record on
+ * first use. */
+svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn record, size_t begin, size_t end,
+                            int parity, svk_vk_range **out);
+
+/* Submits l's lists in turn; l is in flight on its parity from the first.
+ * One that fails after the first has left the range run in part: it is
+ * tried again, and if it still fails the model is marked unusable (its
+ * state is not known) unless the device is lost. */
+svk_status svk_vk_range_submit(svk_model *m, svk_vk_ranges *r, svk_vk_range *l);
+
+/* Waits for the lists in flight on a parity, in order. A failed wait keeps
+ * them in flight (a later wait may succeed; a list waited for is not
+ * waited for again). A finished timed replay is measured, and its range
+ * recorded again on its next use. */
+svk_status svk_vk_range_finish(svk_model *m, svk_vk_ranges *r, int parity);
+
+/* Frees every range's lists (each waits for its submission); with cuts,
+ * the measured cuts too (they belong to a batch shape). */
+void svk_vk_ranges_free(svk_vk_ranges *r, bool cuts);
+
+#endif
