@@ -41,12 +41,7 @@ static svk_model *make_model(svk_ctx *ctx, svk_backend backend, svk_placement pl
  * three), the same for every model. */
 static void batch(uint32_t k, int32_t *tokens, int32_t *targets)
 {
-    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (k + 1));
-    for (int i = 0; i < B * T; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        tokens[i] = (int32_t)((s >> 33) % V);
-        targets[i] = (s >> 20) % 3 == 0 ? -1 : (int32_t)((s >> 40) % V);
-    }
+    tu_random_batch(seed, k, tokens, targets, B * T, V, 3);
 }
 
 static double rel(double a, double b)

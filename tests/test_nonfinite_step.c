@@ -36,16 +36,6 @@ static svk_status save_any(svk_model *m, const char *path)
     return svk_model_save_ex(m, path, &p);
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    unsigned char *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
-    bool ok = tu_read_file(a, &x, &nx) && tu_read_file(b, &y, &ny) && nx == ny && !memcmp(x, y, nx);
-    free(x);
-    free(y);
-    return ok;
-}
-
 /* Every float of wte.weight becomes NaN, so the loss is NaN while every
  * other weight and moment stays finite (an update that was not skipped
  * would spread the NaN gradient to them). */
@@ -92,7 +82,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     tu_check(&tally, svk_model_step(m) == 1, "%s: the step count stays 1 (is %llu)", name,
              (unsigned long long)svk_model_step(m));
     st = save_any(m, after);
-    tu_check(&tally, st == SVK_OK && same_files(bad, after), "%s: the weights, moments and step after the skipped steps are unchanged",
+    tu_check(&tally, st == SVK_OK && tu_same_files(bad, after), "%s: the weights, moments and step after the skipped steps are unchanged",
              name);
 
     /* Moments: a save with optimizer state before and after one more
@@ -105,7 +95,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
         st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, NULL);
     if (st == SVK_OK)
         st = save_any(m, opt_b);
-    tu_check(&tally, st == SVK_OK && same_files(opt_a, opt_b), "%s: the AdamW moments are unchanged by a skipped step",
+    tu_check(&tally, st == SVK_OK && tu_same_files(opt_a, opt_b), "%s: the AdamW moments are unchanged by a skipped step",
              name);
 
     st = svk_model_load(m, good, true);
@@ -175,7 +165,7 @@ static void overlapped(svk_ctx *ctx, svk_backend backend, const char *dir)
         if (st == SVK_OK)
             st = save_any(m, paths[pass]);
     }
-    tu_check(&tally, st == SVK_OK && same_files(paths[0], paths[1]),
+    tu_check(&tally, st == SVK_OK && tu_same_files(paths[0], paths[1]),
              "%s: back to back and one by one leave the same weights, moments and step", name);
     svk_model_destroy(&m);
     unlink(start), unlink(paths[0]), unlink(paths[1]);

@@ -49,22 +49,7 @@ static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const form *f, u
 
 static void batch(uint32_t k, int32_t *tokens, int32_t *targets)
 {
-    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (k + 1));
-    for (int i = 0; i < B * T; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        tokens[i] = (int32_t)((s >> 33) % V);
-        targets[i] = (s >> 20) % 5 == 0 ? -1 : (int32_t)((s >> 40) % V);
-    }
-}
-
-static bool same_files(const char *a, const char *b)
-{
-    unsigned char *x = NULL, *y = NULL;
-    size_t nx = 0, ny = 0;
-    bool ok = tu_read_file(a, &x, &nx) && tu_read_file(b, &y, &ny) && nx == ny && !memcmp(x, y, nx);
-    free(x);
-    free(y);
-    return ok;
+    tu_random_batch(seed, k, tokens, targets, B * T, V, 5);
 }
 
 /* STEPS steps of both models (step 2 in two micro-batches); the same bits
@@ -87,7 +72,7 @@ static void compare(const char *be, const form *f, svk_model *keep, svk_model *r
     snprintf(pa, sizeof(pa), "%s/keep.safetensors", dir);
     snprintf(pb, sizeof(pb), "%s/recompute.safetensors", dir);
     ok = ok && svk_model_save(keep, pa, true) == SVK_OK && svk_model_save(rc, pb, true) == SVK_OK;
-    tu_check(&tally, ok && same && same_files(pa, pb),
+    tu_check(&tally, ok && same && tu_same_files(pa, pb),
              "%s %s: %d steps with recomputation: the same losses, norms and checkpoint, bit for bit (%s)", be,
              f->name, STEPS, ok ? (same ? "ok" : "values differ") : svk_last_error());
     remove(pa);

@@ -175,6 +175,26 @@ void tu_fixed_batch(int32_t *tokens, int32_t *targets, int n, int v)
         tokens[i] = (i * 7 + 3) % v, targets[i] = (i * 5 + 1) % v;
 }
 
+void tu_random_batch(uint64_t seed, uint32_t k, int32_t *tokens, int32_t *targets, int n, int v, int ignore)
+{
+    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (k + 1));
+    for (int i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        tokens[i] = (int32_t)((s >> 33) % (uint64_t)v);
+        targets[i] = ignore && (s >> 20) % (uint64_t)ignore == 0 ? -1 : (int32_t)((s >> 40) % (uint64_t)v);
+    }
+}
+
+bool tu_same_files(const char *a, const char *b)
+{
+    unsigned char *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    bool ok = tu_read_file(a, &x, &nx) && tu_read_file(b, &y, &ny) && nx == ny && !memcmp(x, y, nx);
+    free(x);
+    free(y);
+    return ok;
+}
+
 double tu_now(void)
 {
     struct timespec ts;

@@ -76,6 +76,11 @@ svk_model *tu_small_model(tu_tally *t, const char *name, svk_ctx *ctx, svk_backe
 /* n tokens and their targets for a vocabulary of v, in a fixed pattern
  * (token i is (7i + 3) mod v, target i (5i + 1) mod v). */
 void tu_fixed_batch(int32_t *tokens, int32_t *targets, int n, int v);
+/* Batch k of a seeded sequence: n random tokens below v, and targets below
+ * v or, one in ignore (0: never), -1; the same for the same seed and k. */
+void tu_random_batch(uint64_t seed, uint32_t k, int32_t *tokens, int32_t *targets, int n, int v, int ignore);
+/* Whether two files hold the same bytes (false if either cannot be read). */
+bool tu_same_files(const char *a, const char *b);
 
 /* Seconds on CLOCK_MONOTONIC, for timing a case (differences only). */
 double tu_now(void);
