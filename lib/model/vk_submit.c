@@ -17,6 +17,9 @@ static void range_free(svk_vk_ranges *r, svk_vk_range *l)
     free(l->cl);
     free(l->cut);
     free(l->op_first);
+    free(l->op_ms);
+    free(l->new_cut);
+    free(l->ns);
     for (int q = 0; q < 2; q++)
         if (r->inflight[q] == l)
             r->inflight[q] = NULL;
@@ -103,6 +106,24 @@ static svk_status plan_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
     return SVK_OK;
 }
 
+/* The room measure_cuts takes, made now, while a failure can still be
+ * the step's. */
+static svk_status measure_room(svk_model *m, svk_vk_range *l)
+{
+    const size_t n_ops = l->end - l->begin;
+    for (size_t i = 0; i < l->n; i++) {
+        uint32_t n = 0;
+        svk_cmdlist_stats(l->cl[i], &n, NULL);
+        l->ns_cap = n > l->ns_cap ? n : l->ns_cap;
+    }
+    l->op_ms = svk_calloc(n_ops ? n_ops : 1, sizeof(*l->op_ms));
+    l->new_cut = svk_calloc(n_ops + 1, sizeof(*l->new_cut));
+    l->ns = svk_calloc(l->ns_cap ? l->ns_cap : 1, sizeof(*l->ns));
+    if (!l->op_ms || !l->new_cut || !l->ns)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
+    return SVK_OK;
+}
+
 svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn record, size_t begin, size_t end,
                             int parity, svk_vk_range **out)
 {
@@ -126,6 +147,8 @@ svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn rec
     for (size_t i = 0; i < l->n && st == SVK_OK; i++)
         st = record_list(m, record, parity, l->cut[i], l->cut[i + 1],
                          l->op_first ? l->op_first + (l->cut[i] - begin) : NULL, &l->cl[i]);
+    if (st == SVK_OK && l->timing)
+        st = measure_room(m, l);
     if (st != SVK_OK) {
         range_free(r, l);
         return st;
@@ -163,14 +186,13 @@ static bool op_times(const svk_vk_range *l, size_t i, double *op_ms)
 {
     uint32_t n = 0;
     svk_cmdlist_stats(l->cl[i], &n, NULL);
-    double *ns = svk_calloc(n ? n : 1, sizeof(*ns));
-    bool ok = ns && svk_cmdlist_timings(l->cl[i], ns, NULL, NULL, &n) == SVK_OK;
+    double *ns = l->ns;
+    bool ok = n <= l->ns_cap && svk_cmdlist_timings(l->cl[i], ns, NULL, NULL, &n) == SVK_OK;
     for (size_t j = l->cut[i]; j < l->cut[i + 1] && ok; j++) {
         const uint32_t d1 = j + 1 < l->cut[i + 1] ? l->op_first[j + 1 - l->begin] : n;
         for (uint32_t d = l->op_first[j - l->begin]; d < d1 && d < n; d++)
             op_ms[j - l->begin] += ns[d] * 1e-6;
     }
-    free(ns);
     return ok;
 }
 
@@ -215,17 +237,16 @@ static void measure_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
     for (int i = 0; i < SVK_VK_RANGES && !c; i++)
         if (!r->cuts[i].cut)
             c = &r->cuts[i];
-    double *op_ms = svk_calloc(n_ops, sizeof(*op_ms));
-    size_t *cut = svk_calloc(n_ops + 1, sizeof(*cut));
-    bool ok = c && !c->cut && op_ms && cut;
+    double *op_ms = l->op_ms;
+    bool ok = c && !c->cut && op_ms && l->new_cut;
+    if (ok)
+        memset(op_ms, 0, n_ops * sizeof(*op_ms));
     for (size_t i = 0; i < l->n && ok; i++)
         ok = op_times(l, i, op_ms);
     if (ok) {
-        cut_by_times(m, r, l, op_ms, cut, c);
-        cut = NULL;
+        cut_by_times(m, r, l, op_ms, l->new_cut, c);
+        l->new_cut = NULL; /* c holds it now */
     }
-    free(op_ms);
-    free(cut);
     if (c && c->cut)
         range_free(r, l);
 }

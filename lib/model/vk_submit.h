@@ -34,6 +34,13 @@ typedef struct svk_vk_range {
     uint32_t *op_first;
     bool timing;
     double longest_ms;  /* the longest list's measured time; < 0: not measured */
+    /* timing: the measurement's room, made with the lists, so that
+     * measuring the finished replay allocates nothing (a failure there
+     * could not be reported by the step, which has run) */
+    double *op_ms;      /* [end - begin] */
+    size_t *new_cut;    /* [end - begin + 1] */
+    double *ns;         /* [ns_cap]: one list's dispatch times */
+    uint32_t ns_cap;
 } svk_vk_range;
 
 /* A range's cuts once measured, shared by both parities' recordings. */

@@ -736,20 +736,21 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
     if ((st = svk_cmdlist_wait(cl)) != SVK_OK)
         return st;
     uint32_t n = cl->n_dispatch < *count ? cl->n_dispatch : *count;
-    if (n) {
-        uint64_t *ticks = svk_malloc(2 * n * sizeof(*ticks));
-        if (!ticks)
-            return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->ts.queries, 0, 2 * n,
-                                                    2 * n * sizeof(*ticks), ticks, sizeof(*ticks),
+    /* Read in chunks through the stack: a caller that measures a finished
+     * step (lib/model/vk_submit.c) must not need memory to do it. */
+    enum { CHUNK = 128 };
+    uint64_t ticks[2 * CHUNK];
+    const uint64_t mask = ctx->vk.timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->vk.timestamp_valid_bits) - 1);
+    for (uint32_t first = 0; first < n; first += CHUNK) {
+        const uint32_t k = n - first < CHUNK ? n - first : CHUNK;
+        VkResult r = ctx->vkd.vkGetQueryPoolResults(ctx->vk.device, cl->ts.queries, 2 * first, 2 * k,
+                                                    2 * k * sizeof(*ticks), ticks, sizeof(*ticks),
                                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-        if (r < 0) {
-            free(ticks);
+        if (r < 0)
             return svk_vk_fail(ctx, NULL, r, "vkGetQueryPoolResults", __FILE__, __LINE__, "reading timestamps");
-        }
-        uint64_t mask = ctx->vk.timestamp_valid_bits >= 64 ? ~0ull : ((1ull << ctx->vk.timestamp_valid_bits) - 1);
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t t = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint32_t i = first + j;
+            uint64_t t = ((ticks[2 * j + 1] & mask) - (ticks[2 * j] & mask)) & mask;
             if (ns)
                 ns[i] = (double)t * ctx->info.timestamp_period_ns;
             if (labels)
@@ -757,7 +758,6 @@ svk_status svk_cmdlist_timings(svk_cmdlist *cl, double *ns, const char **labels,
             if (kernels)
                 kernels[i] = cl->ts.kernels[i];
         }
-        free(ticks);
     }
     *count = n;
     return SVK_OK;
