@@ -36,9 +36,11 @@ SVK_BUF(2, SVK_RW, BufDst, dst);
 
 shared int chunk[gl_WorkGroupSize.x];
 
+/* Whether tok's row is in the bound table: all of it, or for a table too
+ * large for one binding the part [row0, row0 + V) (dwpe's dispatch: all). */
 bool valid(int tok)
 {
-    return tok >= 0 && uint(tok) < pc.V;
+    return tok >= 0 && uint(tok) >= pc.row0 && uint(tok) - pc.row0 < pc.V;
 }
 
 void accumulate_wpe()
@@ -69,7 +71,8 @@ void accumulate_wte()
         int tok = -1;
         if (p0 + lid < n) {
             tok = tokens[pc.off_tokens + p0 + lid];
-            if (!valid(tok) || uint(tok) % pc.slices != slice)
+            tok = valid(tok) ? tok - int(pc.row0) : -1;
+            if (tok >= 0 && uint(tok) % pc.slices != slice)
                 tok = -1;
         }
         chunk[lid] = tok;

@@ -37,9 +37,11 @@ layout(set = 0, binding = 2, std430) buffer BufDst4 { vec4 dst4[]; };
 
 #include "common/elem_index.glsl"
 
+/* Whether tok's row is in the bound table: all of it, or for a table too
+ * large for one binding the part [row0, row0 + V) (dwpe's dispatch: all). */
 bool valid(int tok)
 {
-    return tok >= 0 && uint(tok) < pc.V;
+    return tok >= 0 && uint(tok) >= pc.row0 && uint(tok) - pc.row0 < pc.V;
 }
 
 void main()
@@ -65,7 +67,7 @@ void main()
     for (uint p = 0u; p < n; p++) {
         const int tok = tokens[pc.off_tokens + p];
         if (valid(tok)) {
-            const uint e = pc.off_table / 4u + uint(tok) * C4 + j;
+            const uint e = pc.off_table / 4u + (uint(tok) - pc.row0) * C4 + j;
             dst4[e] += dout4[pc.off_act / 4u + p * C4 + j];
         }
     }

@@ -4,7 +4,9 @@
  * (wpe only with SVK_EMBEDDING_FLAG_WPE, i.e. pos = learned). One invocation
  * per element of out. A token outside [0, V) is never used as an address:
  * its row of out is written 0 (the op counts such tokens separately, with
- * index_check.comp). Reference: lib/ref/embedding.c.
+ * index_check.comp). With a part of the table (pc.row0, SVK_EMBEDDING_FLAG_PART)
+ * a row whose token lies outside the part is left for another part's
+ * dispatch. Reference: lib/ref/embedding.c.
  * Conformance: tools/conformance/conform_embedding.c.
  */
 #extension GL_GOOGLE_include_directive : require
@@ -25,6 +27,12 @@ SVK_BUF4(1, readonly, BufWte, wte);
 SVK_BUF4(2, readonly, BufWpe, wpe);
 SVK_BUF4(3, writeonly, BufOut, outv);
 
+/* Whether tok's row is in the bound table (all of it, or a part). */
+bool in_table(int tok)
+{
+    return tok >= 0 && uint(tok) >= pc.row0 && uint(tok) - pc.row0 < pc.V;
+}
+
 void main()
 {
     uint i;
@@ -34,10 +42,12 @@ void main()
         const uint e = 4u * i, row = e / pc.C, c = e % pc.C, t = row % pc.T;
         const int tok = tokens[pc.off_tokens + row];
         vec4 v = vec4(0.0);
-        if (tok >= 0 && uint(tok) < pc.V) {
-            v = wte4[(pc.off_table + uint(tok) * pc.C + c) / 4u];
+        if (in_table(tok)) {
+            v = wte4[(pc.off_table + (uint(tok) - pc.row0) * pc.C + c) / 4u];
             if ((pc.flags & SVK_EMBEDDING_FLAG_WPE) != 0u)
                 v += wpe4[(pc.off_wpe + t * pc.C + c) / 4u];
+        } else if ((pc.flags & SVK_EMBEDDING_FLAG_PART) != 0u) {
+            return;
         }
         outv4[(pc.off_act + e) / 4u] = v;
         return;
@@ -47,10 +57,12 @@ void main()
     const uint row = i / pc.C, c = i % pc.C, t = row % pc.T;
     const int tok = tokens[pc.off_tokens + row];
     float v = 0.0;
-    if (tok >= 0 && uint(tok) < pc.V) {
-        v = wte[pc.off_table + uint(tok) * pc.C + c];
+    if (in_table(tok)) {
+        v = wte[pc.off_table + (uint(tok) - pc.row0) * pc.C + c];
         if ((pc.flags & SVK_EMBEDDING_FLAG_WPE) != 0u)
             v += wpe[pc.off_wpe + t * pc.C + c];
+    } else if ((pc.flags & SVK_EMBEDDING_FLAG_PART) != 0u) {
+        return;
     }
     outv[pc.off_act + i] = v;
 }

@@ -39,11 +39,13 @@
 #include "ops/gemm.h"
 #include "plan_vk.h"
 #include "vk_submit.h"
+#include "vk_windows.h"
 #include "vk/vk_buffer.h"
 #include "vk/vk_context.h"
 
 typedef struct vk_state {
     svk_buffer *slab[SVK_SLAB_COUNT];   /* ACT: unused (per-tensor buffers) */
+    svk_vk_windows win[SVK_SLAB_ACT];   /* the parameter-shaped slabs' windows (vk_windows.h) */
     uint64_t slab_elems[SVK_SLAB_COUNT];
     svk_buffer **act;                   /* [n_tensors]: ACT tensors' buffers */
     size_t n_act;
@@ -86,8 +88,10 @@ static void destroy(svk_model *m)
     if (!s)
         return;
     free_shape(m->ctx, s); /* the queue is idle from here on */
-    for (int k = 0; k < SVK_SLAB_ACT; k++)
+    for (int k = 0; k < SVK_SLAB_ACT; k++) {
+        svk_vk_windows_free(&s->win[k]);
         svk_buffer_release(&s->slab[k]);
+    }
     svk_buffer_release(&s->hparams[0]);
     svk_buffer_release(&s->hparams[1]);
     free(s);
@@ -123,7 +127,7 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
             released[freed[i]->alloc.pool] += freed[i]->alloc.size;
 #define ADD(dst, name_, note_, bytes, memory_)                                                   \
     do {                                                                                         \
-        req[n] = (svk_buffer_request){(name_), (note_), (bytes), (memory_)};                     \
+        req[n] = (svk_buffer_request){(name_), (note_), (bytes), (memory_), false};              \
         if (dest)                                                                                \
             dest[n] = (dst);                                                                     \
         n++;                                                                                     \
@@ -143,8 +147,12 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
             continue;
         if (s->slab[k])
             released[s->slab[k]->alloc.pool] += s->slab[k]->alloc.size;
-        ADD(&s->slab[k], slab_names[k], k < SVK_SLAB_ACT ? note : NULL, (p->slab_elems[k] ? p->slab_elems[k] : 1) * 4,
+        const uint64_t bytes = (p->slab_elems[k] ? p->slab_elems[k] : 1) * 4;
+        ADD(&s->slab[k], slab_names[k], k < SVK_SLAB_ACT ? note : NULL, bytes,
             k >= SVK_SLAB_INPUT ? SVK_MEMORY_HOST_MAPPED : SVK_MEMORY_DEVICE);
+        /* Past one binding, a parameter-shaped slab is bound in windows:
+         * only the allocation limits cap it. */
+        req[n - 1].unbound = k < SVK_SLAB_ACT && svk_vk_windows_needed(ctx, bytes);
     }
     /* Parity 1's inputs and outputs (free_shape frees both parities). */
     ADD(&s->alt[0], "inputs.1", NULL, (p->slab_elems[SVK_SLAB_INPUT] ? p->slab_elems[SVK_SLAB_INPUT] : 1) * 4,
@@ -158,9 +166,8 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
         if (p->tensors[i].slab == SVK_SLAB_ACT)
             ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
                 (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4, SVK_MEMORY_DEVICE);
-    uint64_t grads = p->slab_elems[SVK_SLAB_GRAD];
     ADD(&s->scratch, "scratch", NULL, svk_plan_vk_scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
-    ADD(&s->clip_partials, "clip partials", NULL, svk_clip_scratch_elems(1, &grads) * 4, SVK_MEMORY_DEVICE);
+    ADD(&s->clip_partials, "clip partials", NULL, svk_plan_vk_clip_partials_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
 #undef ADD
     return n;
 }
@@ -195,8 +202,10 @@ static svk_status alloc_shape(svk_model *m, const svk_plan *p)
 {
     vk_state *s = m->backend;
     for (int k = 0; k < SVK_SLAB_ACT; k++)
-        if (s->slab[k] && s->slab_elems[k] != p->slab_elems[k])
+        if (s->slab[k] && s->slab_elems[k] != p->slab_elems[k]) {
+            svk_vk_windows_free(&s->win[k]);
             svk_buffer_destroy(&s->slab[k]);
+        }
     svk_status st = SVK_OK;
     const size_t cap = max_requests(p);
     svk_buffer_request *req = svk_calloc(cap, sizeof(*req));
@@ -213,8 +222,13 @@ static svk_status alloc_shape(svk_model *m, const svk_plan *p)
         bp.size = req[i].size;
         bp.memory = req[i].memory;
         bp.name = req[i].name;
-        st = svk_buffer_create(m->ctx, &bp, dest[i]);
+        st = req[i].unbound ? svk_buffer_create_unbound(m->ctx, &bp, dest[i]) : svk_buffer_create(m->ctx, &bp, dest[i]);
     }
+    for (int k = 0; k < SVK_SLAB_ACT && st == SVK_OK; k++)
+        if (s->win[k].slab != s->slab[k]) {
+            svk_vk_windows_free(&s->win[k]);
+            st = svk_vk_windows_make(s->slab[k], &s->win[k]);
+        }
     free(req);
     free(dest);
     for (int k = 0; k < SVK_SLAB_COUNT; k++)
@@ -288,7 +302,7 @@ static svk_plan_vk_rec recording(svk_model *m, svk_cmdlist *cl, int parity)
         .p = &m->plan, .cl = cl, .log = svk_model_log(m), .opt = &m->params.optimizer, .slab = s->slab,
         .act = s->act, .input = io_buffer(s, SVK_SLAB_INPUT, parity), .output = io_buffer(s, SVK_SLAB_OUTPUT, parity),
         .prev_output = io_buffer(s, SVK_SLAB_OUTPUT, !parity), .step = s->hparams[parity], .scratch = s->scratch,
-        .clip_partials = s->clip_partials,
+        .clip_partials = s->clip_partials, .win = s->win,
     };
 }
 
@@ -536,9 +550,45 @@ static void forget_recordings(svk_model *m)
     svk_vk_ranges_free(&s->ranges, false);
 }
 
+/* A probe of a windowed slab's tensor goes in parts that each lie in one
+ * window: a dense probe by elements, a strided one by rows. The part from
+ * the probe's element e (in its rows x cols order) is rows x cols at
+ * element *at of the tensor; returns its elements, 0 if none fits. */
+static uint64_t probe_part(const svk_plan_vk_rec *r, const svk_finite_probe *q, uint64_t e, uint64_t *at,
+                           uint64_t *rows, uint64_t *cols)
+{
+    const uint64_t ld = q->ld ? q->ld : q->cols, total = q->rows * q->cols;
+    uint64_t reach;
+    if (ld == q->cols || q->rows == 1) {
+        *at = q->offset + e;
+        svk_plan_vk_at(r, q->tensor, *at, &reach);
+        *rows = 1;
+        *cols = reach < total - e ? reach : total - e;
+        return *cols;
+    }
+    const uint64_t row0 = e / q->cols;
+    *at = q->offset + row0 * ld;
+    svk_plan_vk_at(r, q->tensor, *at, &reach);
+    const uint64_t fit = reach >= q->cols ? (reach - q->cols) / ld + 1 : 0;
+    *rows = fit < q->rows - row0 ? fit : q->rows - row0;
+    *cols = q->cols;
+    return *rows * q->cols;
+}
+
+/* The statistics of a probe's part (from its element e) added to *acc. */
+static void merge_stats(svk_ref_finite *acc, const svk_ref_finite *part, uint64_t e)
+{
+    acc->nan += part->nan;
+    acc->inf += part->inf;
+    if (acc->first == UINT64_MAX && part->first != UINT64_MAX)
+        acc->first = e + part->first;
+    if (part->max_abs > acc->max_abs)
+        acc->max_abs = part->max_abs;
+}
+
 /* A list of its own, recorded for this run and dropped after it: ops one
- * by one, each probe a finite_check dispatch into its slot of a mapped
- * statistics buffer. */
+ * by one, each probe a finite_check dispatch (one per part, in a windowed
+ * slab) into its slots of a mapped statistics buffer. */
 static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
                         const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out)
 {
@@ -551,32 +601,42 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
         st = write_inputs(m, s->cur, tokens, targets, h);
     if (st != SVK_OK)
         return st;
+    svk_plan_vk_rec r = recording(m, NULL, s->cur);
+    uint64_t slots = 0, at, rows, cols;
+    for (size_t i = 0; i < n; i++)
+        for (uint64_t e = 0, len; e < probes[i].rows * probes[i].cols; e += len, slots++)
+            if (!(len = probe_part(&r, &probes[i], e, &at, &rows, &cols)))
+                return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "finite check of '%s': a row lies in no window",
+                                 p->tensors[probes[i].tensor].name);
     svk_buffer *stats = NULL;
     svk_buffer_params bp = svk_buffer_params_default();
-    bp.size = (n ? n : 1) * SVK_FINITE_STATS * 4;
+    bp.size = (slots ? slots : 1) * SVK_FINITE_STATS * 4;
     bp.memory = SVK_MEMORY_HOST_MAPPED;
     bp.name = "finite-check statistics";
     svk_cmdlist *cl = NULL;
     if ((st = svk_buffer_create(m->ctx, &bp, &stats)) == SVK_OK &&
         (st = svk_cmdlist_create(m->ctx, &(svk_cmdlist_params){0}, &cl)) == SVK_OK)
         st = svk_cmdlist_begin(cl);
-    const svk_plan_vk_rec r = recording(m, cl, s->cur);
+    r.cl = cl;
     /* Every activation starts as zeros, so that a probe never sees what an
      * earlier step (or nothing) left in a buffer. */
     for (size_t i = 0; i < s->n_act && begin < end && st == SVK_OK; i++)
         if (s->act[i])
             st = svk_fill_record(cl, (svk_tref){s->act[i], 0}, s->act[i]->size / 4, 0.0f, "finite-check zero");
     size_t i = 0;
+    uint64_t slot = 0;
     for (size_t k = begin; st == SVK_OK; k++) {
         for (; i < n && probes[i].at == k && st == SVK_OK; i++) {
             const svk_finite_probe *q = &probes[i];
-            svk_tref x = svk_plan_vk_tensor(&r, q->tensor);
-            x.off += q->offset;
-            svk_finite_check_args a = {
-                .rows = q->rows, .cols = q->cols, .ld = q->ld, .x = x,
-                .stats = {stats, i * SVK_FINITE_STATS}, .label = p->tensors[q->tensor].name,
-            };
-            st = svk_finite_check_record(cl, &a);
+            for (uint64_t e = 0, len; e < q->rows * q->cols && st == SVK_OK; e += len, slot++) {
+                len = probe_part(&r, q, e, &at, &rows, &cols);
+                svk_finite_check_args a = {
+                    .rows = rows, .cols = cols, .ld = rows > 1 ? q->ld : 0,
+                    .x = svk_plan_vk_at(&r, q->tensor, at, NULL), .stats = {stats, slot * SVK_FINITE_STATS},
+                    .label = p->tensors[q->tensor].name,
+                };
+                st = svk_finite_check_record(cl, &a);
+            }
         }
         if (k >= end || st != SVK_OK)
             break;
@@ -585,9 +645,18 @@ static svk_status check(svk_model *m, size_t begin, size_t end, const int32_t *t
     if (st == SVK_OK && (st = svk_cmdlist_end(cl)) == SVK_OK && (st = svk_cmdlist_submit(cl)) == SVK_OK)
         st = svk_cmdlist_wait(cl);
     uint32_t *raw = NULL;
-    if (st == SVK_OK && (st = svk_buffer_map(stats, (void **)&raw)) == SVK_OK)
-        for (i = 0; i < n; i++)
-            svk_finite_stats_decode(raw + i * SVK_FINITE_STATS, probes[i].rows * probes[i].cols, &out[i]);
+    if (st == SVK_OK && (st = svk_buffer_map(stats, (void **)&raw)) == SVK_OK) {
+        slot = 0;
+        for (i = 0; i < n; i++) {
+            out[i] = (svk_ref_finite){.first = UINT64_MAX};
+            for (uint64_t e = 0, len; e < probes[i].rows * probes[i].cols; e += len, slot++) {
+                len = probe_part(&r, &probes[i], e, &at, &rows, &cols);
+                svk_ref_finite part;
+                svk_finite_stats_decode(raw + slot * SVK_FINITE_STATS, len, &part);
+                merge_stats(&out[i], &part, e);
+            }
+        }
+    }
     svk_cmdlist_destroy(&cl);
     svk_buffer_destroy(&stats);
     return st;

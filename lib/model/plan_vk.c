@@ -22,24 +22,45 @@
 #include "ops/transpose.h"
 #include "vk/vk_buffer.h"
 
+#include <stdlib.h>
+
+#include "core/alloc.h"
+
 _Static_assert(SVK_SIAMESE_MEAN_ROWS <= SVK_PLAN_SIAMESE_MEAN_ROWS,
                "the plan's SiameseNorm mean tensors must hold the rows the device kernels keep");
+
+svk_tref svk_plan_vk_at(const svk_plan_vk_rec *r, uint32_t id, uint64_t elem, uint64_t *reach)
+{
+    const svk_plan_tensor *t = &r->p->tensors[id];
+    svk_tref ref;
+    switch (t->slab) {
+    case SVK_SLAB_ACT:
+        ref = (svk_tref){r->act[id], elem};
+        break;
+    case SVK_SLAB_INPUT:
+        ref = (svk_tref){r->input, t->offset + elem};
+        break;
+    case SVK_SLAB_OUTPUT:
+        ref = (svk_tref){r->output, t->offset + elem};
+        break;
+    default:
+        if (r->win)
+            return svk_vk_windows_at(&r->win[t->slab], t->offset + elem, reach);
+        ref = (svk_tref){r->slab[t->slab], t->offset + elem};
+        break;
+    }
+    if (reach) {
+        const uint64_t elems = ref.buf ? ref.buf->size / 4 : 0;
+        *reach = ref.off < elems ? elems - ref.off : 0;
+    }
+    return ref;
+}
 
 svk_tref svk_plan_vk_tensor(const svk_plan_vk_rec *r, uint32_t id)
 {
     if (id == SVK_NONE)
         return (svk_tref){NULL, 0};
-    const svk_plan_tensor *t = &r->p->tensors[id];
-    switch (t->slab) {
-    case SVK_SLAB_ACT:
-        return (svk_tref){r->act[id], 0};
-    case SVK_SLAB_INPUT:
-        return (svk_tref){r->input, t->offset};
-    case SVK_SLAB_OUTPUT:
-        return (svk_tref){r->output, t->offset};
-    default:
-        return (svk_tref){r->slab[t->slab], t->offset};
-    }
+    return svk_plan_vk_at(r, id, 0, NULL);
 }
 
 #define T(id) svk_plan_vk_tensor(r, (id))
@@ -68,36 +89,109 @@ static svk_norm_kind kind_of(const svk_plan_norm_shape *s)
     return s->rms ? SVK_NORM_RMSNORM : SVK_NORM_LAYERNORM;
 }
 
+/* Element elem of tensor id, and how many of the elements up to end one
+ * operand reaches from there: all of them unless its slab is windowed. */
+static svk_tref part_at(const svk_plan_vk_rec *r, uint32_t id, uint64_t elem, uint64_t end, uint64_t *len)
+{
+    uint64_t reach;
+    const svk_tref t = svk_plan_vk_at(r, id, elem, &reach);
+    if (reach < *len)
+        *len = reach;
+    if (end - elem < *len)
+        *len = end - elem;
+    return t;
+}
+
+static svk_status unreachable(const svk_plan_vk_rec *r, const svk_plan_op *o, uint64_t elem)
+{
+    return svk_error(r->log, SVK_ERROR_INTERNAL, "plan op '%s': element %llu lies in no window of its slab", o->label,
+                     (unsigned long long)elem);
+}
+
+/* ZERO, COPY and ADD over [0, n), in parts that each lie in one window. */
+static svk_status elementwise(const svk_plan_vk_rec *r, const svk_plan_op *o, uint32_t dst, uint32_t src, uint64_t n)
+{
+    for (uint64_t e = 0; e < n;) {
+        uint64_t len = UINT64_MAX;
+        const svk_tref d = part_at(r, dst, e, n, &len);
+        const svk_tref s = src != SVK_NONE ? part_at(r, src, e, n, &len) : (svk_tref){NULL, 0};
+        if (!len)
+            return unreachable(r, o, e);
+        const svk_status st = o->code == SVK_OP_ZERO   ? svk_fill_record(r->cl, d, len, 0.0f, o->label)
+                              : o->code == SVK_OP_COPY ? svk_copy_record(r->cl, d, s, len, o->label)
+                                                       : svk_add_record(r->cl, d, s, len, o->label);
+        if (st != SVK_OK)
+            return st;
+        e += len;
+    }
+    return SVK_OK;
+}
+
 static svk_status zero(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
-    return svk_fill_record(r->cl, T(o->zero.dst), o->zero.n, 0.0f, o->label);
+    return elementwise(r, o, o->zero.dst, SVK_NONE, o->zero.n);
 }
 
 static svk_status copy(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
-    return svk_copy_record(r->cl, T(o->copy.dst), T(o->copy.src), o->copy.n, o->label);
+    return elementwise(r, o, o->copy.dst, o->copy.src, o->copy.n);
 }
 
 static svk_status add(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
-    return svk_add_record(r->cl, T(o->add.dst), T(o->add.src), o->add.n, o->label);
+    return elementwise(r, o, o->add.dst, o->add.src, o->add.n);
 }
 
+/* The rows of a [V, C] table that one operand reaches from row row0 (at
+ * most V - row0): the parts of a vocabulary table past one binding. */
+static uint64_t table_part(const svk_plan_vk_rec *r, uint32_t id, uint64_t row0, uint64_t V, uint64_t C)
+{
+    uint64_t reach;
+    svk_plan_vk_at(r, id, row0 * C, &reach);
+    const uint64_t rows = reach / C;
+    return rows < V - row0 ? rows : V - row0;
+}
+
+/* A table past one binding goes in parts of rows (svk_embedding_fwd_args):
+ * out is zeroed first, for the rows of invalid tokens, which no part
+ * writes. */
 static svk_status embed_fwd(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_embed_fwd *e = &o->embed_fwd;
-    const svk_embedding_fwd_args a = {.B = e->B, .T = e->T, .C = e->C, .V = e->V, .tokens = T(e->tokens),
-                                      .wte = T(e->wte), .wpe = T(e->wpe), .out = T(e->out),
-                                      .counts = OUT(r, SVK_OUT_VALID_TOKENS), .label = o->label};
-    return svk_embedding_fwd_record(r->cl, &a);
+    svk_embedding_fwd_args a = {.B = e->B, .T = e->T, .C = e->C, .V = e->V, .tokens = T(e->tokens),
+                                .wte = T(e->wte), .wpe = T(e->wpe), .out = T(e->out),
+                                .counts = OUT(r, SVK_OUT_VALID_TOKENS), .label = o->label};
+    if (table_part(r, e->wte, 0, e->V, e->C) == e->V)
+        return svk_embedding_fwd_record(r->cl, &a);
+    svk_status st = svk_fill_record(r->cl, a.out, e->B * e->T * e->C, 0.0f, o->label);
+    for (uint64_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += a.rows) {
+        if (!(a.rows = table_part(r, e->wte, row0, e->V, e->C)))
+            return unreachable(r, o, row0 * e->C);
+        a.row0 = row0;
+        a.wte = svk_plan_vk_at(r, e->wte, row0 * e->C, NULL);
+        st = svk_embedding_fwd_record(r->cl, &a);
+        a.counts = (svk_tref){NULL, 0}; /* counted once */
+    }
+    return st;
 }
 
 static svk_status embed_bwd(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_embed_bwd *e = &o->embed_bwd;
-    const svk_embedding_bwd_args a = {.B = e->B, .T = e->T, .C = e->C, .V = e->V, .tokens = T(e->tokens),
-                                      .dout = T(e->dout), .dwte = T(e->dwte), .dwpe = T(e->dwpe), .label = o->label};
-    return svk_embedding_bwd_record(r->cl, &a);
+    svk_embedding_bwd_args a = {.B = e->B, .T = e->T, .C = e->C, .V = e->V, .tokens = T(e->tokens),
+                                .dout = T(e->dout), .dwte = T(e->dwte), .dwpe = T(e->dwpe), .label = o->label};
+    if (table_part(r, e->dwte, 0, e->V, e->C) == e->V)
+        return svk_embedding_bwd_record(r->cl, &a);
+    svk_status st = SVK_OK;
+    for (uint64_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += a.rows) {
+        if (!(a.rows = table_part(r, e->dwte, row0, e->V, e->C)))
+            return unreachable(r, o, row0 * e->C);
+        a.row0 = row0;
+        a.dwte = svk_plan_vk_at(r, e->dwte, row0 * e->C, NULL);
+        st = svk_embedding_bwd_record(r->cl, &a);
+        a.dwpe = (svk_tref){NULL, 0}; /* added once */
+    }
+    return st;
 }
 
 static svk_status norm_fwd(const svk_plan_vk_rec *r, const svk_plan_op *o)
@@ -202,13 +296,61 @@ static svk_gemm_args gemm_shape(const svk_plan_op *o)
     };
 }
 
-static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
+/* The dimensions of a GEMM, and how an operand lies over them: its rows
+ * and columns (DIM_NONE: one row, the bias), its leading dimension. */
+enum { DIM_M, DIM_N, DIM_K, DIM_COUNT, DIM_NONE = DIM_COUNT };
+
+typedef struct gemm_operand {
+    const char *what;
+    uint32_t id;
+    int row_dim, col_dim;
+    uint64_t ld;
+} gemm_operand;
+
+/* A's, B's, C's and the bias's layout (n: 3, or 4 with a bias). */
+static uint32_t gemm_operands(const svk_plan_gemm *g, gemm_operand out[4])
+{
+    /* A leading dimension of 0 is the dense one: the stored columns. */
+    out[0] = (gemm_operand){"A", g->a, g->ta ? DIM_K : DIM_M, g->ta ? DIM_M : DIM_K,
+                            g->ld.a ? g->ld.a : g->ta ? g->M : g->K};
+    out[1] = (gemm_operand){"B", g->b, g->tb ? DIM_N : DIM_K, g->tb ? DIM_K : DIM_N,
+                            g->ld.b ? g->ld.b : g->tb ? g->K : g->N};
+    out[2] = (gemm_operand){"C", g->c, DIM_M, DIM_N, g->ld.c ? g->ld.c : g->N};
+    out[3] = (gemm_operand){"bias", g->bias, DIM_NONE, DIM_N, 0};
+    return g->bias != SVK_NONE ? 4 : 3;
+}
+
+/* Operand x of the part at start[] of size[]: its first element, and the
+ * elements it spans from there. */
+static uint64_t operand_first(const gemm_operand *x, const uint64_t start[DIM_COUNT + 1])
+{
+    return start[x->row_dim] * x->ld + start[x->col_dim];
+}
+
+static uint64_t operand_span(const gemm_operand *x, const uint64_t size[DIM_COUNT + 1])
+{
+    return (size[x->row_dim] - 1) * x->ld + size[x->col_dim];
+}
+
+/* Records the GEMM's part at start[] of size[] (the whole product: zeros
+ * and its shape). A part past the first along K adds into C. */
+static svk_status gemm_part(const svk_plan_vk_rec *r, const svk_plan_op *o, const uint64_t start[DIM_COUNT + 1],
+                            const uint64_t size[DIM_COUNT + 1])
 {
     const svk_plan_gemm *pg = &o->gemm;
-    const svk_tref c = T(pg->c), a = T(pg->a), b = T(pg->b), bias = T(pg->bias);
+    gemm_operand x[4];
+    const uint32_t n = gemm_operands(pg, x);
+    svk_tref ref[4] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
+    for (uint32_t i = 0; i < n; i++)
+        ref[i] = svk_plan_vk_at(r, x[i].id, operand_first(&x[i], start), NULL);
     svk_gemm_args g = gemm_shape(o);
-    g.a.buf = a.buf, g.b.buf = b.buf, g.c.buf = c.buf, g.bias = bias;
-    g.a.off = a.off, g.b.off = b.off, g.c.off = c.off;
+    g.shape.M = (uint32_t)size[DIM_M], g.shape.N = (uint32_t)size[DIM_N], g.shape.K = (uint32_t)size[DIM_K];
+    if (start[DIM_K])
+        g.beta = 1.0f;
+    g.a.buf = ref[0].buf, g.b.buf = ref[1].buf, g.c.buf = ref[2].buf, g.bias = ref[3];
+    g.a.off = ref[0].off, g.b.off = ref[1].off, g.c.off = ref[2].off;
+    /* A part's rows keep the whole operand's stride. */
+    g.a.ld = (uint32_t)x[0].ld, g.b.ld = (uint32_t)x[1].ld, g.c.ld = (uint32_t)x[2].ld;
     g.label = o->label;
     /* Room for split-K partials (gemm_split.h) or the bias gradient's
      * column sums, sized by svk_plan_vk_scratch_elems. */
@@ -229,6 +371,80 @@ static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
         g.epi.aux2 = aux2;
     }
     return svk_gemm_record(r->cl, &g);
+}
+
+/* The most of dimension d that a part starting at start[] (its other
+ * dimensions size[]) can take with every operand within one binding. */
+static uint64_t gemm_fit(const svk_plan_vk_rec *r, const gemm_operand *x, uint32_t n, int d,
+                         const uint64_t start[DIM_COUNT + 1], uint64_t size[DIM_COUNT + 1], uint64_t want)
+{
+    uint64_t fit = want;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t reach;
+        svk_plan_vk_at(r, x[i].id, operand_first(&x[i], start), &reach);
+        size[d] = 1;
+        const uint64_t least = operand_span(&x[i], size); /* one row or column of d */
+        uint64_t most = 0;
+        if (reach >= least)
+            most = x[i].row_dim == d ? (reach - least) / x[i].ld + 1
+                   : x[i].col_dim == d ? reach - least + 1
+                                       : want;
+        if (most < fit)
+            fit = most;
+    }
+    size[d] = fit;
+    return fit;
+}
+
+/* The device's binding range, for messages. */
+static uint64_t binding_range(const svk_plan_vk_rec *r)
+{
+    return svk_buffer_max_size(r->scratch->ctx, NULL);
+}
+
+/* A GEMM whose operands each lie within one binding runs as it is. One
+ * past it (a vocabulary table in a windowed slab: the logits, their
+ * gradient through it, its own gradient) runs in parts along that
+ * operand's rows: M and N parts write their own block of C; K parts add
+ * into it. A fused epilogue or bias gradient reads whole rows, so such a
+ * GEMM is not split: it is refused, naming the operand. */
+static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
+{
+    const svk_plan_gemm *pg = &o->gemm;
+    gemm_operand x[4];
+    const uint32_t n = gemm_operands(pg, x);
+    const uint64_t full[DIM_COUNT + 1] = {pg->M, pg->N, pg->K, 1};
+    uint64_t start[DIM_COUNT + 1] = {0, 0, 0, 0};
+    int split = -1;
+    for (uint32_t i = 0; i < n && split < 0; i++) {
+        uint64_t reach;
+        svk_plan_vk_at(r, x[i].id, 0, &reach);
+        if (operand_span(&x[i], full) > reach)
+            split = x[i].row_dim == DIM_NONE ? x[i].col_dim : x[i].row_dim;
+    }
+    if (split < 0)
+        return gemm_part(r, o, start, full);
+    if (o->fuse || pg->bias != SVK_NONE)
+        return svk_error(r->log, SVK_ERROR_TOO_LARGE,
+                         "plan op '%s': a GEMM with a fused epilogue or bias has an operand past the device's binding "
+                         "range (%llu bytes), and such a GEMM is not split",
+                         o->label, (unsigned long long)binding_range(r));
+    for (uint64_t pos = 0; pos < full[split];) {
+        uint64_t size[DIM_COUNT + 1] = {full[0], full[1], full[2], 1};
+        start[split] = pos;
+        const uint64_t len = gemm_fit(r, x, n, split, start, size, full[split] - pos);
+        if (!len)
+            return svk_error(r->log, SVK_ERROR_TOO_LARGE,
+                             "plan op '%s': [%llu x %llu x %llu] has an operand that one binding (%llu bytes) cannot "
+                             "hold even one row of",
+                             o->label, (unsigned long long)pg->M, (unsigned long long)pg->N,
+                             (unsigned long long)pg->K, (unsigned long long)binding_range(r));
+        svk_status st = gemm_part(r, o, start, size);
+        if (st != SVK_OK)
+            return st;
+        pos += len;
+    }
+    return SVK_OK;
 }
 
 static svk_status rope(const svk_plan_vk_rec *r, const svk_plan_op *o)
@@ -296,10 +512,20 @@ static svk_status transpose(const svk_plan_vk_rec *r, const svk_plan_op *o)
 static svk_status embed_decode(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_embed_decode *e = &o->embed_decode;
-    const svk_decode_embed_args a = {.C = (uint32_t)e->C, .V = (uint32_t)e->V, .ctx = (uint32_t)e->ctx,
-                                     .step = T(e->step), .wte = T(e->wte), .wpe = T(e->wpe), .out = T(e->out),
-                                     .label = o->label};
-    return svk_decode_embed_record(r->cl, &a);
+    svk_decode_embed_args a = {.C = (uint32_t)e->C, .V = (uint32_t)e->V, .ctx = (uint32_t)e->ctx,
+                               .step = T(e->step), .wte = T(e->wte), .wpe = T(e->wpe), .out = T(e->out),
+                               .label = o->label};
+    if (table_part(r, e->wte, 0, e->V, e->C) == e->V)
+        return svk_decode_embed_record(r->cl, &a);
+    svk_status st = svk_fill_record(r->cl, a.out, e->C, 0.0f, o->label);
+    for (uint64_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += a.rows) {
+        if (!(a.rows = (uint32_t)table_part(r, e->wte, row0, e->V, e->C)))
+            return unreachable(r, o, row0 * e->C);
+        a.row0 = (uint32_t)row0;
+        a.wte = svk_plan_vk_at(r, e->wte, row0 * e->C, NULL);
+        st = svk_decode_embed_record(r->cl, &a);
+    }
+    return st;
 }
 
 static svk_status attn_decode(const svk_plan_vk_rec *r, const svk_plan_op *o)
@@ -335,28 +561,91 @@ static svk_status xent(const svk_plan_vk_rec *r, const svk_plan_op *o)
     return svk_cross_entropy_record(r->cl, &a);
 }
 
+/* The parts of [0, n) of tensor id (and of the tensors at its offset in
+ * the other parameter-shaped slabs, laid out alike) that each lie in one
+ * window: their starts into start[] (up to cap; NULL: only counted).
+ * Returns their number, 0 if an element lies in no window. */
+static uint64_t sweep_parts(const svk_plan_vk_rec *r, uint32_t id, uint64_t n, uint64_t *start, uint64_t *len,
+                            uint64_t cap)
+{
+    uint64_t k = 0;
+    for (uint64_t e = 0; e < n; k++) {
+        uint64_t l = UINT64_MAX;
+        part_at(r, id, e, n, &l);
+        if (!l)
+            return 0;
+        if (start && k < cap)
+            start[k] = e, len[k] = l;
+        e += l;
+    }
+    return k;
+}
+
+uint64_t svk_plan_vk_clip_partials_elems(svk_ctx *ctx, const svk_plan *p)
+{
+    const uint64_t n = p->slab_elems[SVK_SLAB_GRAD];
+    const uint64_t stride = svk_vk_windows_stride(ctx, n * 4);
+    uint64_t total = 0;
+    for (uint64_t e = 0; e < n;) {
+        const uint64_t l = svk_vk_windows_piece(stride, e, n);
+        total += svk_clip_slots(l);
+        e += l;
+    }
+    return total ? total : 1;
+}
+
 static svk_status clip(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
-    svk_tref g = T(o->clip.grads);
-    uint64_t n = o->clip.n;
-    const svk_clip_args a = {.count = 1, .grads = &g, .sizes = &n, .partials = (svk_tref){r->clip_partials, 0},
-                             .max_norm = r->opt->max_norm, .out = OUT(r, SVK_OUT_GRAD_NORM), .label = o->label};
-    return svk_clip_record(r->cl, &a);
+    const uint64_t parts = sweep_parts(r, o->clip.grads, o->clip.n, NULL, NULL, 0);
+    if (!parts)
+        return unreachable(r, o, 0);
+    svk_tref *g = svk_calloc(parts, sizeof(*g));
+    uint64_t *start = svk_calloc(parts, sizeof(*start)), *len = svk_calloc(parts, sizeof(*len));
+    svk_status st = SVK_OK;
+    if (!g || !start || !len) {
+        st = svk_error(r->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording '%s'", o->label);
+    } else {
+        sweep_parts(r, o->clip.grads, o->clip.n, start, len, parts);
+        for (uint64_t k = 0; k < parts; k++)
+            g[k] = svk_plan_vk_at(r, o->clip.grads, start[k], NULL);
+        const svk_clip_args a = {.count = (uint32_t)parts, .grads = g, .sizes = len,
+                                 .partials = (svk_tref){r->clip_partials, 0}, .max_norm = r->opt->max_norm,
+                                 .out = OUT(r, SVK_OUT_GRAD_NORM), .label = o->label};
+        st = svk_clip_record(r->cl, &a);
+    }
+    free(g);
+    free(start);
+    free(len);
+    return st;
 }
 
 static svk_status adamw(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_adamw *p = &o->adamw;
     const svk_optimizer *opt = r->opt;
-    const svk_adamw_args a = {
-        .n = p->n, .p = T(p->p), .g = T(p->g), .m = T(p->m), .v = T(p->v),
+    svk_adamw_args a = {
         .scale = OUT(r, SVK_OUT_CLIP_SCALE), .step = (svk_tref){r->step, 0},
         .guard = OUT(r, SVK_OUT_LOSS), /* loss, then the norm: SVK_OUT_GRAD_NORM follows */
         .prev_guard = PREV_OUT(r, SVK_OUT_LOSS),
         .beta1 = opt->beta1, .beta2 = opt->beta2, .eps = opt->eps, .weight_decay = opt->weight_decay,
         .decay = p->decay, .label = o->label,
     };
-    return svk_adamw_record(r->cl, &a);
+    /* The four slabs are laid out alike: one part covers all four. */
+    for (uint64_t e = 0; e < p->n;) {
+        uint64_t len = UINT64_MAX;
+        a.p = part_at(r, p->p, e, p->n, &len);
+        a.g = part_at(r, p->g, e, p->n, &len);
+        a.m = part_at(r, p->m, e, p->n, &len);
+        a.v = part_at(r, p->v, e, p->n, &len);
+        if (!len)
+            return unreachable(r, o, e);
+        a.n = len;
+        const svk_status st = svk_adamw_record(r->cl, &a);
+        if (st != SVK_OK)
+            return st;
+        e += len;
+    }
+    return SVK_OK;
 }
 
 typedef svk_status (*recorder)(const svk_plan_vk_rec *r, const svk_plan_op *o);

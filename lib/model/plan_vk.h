@@ -9,6 +9,7 @@
 #include "ops/ops.h"
 #include "plan.h"
 #include "svk/model.h" /* svk_optimizer */
+#include "vk_windows.h"
 
 /* What a recording binds: the buffers of one parity of the double-buffered
  * inputs and outputs (backend_vk.c), and the step's constants. */
@@ -23,11 +24,21 @@ typedef struct svk_plan_vk_rec {
     svk_buffer *prev_output;   /* the other parity's: the previous step's outputs */
     svk_buffer *step;          /* this parity's learning rate and bias corrections (svk_adamw_step_values) */
     svk_buffer *scratch;       /* svk_plan_vk_scratch_elems floats */
-    svk_buffer *clip_partials; /* svk_clip_scratch_elems of the gradient slab */
+    svk_buffer *clip_partials; /* svk_plan_vk_clip_partials_elems floats */
+    const svk_vk_windows *win; /* [SVK_SLAB_ACT]: the parameter-shaped slabs, bound whole or in windows */
 } svk_plan_vk_rec;
 
-/* Where tensor id lives ({NULL, 0} for SVK_NONE). */
+/* Where tensor id lives ({NULL, 0} for SVK_NONE): its first element. */
 svk_tref svk_plan_vk_tensor(const svk_plan_vk_rec *r, uint32_t id);
+/* Element elem of tensor id (counted from its start; it may lie past its
+ * end, in its slab), and in *reach (unless NULL) how many elements from
+ * there that one operand can address: a parameter-shaped slab past one
+ * binding is bound in windows (vk_windows.h). */
+svk_tref svk_plan_vk_at(const svk_plan_vk_rec *r, uint32_t id, uint64_t elem, uint64_t *reach);
+
+/* The clipping's partial sums for the gradients of p on ctx, whose sweep
+ * goes in parts where the slab is windowed. */
+uint64_t svk_plan_vk_clip_partials_elems(svk_ctx *ctx, const svk_plan *p);
 
 /* Records op o, with its fusions, into r->cl. */
 svk_status svk_plan_vk_record_op(const svk_plan_vk_rec *r, const svk_plan_op *o);

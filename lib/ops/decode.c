@@ -13,10 +13,14 @@ svk_status svk_decode_embed_record(svk_cmdlist *cl, const svk_decode_embed_args 
     const char *op = a->label ? a->label : "decode_embed";
     if (!a->C || !a->V || !a->ctx)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: empty shape C=%u V=%u ctx=%u", op, a->C, a->V, a->ctx);
+    if (a->rows && (a->row0 >= a->V || a->rows > a->V - a->row0))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: table rows [%u, +%u) outside V=%u", op, a->row0,
+                         a->rows, a->V);
+    const uint32_t table = a->rows ? a->rows : a->V;
     svk_range r[4];
     const svk_op_operand ops[] = {
         {"step", a->step, 2},
-        {"wte", a->wte, (uint64_t)a->V * a->C},
+        {"wte", a->wte, (uint64_t)table * a->C},
         {"wpe", a->wpe.buf ? a->wpe : a->wte, a->wpe.buf ? (uint64_t)a->ctx * a->C : 1},
         {"out", a->out, a->C},
     };
@@ -24,9 +28,9 @@ svk_status svk_decode_embed_record(svk_cmdlist *cl, const svk_decode_embed_args 
     if (st != SVK_OK)
         return st;
     const svk_push_decode push = {
-        .C = a->C, .V = a->V, .ctx = a->ctx, .off_step = (uint32_t)a->step.off, .off_a = (uint32_t)a->wte.off,
+        .C = a->C, .V = table, .ctx = a->ctx, .off_step = (uint32_t)a->step.off, .off_a = (uint32_t)a->wte.off,
         .off_b = a->wpe.buf ? (uint32_t)a->wpe.off : 0u, .off_out = (uint32_t)a->out.off,
-        .flags = a->wpe.buf ? SVK_DECODE_FLAG_WPE : 0u,
+        .flags = (a->wpe.buf ? SVK_DECODE_FLAG_WPE : 0u) | (a->rows ? SVK_DECODE_FLAG_PART : 0u), .row0 = a->row0,
     };
     svk_dispatch d = {.kernel = SVK_KERNEL_DECODE_EMBED, .n_bindings = 4, .push = &push, .push_size = sizeof(push),
                       .label = op};

@@ -17,6 +17,10 @@ typedef struct svk_decode_embed_args {
     uint32_t C, V, ctx;  /* >= 1 */
     svk_tref step;       /* int32 [2]: token, position */
     svk_tref wte, wpe, out;
+    /* rows > 0: wte holds vocabulary rows [row0, row0 + rows) of a table
+     * too large for one binding, and out is written only for a token
+     * there (the caller fills it with 0 first); 0: the whole table. */
+    uint32_t row0, rows;
     const char *label;   /* NULL: "decode_embed" */
 } svk_decode_embed_args;
 

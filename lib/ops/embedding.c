@@ -25,6 +25,23 @@ static svk_status begin(svk_tref tokens, const char *kernel, const char *label, 
     return SVK_OK;
 }
 
+/* The table's rows of a call: rows [row0, row0 + rows) of V, or all. */
+static svk_status table_rows(svk_ctx *ctx, const char *op, uint64_t V, uint64_t row0, uint64_t rows, uint64_t *out)
+{
+    if (!rows) {
+        if (row0)
+            return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: row0=%llu without rows", op,
+                             (unsigned long long)row0);
+        *out = V;
+        return SVK_OK;
+    }
+    if (row0 >= V || rows > V - row0)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: table rows [%llu, +%llu) outside V=%llu", op,
+                         (unsigned long long)row0, (unsigned long long)rows, (unsigned long long)V);
+    *out = rows;
+    return SVK_OK;
+}
+
 static svk_status count_tokens(svk_cmdlist *cl, uint64_t n, uint64_t V, svk_tref tokens, svk_tref counts,
                                const char *label)
 {
@@ -41,9 +58,12 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
     if (st != SVK_OK)
         return st;
     const uint64_t rows = a->B * a->T, n = rows * a->C;
+    uint64_t table;
+    if ((st = table_rows(ctx, op, a->V, a->row0, a->rows, &table)) != SVK_OK)
+        return st;
     svk_range r[4];
     if ((st = svk_op_bind(ctx, op, "tokens", a->tokens, rows, &r[0])) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "wte", a->wte, a->V * a->C, &r[1])) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "wte", a->wte, table * a->C, &r[1])) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "out", a->out, n, &r[3])) != SVK_OK)
         return st;
     if (a->wpe.buf) {
@@ -58,12 +78,13 @@ svk_status svk_embedding_fwd_record(svk_cmdlist *cl, const svk_embedding_fwd_arg
         .B = (uint32_t)a->B,
         .T = (uint32_t)a->T,
         .C = (uint32_t)a->C,
-        .V = (uint32_t)a->V,
+        .V = (uint32_t)table,
         .off_tokens = svk_elem_off(a->tokens),
         .off_table = svk_elem_off(a->wte),
         .off_wpe = a->wpe.buf ? svk_elem_off(a->wpe) : 0u,
         .off_act = svk_elem_off(a->out),
-        .flags = a->wpe.buf ? SVK_EMBEDDING_FLAG_WPE : 0u,
+        .flags = (a->wpe.buf ? SVK_EMBEDDING_FLAG_WPE : 0u) | (a->rows ? SVK_EMBEDDING_FLAG_PART : 0u),
+        .row0 = (uint32_t)a->row0,
     };
     /* Four columns per invocation where C and every offset are multiples of
      * 4 (C among the "offsets": a vec4 must not span two rows). */
@@ -111,15 +132,18 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
     if (st != SVK_OK)
         return st;
     const uint64_t rows = a->B * a->T, n = rows * a->C;
+    uint64_t table;
+    if ((st = table_rows(ctx, op, a->V, a->row0, a->rows, &table)) != SVK_OK)
+        return st;
     svk_range tok, dout, dwte, dwpe = {0};
     if ((st = svk_op_bind(ctx, op, "tokens", a->tokens, rows, &tok)) != SVK_OK ||
         (st = svk_op_bind(ctx, op, "dout", a->dout, n, &dout)) != SVK_OK ||
-        (st = svk_op_bind(ctx, op, "dwte", a->dwte, a->V * a->C, &dwte)) != SVK_OK ||
+        (st = svk_op_bind(ctx, op, "dwte", a->dwte, table * a->C, &dwte)) != SVK_OK ||
         (a->dwpe.buf && (st = svk_op_bind(ctx, op, "dwpe", a->dwpe, a->T * a->C, &dwpe)) != SVK_OK))
         return st;
-    if (slices > a->V)
-        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: slices=%u exceeds V=%llu", op, slices,
-                         (unsigned long long)a->V);
+    if (slices > table)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: slices=%u exceeds the table's %llu rows", op, slices,
+                         (unsigned long long)table);
     if (a->counts.buf && (st = count_tokens(cl, rows, a->V, a->tokens, a->counts, a->label)) != SVK_OK)
         return st;
 
@@ -133,11 +157,12 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
         .B = (uint32_t)a->B,
         .T = (uint32_t)a->T,
         .C = (uint32_t)a->C,
-        .V = (uint32_t)a->V,
+        .V = (uint32_t)table,
         .off_tokens = svk_elem_off(a->tokens),
         .off_table = svk_elem_off(a->dwte),
         .off_act = svk_elem_off(a->dout),
         .flags = 0,
+        .row0 = (uint32_t)a->row0,
     };
     if (cpu) {
         /* dwte: four columns of every row per invocation. */
@@ -147,7 +172,7 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
         const uint64_t col_groups = svk_div_up(a->C, svk_elem_wg(k));
         if (col_groups > UINT32_MAX)
             return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: C=%llu", op, (unsigned long long)a->C);
-        push.slices = slices ? slices : wte_slices(ctx, col_groups, a->V);
+        push.slices = slices ? slices : wte_slices(ctx, col_groups, table);
         /* dwte: column groups in x, vocabulary slices in y (no grid
          * spreading: both are small, and the dispatch check reports a
          * device limit). */
@@ -168,6 +193,8 @@ svk_status svk_embedding_bwd_record_sliced(svk_cmdlist *cl, const svk_embedding_
     push.off_table = svk_elem_off(a->dwpe);
     push.slices = 0;
     push.flags = SVK_EMBEDDING_FLAG_POS;
+    push.V = (uint32_t)a->V; /* every valid token's position counts */
+    push.row0 = 0;
     const svk_range rp[3] = {tok, dout, dwpe};
     return svk_elem_dispatch_1d(cl, ctx, op, k, a->T * a->C / per, rp, 3, &push, sizeof(push), a->label);
 }

@@ -23,6 +23,11 @@ typedef struct svk_embedding_fwd_args {
     svk_tref wpe;         /* [T, C] (the first T rows of [ctx, C]), or buf NULL (pos = rope) */
     svk_tref out;         /* [B, T, C], written */
     svk_tref counts;      /* [2] int32, written: valid, invalid tokens; or buf NULL: not counted */
+    /* A table too large for one binding goes in parts: with rows > 0, wte
+     * holds vocabulary rows [row0, row0 + rows) only, and only the rows of
+     * out whose token lies there are written (the caller fills out with 0
+     * first, for tokens outside [0, V)). rows 0: the whole table. */
+    uint64_t row0, rows;
     const char *label;    /* names the dispatches in messages and timings; may be NULL */
 } svk_embedding_fwd_args;
 
@@ -33,6 +38,10 @@ typedef struct svk_embedding_bwd_args {
     svk_tref dwte;        /* [V, C], accumulated (+=) */
     svk_tref dwpe;        /* [T, C], accumulated (+=), or buf NULL (pos = rope) */
     svk_tref counts;      /* [2] int32, written as in the forward pass, or buf NULL */
+    /* As in the forward pass: dwte holds rows [row0, row0 + rows), and only
+     * their tokens' gradients are added; dwpe (all positions) belongs with
+     * one of the parts only. */
+    uint64_t row0, rows;
     const char *label;
 } svk_embedding_bwd_args;
 

@@ -30,11 +30,25 @@ uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
     return best < 0 ? UINT64_MAX : limits[best].value;
 }
 
-svk_status svk_buffer_check_size(svk_ctx *ctx, svk_log *log, const char *what, const char *name, const char *note,
-                                 uint64_t size)
+uint64_t svk_buffer_max_unbound_size(const svk_ctx *ctx, const char **limit_name)
+{
+    const uint64_t alloc = ctx->info.max_allocation_size, buffer = ctx->memory.max_buffer_size;
+    const char *name = NULL;
+    uint64_t limit = UINT64_MAX;
+    if (alloc)
+        limit = alloc, name = "maxMemoryAllocationSize";
+    if (buffer && buffer < limit)
+        limit = buffer, name = "maxBufferSize";
+    if (limit_name)
+        *limit_name = name;
+    return limit;
+}
+
+static svk_status check_size(svk_ctx *ctx, svk_log *log, const char *what, const char *name, const char *note,
+                             uint64_t size, bool unbound)
 {
     const char *limit_name;
-    const uint64_t limit = svk_buffer_max_size(ctx, &limit_name);
+    const uint64_t limit = unbound ? svk_buffer_max_unbound_size(ctx, &limit_name) : svk_buffer_max_size(ctx, &limit_name);
     if (size <= limit)
         return SVK_OK;
     char b1[32], b2[32];
@@ -44,6 +58,12 @@ svk_status svk_buffer_check_size(svk_ctx *ctx, svk_log *log, const char *what, c
                      svk_fmt_bytes(b1, size), limit_name, (unsigned long long)limit, svk_fmt_bytes(b2, limit));
 }
 
+svk_status svk_buffer_check_size(svk_ctx *ctx, svk_log *log, const char *what, const char *name, const char *note,
+                                 uint64_t size)
+{
+    return check_size(ctx, log, what, name, note, size, false);
+}
+
 svk_status svk_buffer_check_fit(svk_ctx *ctx, svk_log *log, const char *what, const svk_buffer_request *req,
                                 size_t n, const uint64_t released[SVK_POOL_COUNT])
 {
@@ -51,7 +71,7 @@ svk_status svk_buffer_check_fit(svk_ctx *ctx, svk_log *log, const char *what, co
     if (st != SVK_OK)
         return st;
     for (size_t i = 0; i < n; i++)
-        if ((st = svk_buffer_check_size(ctx, log, what, req[i].name, req[i].note, req[i].size)) != SVK_OK)
+        if ((st = check_size(ctx, log, what, req[i].name, req[i].note, req[i].size, req[i].unbound)) != SVK_OK)
             return st;
     /* Then the sum on each heap the requests land on, against what the
      * heap holds less what is in use there and stays in use. */
@@ -115,7 +135,7 @@ svk_buffer_params svk_buffer_params_default(void)
     return (svk_buffer_params){.memory = SVK_MEMORY_DEVICE};
 }
 
-svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_buffer **out)
+static svk_status create(svk_ctx *ctx, const svk_buffer_params *params, bool unbound, svk_buffer **out)
 {
     svk_error_clear_thread();
     SVK_CHECK_PTR(NULL, ctx);
@@ -133,7 +153,7 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     const char *name = params->name ? params->name : "(unnamed)";
     if (params->size == 0)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: buffer '%s' has size 0", __func__, name);
-    if ((st = svk_buffer_check_size(ctx, &ctx->log, NULL, name, NULL, params->size)) != SVK_OK)
+    if ((st = check_size(ctx, &ctx->log, NULL, name, NULL, params->size, unbound)) != SVK_OK)
         return st;
 
     svk_buffer *buf = svk_calloc(1, sizeof(*buf));
@@ -142,6 +162,7 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
     buf->ctx = ctx;
     buf->size = params->size;
     buf->memory = params->memory;
+    buf->unbound = unbound && params->size > svk_buffer_max_size(ctx, NULL);
     snprintf(buf->name, sizeof(buf->name), "%s", name);
     st = svk_mem_alloc_range(ctx, svk_buffer_pool(params->memory), params->size, buf->name, &buf->alloc);
     if (st != SVK_OK) {
@@ -149,6 +170,43 @@ svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_
         return st;
     }
     *out = buf;
+    return SVK_OK;
+}
+
+svk_status svk_buffer_create(svk_ctx *ctx, const svk_buffer_params *params, svk_buffer **out)
+{
+    return create(ctx, params, false, out);
+}
+
+svk_status svk_buffer_create_unbound(svk_ctx *ctx, const svk_buffer_params *params, svk_buffer **out)
+{
+    return create(ctx, params, true, out);
+}
+
+svk_status svk_buffer_window_create(svk_buffer *parent, uint64_t offset, uint64_t size, const char *name,
+                                    svk_buffer **out)
+{
+    SVK_CHECK_PTR(NULL, parent);
+    svk_ctx *ctx = parent->ctx;
+    SVK_CHECK_PTR(&ctx->log, out);
+    *out = NULL;
+    if (offset % SVK_MEM_ALIGN || size == 0 || offset > parent->size || size > parent->size - offset)
+        return svk_error(&ctx->log, SVK_ERROR_INTERNAL,
+                         "window [%llu, +%llu) of buffer '%s' (%llu bytes) is empty, outside it or not aligned to %u",
+                         (unsigned long long)offset, (unsigned long long)size, parent->name,
+                         (unsigned long long)parent->size, SVK_MEM_ALIGN);
+    svk_status st = svk_buffer_check_size(ctx, &ctx->log, NULL, name, NULL, size);
+    if (st != SVK_OK)
+        return st;
+    svk_buffer *w = svk_calloc(1, sizeof(*w));
+    if (!w)
+        return svk_error(&ctx->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating window '%s'", name);
+    *w = (svk_buffer){.ctx = ctx, .size = size, .memory = parent->memory, .parent = parent};
+    w->alloc = parent->alloc;
+    w->alloc.offset += offset;
+    w->alloc.size = size;
+    snprintf(w->name, sizeof(w->name), "%s", name);
+    *out = w;
     return SVK_OK;
 }
 
@@ -169,7 +227,8 @@ void svk_buffer_release(svk_buffer **pbuf)
         return;
     svk_buffer *buf = *pbuf;
     svk_buffer_views_destroy(buf);
-    svk_mem_free_range(buf->ctx, &buf->alloc);
+    if (!buf->parent)
+        svk_mem_free_range(buf->ctx, &buf->alloc);
     free(buf);
     *pbuf = NULL;
 }

@@ -276,6 +276,11 @@ static svk_status validate(svk_cmdlist *cl, const svk_dispatch *d, const svk_ker
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,
                              "dispatch '%s': binding %u has %s", label, i,
                              r->buf ? "a buffer of another context" : "no buffer");
+        if (r->buf->unbound)
+            return svk_error(&ctx->log, SVK_ERROR_INTERNAL,
+                             "dispatch '%s': binding %u is buffer '%s' of %llu bytes, past one binding's range: "
+                             "only windows of it may be bound",
+                             label, i, r->buf->name, (unsigned long long)r->buf->size);
         uint64_t size;
         if (!range_bytes(r, &size))
             return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG,

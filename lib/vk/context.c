@@ -115,6 +115,11 @@ svk_status svk_list_devices(svk_device_info *infos, uint32_t *count)
 static svk_status finish_init(svk_ctx *ctx, const char *cache_dir, uint32_t flags)
 {
     ctx->vki.vkGetPhysicalDeviceMemoryProperties(ctx->vk.physical_device, &ctx->vk.mem_props);
+    /* Lowering a limit is always safe: tests take a small model down the
+     * paths of tensors past the binding range. */
+    const uint64_t range = ctx->settings.max_storage_range;
+    if (range && range < ctx->info.max_storage_buffer_range)
+        ctx->info.max_storage_buffer_range = range;
     svk_device_profile_read(ctx);
     svk_memory_init(ctx);
     svk_status st = svk_pipeline_cache_load(ctx, cache_dir, flags);

@@ -103,6 +103,15 @@ void svk_env_read(svk_ctx_settings *s)
         refuse(s, "SVK_COOPMAT_EXT", v, "'nv' or 'khr'");
     s->profile = read_profile();
     read_tuning(s);
+    v = value("SVK_MAX_STORAGE_RANGE");
+    if (v) {
+        char *end;
+        const unsigned long long n = strtoull(v, &end, 10);
+        if (*end || v[0] == '-' || n < 4096 || n % 4096 || n > (1ull << 40))
+            refuse(s, "SVK_MAX_STORAGE_RANGE", v, "bytes, a multiple of 4096 from 4096 to 2^40");
+        else
+            s->max_storage_range = n;
+    }
 }
 
 svk_status svk_env_check(svk_log *log, const svk_ctx_settings *s)

@@ -41,6 +41,10 @@ typedef struct svk_ctx_settings {
     svk_coopmat_ext coopmat_ext; /* $SVK_COOPMAT_EXT */
     svk_profile_mode profile;    /* $SVK_PROFILE */
     svk_ctx_tuning tuning;       /* $SVK_KERNEL_VARIANT, $SVK_ATTENTION, $SVK_GEMM_COOPMAT */
+    /* $SVK_MAX_STORAGE_RANGE: bytes (a multiple of 4096) the device's
+     * maxStorageBufferRange is taken to be at most, so that a small model
+     * goes the way a large one does on a device with a small range; 0 unset. */
+    uint64_t max_storage_range;
     /* The first variable whose value libsvk refuses, as a message naming it
      * and its value; "" when all were understood (svk_env_check). */
     char bad[256];

@@ -13,6 +13,12 @@ struct svk_buffer {
     svk_memory_kind memory;
     char name[64];
     VkBufferView views[2]; /* by svk_texel_format, made on first use (texel.c) */
+    /* Larger than one binding may be (svk_buffer_create_unbound): only
+     * windows of it are ever bound. */
+    bool unbound;
+    /* A window (svk_buffer_window_create): alloc is a range of parent's,
+     * whose memory it does not own. */
+    struct svk_buffer *parent;
 };
 
 /* The pool a buffer of this kind of memory comes from. */
@@ -37,6 +43,25 @@ void svk_buffer_release(svk_buffer **pbuf);
  * driver the allocation limit, 2 MiB less. */
 uint64_t svk_buffer_max_size(const struct svk_ctx *ctx, const char **limit_name);
 
+/* The most bytes one buffer that is never bound whole may hold: the
+ * smallest of maxMemoryAllocationSize and maxBufferSize (UINT64_MAX if
+ * neither is reported), whose name goes to *limit_name unless NULL. */
+uint64_t svk_buffer_max_unbound_size(const struct svk_ctx *ctx, const char **limit_name);
+
+/* A buffer past the binding range (svk_buffer_max_size) but within the
+ * allocation limits (svk_buffer_max_unbound_size), for tensors that are
+ * bound through windows of it: a dispatch that binds it whole is refused.
+ * Otherwise as svk_buffer_create. */
+svk_status svk_buffer_create_unbound(struct svk_ctx *ctx, const svk_buffer_params *params, svk_buffer **out);
+
+/* A window of parent: bytes [offset, offset + size) as a buffer of their
+ * own that shares parent's memory, for binding. offset a multiple of
+ * SVK_MEM_ALIGN (so any descriptor or texel view may start there); size
+ * within svk_buffer_max_size. It must be destroyed before parent;
+ * destroying it frees no memory. */
+svk_status svk_buffer_window_create(svk_buffer *parent, uint64_t offset, uint64_t size, const char *name,
+                                    svk_buffer **out);
+
 /* SVK_ERROR_TOO_LARGE, with a message naming the buffer, its size and the
  * device limit it exceeds (svk_buffer_max_size), when one buffer of size
  * bytes cannot exist; SVK_OK otherwise. what (may be NULL) starts the message; note (may be NULL)
@@ -50,6 +75,7 @@ typedef struct svk_buffer_request {
     const char *note;        /* NULL, or said after the name in messages */
     uint64_t size;           /* bytes, >= 1 */
     svk_memory_kind memory;
+    bool unbound;            /* to be made with svk_buffer_create_unbound */
 } svk_buffer_request;
 
 /* Whether the n buffers could be created together, decided before any is:

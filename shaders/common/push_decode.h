@@ -7,6 +7,8 @@
 
 #define SVK_DECODE_FLAG_WPE 1u  /* decode_embed: add wpe's row */
 #define SVK_DECODE_FLAG_ROPE 2u /* decode_attention: rotate q and k */
+#define SVK_DECODE_FLAG_PART 4u /* decode_embed: wte is rows [row0, row0 + V); out is left as it is for a
+                                   token outside them */
 
 SVK_PUSH_BEGIN(svk_push_decode)
     SVK_PUSH_U32(C)        /* model width */
@@ -21,6 +23,7 @@ SVK_PUSH_BEGIN(svk_push_decode)
     SVK_PUSH_F32(scale)    /* 1 / sqrt(D) */
     SVK_PUSH_F32(r_hi)     /* RoPE's theta^(-2/D) as r_hi + r_lo, as push_rope.h's */
     SVK_PUSH_F32(r_lo)
+    SVK_PUSH_U32(row0)     /* decode_embed: wte's first vocabulary row (SVK_DECODE_FLAG_PART) */
 SVK_PUSH_END(svk_push_decode)
 
 #endif

@@ -15,9 +15,12 @@ SVK_PUSH_BEGIN(svk_push_embedding)
     SVK_PUSH_U32(off_act)     /* forward: out [B, T, C]; backward: dout [B, T, C] */
     SVK_PUSH_U32(slices)      /* backward, dwte: vocabulary slices (grid y) */
     SVK_PUSH_U32(flags)       /* SVK_EMBEDDING_FLAG_* */
+    SVK_PUSH_U32(row0)        /* the table holds vocabulary rows [row0, row0 + V) (a part of one too
+                                 large for a binding); 0 with the whole table */
 SVK_PUSH_END(svk_push_embedding)
 
 #define SVK_EMBEDDING_FLAG_WPE 1u     /* forward: add wpe */
 #define SVK_EMBEDDING_FLAG_POS 2u     /* backward: this dispatch accumulates dwpe, not dwte */
+#define SVK_EMBEDDING_FLAG_PART 4u    /* forward: rows whose token is outside the part are left as they are */
 
 #endif

@@ -98,7 +98,7 @@ static void run_embed(cf_state *cf, const embed_case *e)
     const svk_decode_embed_args a = {e->C, e->V, e->ctx, cf_input_i32(c, "step", step, 2),
                                      cf_input(c, "wte", wte, (size_t)e->V * e->C),
                                      e->wpe ? cf_input(c, "wpe", wpe, (size_t)e->ctx * e->C) : (svk_tref){0},
-                                     cf_tref(out), NULL};
+                                     cf_tref(out), 0, 0, NULL};
     if (!cf_ok(c, svk_decode_embed_record(cf_list(c), &a)) || !cf_run(c))
         goto end;
     double *rw = cf_to_double(c, wte, (size_t)e->V * e->C), *rp = cf_to_double(c, wpe, (size_t)e->ctx * e->C);
