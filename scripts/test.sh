@@ -14,7 +14,14 @@
 # mingw-w64, cross/x86_64-w64-mingw32.ini), warnings as errors: nothing here
 # can run it, but it must compile and link libsvk.dll with no missing
 # symbol, or the run fails.
+# --slow also runs suite 'slow' (tests/test_gpt2_shape.c: GPT-2-small's
+# shape at full size, two minutes), which CI leaves to the quick form,
+# tests/test_big_tensors.c.
 set -euo pipefail
+slow=(--no-suite slow)
+if [ "${1:-}" = "--slow" ]; then
+    slow=()
+fi
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
@@ -58,7 +65,7 @@ fi
 
 configure build-test gcc g++ -Dwerror=true -Dvalidation=enabled
 ninja -C build-test
-meson test -C build-test --print-errorlogs --num-processes 2 || status=1
+meson test -C build-test --print-errorlogs --num-processes 2 "${slow[@]}" || status=1
 
 # b_lundef=false: with clang the sanitizer runtimes live in the executables,
 # so the shared library leaves their symbols undefined.
