@@ -2,7 +2,8 @@
 # Checks libsvk on a GPU in one go, from an existing build: the device list,
 # the conformance tool (every kernel against the CPU reference), the device
 # tests, the svk-train command-line test, the default training run (with
-# its memory plan at GPT-2-small's shape, accumulation and recomputation), the
+# its memory plan at GPT-2-small's shape, accumulation and recomputation,
+# tensors in windows, GPT-2-small's shape trained), the
 # benchmark, and where the device has cooperative matrices the model test,
 # the training run and the steps with them (SVK_GEMM_COOPMAT=1). Each
 # stage has a time limit, so one hang costs one stage; a short table closes
@@ -75,6 +76,8 @@ if want tests; then
     stage "test accum" 120 "$out/test_accum.txt" "${test_env[@]}" "$t/test_accum"
     stage "test recompute" 120 "$out/test_recompute.txt" "${test_env[@]}" "$t/test_recompute"
     stage "test memory_plan" 120 "$out/test_memory_plan.txt" "${test_env[@]}" "$t/test_memory_plan"
+    stage "test big_tensors" 120 "$out/test_big_tensors.txt" "${test_env[@]}" "$t/test_big_tensors"
+    stage "test gpt2_shape" 300 "$out/test_gpt2_shape.txt" "${test_env[@]}" "$t/test_gpt2_shape"
 fi
 if want cli; then
     stage "svk-train / svk-generate CLI" 300 "$out/train_cli.txt" "${test_env[@]}" \

@@ -48,6 +48,7 @@ typedef struct vk_state {
     svk_vk_windows win[SVK_SLAB_ACT];   /* the parameter-shaped slabs' windows (vk_windows.h) */
     uint64_t slab_elems[SVK_SLAB_COUNT];
     svk_buffer **act;                   /* [n_tensors]: ACT tensors' buffers */
+    svk_vk_windows *act_win;            /* [n_tensors]: the windows of those past one binding */
     size_t n_act;
     svk_buffer *scratch, *clip_partials;
     svk_buffer *alt[2];                 /* parity 1's inputs and outputs (parity 0's: slab[]) */
@@ -66,6 +67,10 @@ static void free_shape(svk_ctx *ctx, vk_state *s)
     svk_cmdlist_destroy(&s->external);
     s->cur = 0;
     svk_buffer_wait_unused(ctx, "freeing the model's buffers");
+    for (size_t i = 0; s->act_win && i < s->n_act; i++)
+        svk_vk_windows_free(&s->act_win[i]);
+    free(s->act_win);
+    s->act_win = NULL;
     for (size_t i = 0; i < s->n_act; i++)
         svk_buffer_release(&s->act[i]);
     free(s->act);
@@ -163,9 +168,13 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
         if (!s->hparams[q])
             ADD(&s->hparams[q], q ? "step.1" : "step", NULL, 5 * 4, SVK_MEMORY_HOST_MAPPED);
     for (size_t i = 0; i < p->n_tensors; i++)
-        if (p->tensors[i].slab == SVK_SLAB_ACT)
-            ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL,
-                (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4, SVK_MEMORY_DEVICE);
+        if (p->tensors[i].slab == SVK_SLAB_ACT) {
+            const uint64_t bytes = (p->tensors[i].elems ? p->tensors[i].elems : 1) * 4;
+            ADD(dest ? &s->act[i] : NULL, p->tensors[i].name, NULL, bytes, SVK_MEMORY_DEVICE);
+            /* One past a binding (the logits of a large vocabulary) is made
+             * in windows where every op on it runs in parts. */
+            req[n - 1].unbound = svk_vk_windows_needed(ctx, bytes) && svk_plan_vk_splits(p, (uint32_t)i);
+        }
     ADD(&s->scratch, "scratch", NULL, svk_plan_vk_scratch_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
     ADD(&s->clip_partials, "clip partials", NULL, svk_plan_vk_clip_partials_elems(ctx, p) * 4, SVK_MEMORY_DEVICE);
 #undef ADD
@@ -211,8 +220,9 @@ static svk_status alloc_shape(svk_model *m, const svk_plan *p)
     svk_buffer_request *req = svk_calloc(cap, sizeof(*req));
     svk_buffer ***dest = svk_calloc(cap, sizeof(*dest));
     s->act = svk_calloc(p->n_tensors, sizeof(*s->act));
+    s->act_win = svk_calloc(p->n_tensors, sizeof(*s->act_win));
     s->n_act = s->act ? p->n_tensors : 0;
-    if (!req || !dest || !s->act)
+    if (!req || !dest || !s->act || !s->act_win)
         st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory making the model's buffers");
     char note[160];
     uint64_t released[SVK_POOL_COUNT];
@@ -229,6 +239,9 @@ static svk_status alloc_shape(svk_model *m, const svk_plan *p)
             svk_vk_windows_free(&s->win[k]);
             st = svk_vk_windows_make(s->slab[k], &s->win[k]);
         }
+    for (size_t i = 0; i < s->n_act && st == SVK_OK; i++)
+        if (s->act[i])
+            st = svk_vk_windows_make(s->act[i], &s->act_win[i]);
     free(req);
     free(dest);
     for (int k = 0; k < SVK_SLAB_COUNT; k++)
@@ -302,7 +315,7 @@ static svk_plan_vk_rec recording(svk_model *m, svk_cmdlist *cl, int parity)
         .p = &m->plan, .cl = cl, .log = svk_model_log(m), .opt = &m->params.optimizer, .slab = s->slab,
         .act = s->act, .input = io_buffer(s, SVK_SLAB_INPUT, parity), .output = io_buffer(s, SVK_SLAB_OUTPUT, parity),
         .prev_output = io_buffer(s, SVK_SLAB_OUTPUT, !parity), .step = s->hparams[parity], .scratch = s->scratch,
-        .clip_partials = s->clip_partials, .win = s->win,
+        .clip_partials = s->clip_partials, .win = s->win, .act_win = s->act_win,
     };
 }
 

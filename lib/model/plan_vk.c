@@ -23,6 +23,7 @@
 #include "vk/vk_buffer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/alloc.h"
 
@@ -35,6 +36,8 @@ svk_tref svk_plan_vk_at(const svk_plan_vk_rec *r, uint32_t id, uint64_t elem, ui
     svk_tref ref;
     switch (t->slab) {
     case SVK_SLAB_ACT:
+        if (r->act_win && r->act_win[id].n)
+            return svk_vk_windows_at(&r->act_win[id], elem, reach);
         ref = (svk_tref){r->act[id], elem};
         break;
     case SVK_SLAB_INPUT:
@@ -373,78 +376,71 @@ static svk_status gemm_part(const svk_plan_vk_rec *r, const svk_plan_op *o, cons
     return svk_gemm_record(r->cl, &g);
 }
 
-/* The most of dimension d that a part starting at start[] (its other
- * dimensions size[]) can take with every operand within one binding. */
-static uint64_t gemm_fit(const svk_plan_vk_rec *r, const gemm_operand *x, uint32_t n, int d,
-                         const uint64_t start[DIM_COUNT + 1], uint64_t size[DIM_COUNT + 1], uint64_t want)
-{
-    uint64_t fit = want;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t reach;
-        svk_plan_vk_at(r, x[i].id, operand_first(&x[i], start), &reach);
-        size[d] = 1;
-        const uint64_t least = operand_span(&x[i], size); /* one row or column of d */
-        uint64_t most = 0;
-        if (reach >= least)
-            most = x[i].row_dim == d ? (reach - least) / x[i].ld + 1
-                   : x[i].col_dim == d ? reach - least + 1
-                                       : want;
-        if (most < fit)
-            fit = most;
-    }
-    size[d] = fit;
-    return fit;
-}
-
 /* The device's binding range, for messages. */
 static uint64_t binding_range(const svk_plan_vk_rec *r)
 {
     return svk_buffer_max_size(r->scratch->ctx, NULL);
 }
 
-/* A GEMM whose operands each lie within one binding runs as it is. One
- * past it (a vocabulary table in a windowed slab: the logits, their
- * gradient through it, its own gradient) runs in parts along that
- * operand's rows: M and N parts write their own block of C; K parts add
- * into it. A fused epilogue or bias gradient reads whole rows, so such a
- * GEMM is not split: it is refused, naming the operand. */
+/* The GEMM over start[], size[]: recorded as it is where every operand
+ * lies in one binding; otherwise cut along the stored rows of the first
+ * that does not (the rows one binding holds from its first), each part in
+ * turn the same way. M and N parts write their own block of C; K parts add
+ * into it, after the first. */
+static svk_status gemm_range(const svk_plan_vk_rec *r, const svk_plan_op *o, const uint64_t start[DIM_COUNT + 1],
+                             const uint64_t size[DIM_COUNT + 1], int depth)
+{
+    gemm_operand x[4];
+    const uint32_t n = gemm_operands(&o->gemm, x);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t reach;
+        svk_plan_vk_at(r, x[i].id, operand_first(&x[i], start), &reach);
+        if (operand_span(&x[i], size) <= reach)
+            continue;
+        const int d = x[i].row_dim == DIM_NONE ? x[i].col_dim : x[i].row_dim;
+        if (depth > 8 || (o->fuse || o->gemm.bias != SVK_NONE))
+            return svk_error(r->log, SVK_ERROR_TOO_LARGE,
+                             "plan op '%s': operand %s spans %llu bytes, past the device's binding range (%llu "
+                             "bytes), and %s",
+                             o->label, x[i].what, (unsigned long long)operand_span(&x[i], size) * 4,
+                             (unsigned long long)binding_range(r),
+                             depth > 8 ? "its parts would not fit either" : "a GEMM with a fused epilogue or bias is "
+                                                                           "not split");
+        uint64_t sub_start[DIM_COUNT + 1], sub_size[DIM_COUNT + 1];
+        memcpy(sub_start, start, sizeof(sub_start));
+        memcpy(sub_size, size, sizeof(sub_size));
+        for (uint64_t pos = start[d], end = start[d] + size[d]; pos < end;) {
+            sub_start[d] = pos;
+            sub_size[d] = 1;
+            svk_plan_vk_at(r, x[i].id, operand_first(&x[i], sub_start), &reach);
+            const uint64_t least = operand_span(&x[i], sub_size);
+            uint64_t len = reach < least ? 0 : x[i].row_dim == DIM_NONE ? reach - least + 1 : (reach - least) / x[i].ld + 1;
+            if (len > end - pos)
+                len = end - pos;
+            if (!len)
+                return svk_error(r->log, SVK_ERROR_TOO_LARGE,
+                                 "plan op '%s': one binding (%llu bytes) cannot hold one row of operand %s", o->label,
+                                 (unsigned long long)binding_range(r), x[i].what);
+            sub_size[d] = len;
+            const svk_status st = gemm_range(r, o, sub_start, sub_size, depth + 1);
+            if (st != SVK_OK)
+                return st;
+            pos += len;
+        }
+        return SVK_OK;
+    }
+    return gemm_part(r, o, start, size);
+}
+
+/* A GEMM whose operands each lie within one binding runs as it is; one
+ * with an operand past it (the vocabulary table, or the logits, in a
+ * windowed slab or buffer) runs in parts (gemm_range). A fused epilogue or
+ * bias gradient reads whole rows, so such a GEMM is refused instead. */
 static svk_status gemm(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_gemm *pg = &o->gemm;
-    gemm_operand x[4];
-    const uint32_t n = gemm_operands(pg, x);
-    const uint64_t full[DIM_COUNT + 1] = {pg->M, pg->N, pg->K, 1};
-    uint64_t start[DIM_COUNT + 1] = {0, 0, 0, 0};
-    int split = -1;
-    for (uint32_t i = 0; i < n && split < 0; i++) {
-        uint64_t reach;
-        svk_plan_vk_at(r, x[i].id, 0, &reach);
-        if (operand_span(&x[i], full) > reach)
-            split = x[i].row_dim == DIM_NONE ? x[i].col_dim : x[i].row_dim;
-    }
-    if (split < 0)
-        return gemm_part(r, o, start, full);
-    if (o->fuse || pg->bias != SVK_NONE)
-        return svk_error(r->log, SVK_ERROR_TOO_LARGE,
-                         "plan op '%s': a GEMM with a fused epilogue or bias has an operand past the device's binding "
-                         "range (%llu bytes), and such a GEMM is not split",
-                         o->label, (unsigned long long)binding_range(r));
-    for (uint64_t pos = 0; pos < full[split];) {
-        uint64_t size[DIM_COUNT + 1] = {full[0], full[1], full[2], 1};
-        start[split] = pos;
-        const uint64_t len = gemm_fit(r, x, n, split, start, size, full[split] - pos);
-        if (!len)
-            return svk_error(r->log, SVK_ERROR_TOO_LARGE,
-                             "plan op '%s': [%llu x %llu x %llu] has an operand that one binding (%llu bytes) cannot "
-                             "hold even one row of",
-                             o->label, (unsigned long long)pg->M, (unsigned long long)pg->N,
-                             (unsigned long long)pg->K, (unsigned long long)binding_range(r));
-        svk_status st = gemm_part(r, o, start, size);
-        if (st != SVK_OK)
-            return st;
-        pos += len;
-    }
-    return SVK_OK;
+    const uint64_t start[DIM_COUNT + 1] = {0, 0, 0, 0}, full[DIM_COUNT + 1] = {pg->M, pg->N, pg->K, 1};
+    return gemm_range(r, o, start, full, 0);
 }
 
 static svk_status rope(const svk_plan_vk_rec *r, const svk_plan_op *o)
@@ -545,20 +541,41 @@ static svk_status bias_bwd(const svk_plan_vk_rec *r, const svk_plan_op *o)
     return svk_bias_bwd_record(r->cl, &a);
 }
 
+/* Logits past one binding go in parts of rows: the first counts the
+ * step's targets (if this op does), the last takes the step's mean (if
+ * this op does). */
 static svk_status xent(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_xent *x = &o->xent;
     svk_tref losses = T(x->losses);
     const svk_tref step_losses = losses;
-    losses.off += x->row0;
-    const svk_cross_entropy_args a = {
-        .rows = x->rows, .V = x->V, .logits = T(x->logits), .targets = T(x->targets), .dlogits = T(x->dlogits),
-        .losses = losses, .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
-        .step = {.rows = x->step_rows, .targets = T(x->step_targets), .losses = step_losses, .count = x->first,
-                 .mean = x->last},
+    svk_cross_entropy_args a = {
+        .V = x->V, .targets = T(x->targets), .counts = OUT(r, SVK_OUT_VALID_TARGETS), .loss = OUT(r, SVK_OUT_LOSS),
+        .step = {.rows = x->step_rows, .targets = T(x->step_targets), .losses = step_losses},
         .label = o->label,
     };
-    return svk_cross_entropy_record(r->cl, &a);
+    const svk_tref targets = a.targets;
+    for (uint64_t row = 0; row < x->rows;) {
+        uint64_t reach_l, reach_d = UINT64_MAX;
+        a.logits = svk_plan_vk_at(r, x->logits, row * x->V, &reach_l);
+        if (x->dlogits != SVK_NONE)
+            a.dlogits = svk_plan_vk_at(r, x->dlogits, row * x->V, &reach_d);
+        uint64_t rows = (reach_l < reach_d ? reach_l : reach_d) / x->V;
+        if (rows > x->rows - row)
+            rows = x->rows - row;
+        if (!rows)
+            return unreachable(r, o, row * x->V);
+        a.rows = rows;
+        a.targets = (svk_tref){targets.buf, targets.off + row};
+        a.losses = (svk_tref){losses.buf, losses.off + x->row0 + row};
+        a.step.count = x->first && row == 0;
+        a.step.mean = x->last && row + rows == x->rows;
+        const svk_status st = svk_cross_entropy_record(r->cl, &a);
+        if (st != SVK_OK)
+            return st;
+        row += rows;
+    }
+    return SVK_OK;
 }
 
 /* The parts of [0, n) of tensor id (and of the tensors at its offset in
@@ -579,6 +596,24 @@ static uint64_t sweep_parts(const svk_plan_vk_rec *r, uint32_t id, uint64_t n, u
         e += l;
     }
     return k;
+}
+
+bool svk_plan_vk_splits(const svk_plan *p, uint32_t id)
+{
+    for (size_t k = 0; k < p->n_ops; k++) {
+        const svk_plan_op *o = &p->ops[k];
+        svk_plan_operand ops[SVK_PLAN_MAX_OPERANDS];
+        const uint32_t n = svk_plan_op_operands(p, o, ops);
+        bool uses = false;
+        for (uint32_t i = 0; i < n; i++)
+            uses = uses || ops[i].tensor == id;
+        const bool splits = o->code == SVK_OP_XENT || o->code == SVK_OP_ZERO || o->code == SVK_OP_COPY ||
+                            o->code == SVK_OP_ADD ||
+                            (o->code == SVK_OP_GEMM && !o->fuse && o->gemm.bias == SVK_NONE);
+        if (uses && !splits)
+            return false;
+    }
+    return true;
 }
 
 uint64_t svk_plan_vk_clip_partials_elems(svk_ctx *ctx, const svk_plan *p)

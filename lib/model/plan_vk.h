@@ -26,6 +26,7 @@ typedef struct svk_plan_vk_rec {
     svk_buffer *scratch;       /* svk_plan_vk_scratch_elems floats */
     svk_buffer *clip_partials; /* svk_plan_vk_clip_partials_elems floats */
     const svk_vk_windows *win; /* [SVK_SLAB_ACT]: the parameter-shaped slabs, bound whole or in windows */
+    const svk_vk_windows *act_win; /* [n_tensors] or NULL: activations past one binding, in windows */
 } svk_plan_vk_rec;
 
 /* Where tensor id lives ({NULL, 0} for SVK_NONE): its first element. */
@@ -35,6 +36,11 @@ svk_tref svk_plan_vk_tensor(const svk_plan_vk_rec *r, uint32_t id);
  * there that one operand can address: a parameter-shaped slab past one
  * binding is bound in windows (vk_windows.h). */
 svk_tref svk_plan_vk_at(const svk_plan_vk_rec *r, uint32_t id, uint64_t elem, uint64_t *reach);
+
+/* Whether every op of p that touches tensor id can run in parts (GEMMs
+ * without a fused epilogue or bias, the cross-entropy, ZERO, COPY, ADD):
+ * an activation past one binding is then made in windows, not refused. */
+bool svk_plan_vk_splits(const svk_plan *p, uint32_t id);
 
 /* The clipping's partial sums for the gradients of p on ctx, whose sweep
  * goes in parts where the slab is windowed. */
