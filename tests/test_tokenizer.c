@@ -8,13 +8,14 @@
  * implementation of GPT-2's merge loop, written here, encodes them; every
  * refusal (a missing or corrupt file, a merge naming a token the vocabulary
  * lacks, a byte with no token, a token or capacity out of range) names what
- * is wrong.
+ * is wrong, and so does each host allocation failing in turn.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/rng.h"
 #include "svk/tokenizer.h"
 #include "test_util.h"
@@ -596,6 +597,54 @@ static void refusals(tu_tally *t)
     free(v);
 }
 
+/* Every host allocation of an open, an encode and a decode fails in turn
+ * (core/alloc.h's fault injection): each is reported as
+ * SVK_ERROR_OUT_OF_HOST_MEMORY with a message, and leaks nothing (the
+ * sanitizer build checks). cJSON's own allocations are not counted. */
+static void allocation_failures(tu_tally *t)
+{
+    vocab *v = calloc(1, sizeof(*v));
+    if (!v) {
+        tu_check(t, false, "allocations: out of memory");
+        return;
+    }
+    vocab_bytes(v, -1);
+    vocab_add(v, "ab");
+    svk_tokenizer *tok = open_made(t, "allocations", v, "a b\n");
+    free(v);
+    svk_tokenizer_destroy(&tok);
+    static const char text[] = "ab abab a";
+    int32_t ids[16];
+    char back[16];
+    int bad = 0;
+    uint64_t k = 1;
+    for (;; k++) {
+        size_t n = 0, m = 0;
+        svk_alloc_fault_arm(k);
+        svk_status st = svk_tokenizer_open_dir(dir, &tok);
+        if (st == SVK_OK)
+            st = svk_tokenizer_encode(tok, text, sizeof(text) - 1, ids, 16, &n);
+        if (st == SVK_OK)
+            st = svk_tokenizer_decode(tok, ids, n, back, sizeof(back), &m);
+        const bool fired = svk_alloc_fault_fired();
+        svk_alloc_fault_arm(0);
+        svk_tokenizer_destroy(&tok);
+        if (!fired) {
+            tu_check(t, st == SVK_OK && m == sizeof(text) - 1 && !memcmp(back, text, m),
+                     "allocations: with none failing, the text round-trips");
+            break;
+        }
+        if (st != SVK_ERROR_OUT_OF_HOST_MEMORY || !*svk_last_error()) {
+            tu_check(t, false, "allocations: allocation %llu failing gives %s, \"%s\"", (unsigned long long)k,
+                     svk_status_string(st), svk_last_error());
+            bad++;
+        }
+    }
+    if (!bad)
+        tu_check(t, true, "allocations: each of the %llu allocations failing is SVK_ERROR_OUT_OF_HOST_MEMORY",
+                 (unsigned long long)(k - 1));
+}
+
 int main(int argc, char **argv)
 {
     tu_args args;
@@ -613,6 +662,8 @@ int main(int argc, char **argv)
         against_plain(&t, args.seed);
     if (!args.filter || strstr("refusals", args.filter))
         refusals(&t);
+    if (!args.filter || strstr("allocations", args.filter))
+        allocation_failures(&t);
     char path[96];
     snprintf(path, sizeof(path), "%s/vocab.json", dir);
     unlink(path);
