@@ -47,12 +47,11 @@ SVK_EXIT_HELP "\n",
 }
 
 /* With a tokenizer a token is no byte, so the library's stops (which
- * compare tokens with bytes) are not used: out[0 .. n) is cut after the
- * first token whose bytes complete a newline (newline) or a stop string,
- * as the byte-level stops end generation after the byte that completes
- * one. text[0 .. *len) holds the decoded bytes of out[0 .. n) and is cut
- * with them. Returns the tokens kept. */
-static uint32_t cut_at_stop(const svk_tokenizer *tok, const int32_t *out, uint32_t n, bool newline,
+ * compare tokens with bytes) are not used: text[0 .. *len), the decoded
+ * bytes of out[0 .. n), is cut after the first token whose bytes complete
+ * a newline (newline) or a stop string, as the byte-level stops end
+ * generation after the byte that completes one. */
+static void cut_at_stop(const svk_tokenizer *tok, const int32_t *out, uint32_t n, bool newline,
                             const char *const *stops, uint32_t n_stop, const char *text, size_t *len)
 {
     size_t start = 0;
@@ -69,11 +68,10 @@ static uint32_t cut_at_stop(const svk_tokenizer *tok, const int32_t *out, uint32
         }
         if (hit) {
             *len = end;
-            return i + 1;
+            return;
         }
         start = end;
     }
-    return n;
 }
 
 int main(int argc, char **argv)
@@ -241,7 +239,7 @@ int main(int argc, char **argv)
                     text || text_len == 0 ? svk_last_error() : "out of host memory");
             goto done;
         }
-        got = cut_at_stop(tokenizer, out, got, sp.stop_token >= 0, sp.stop, sp.n_stop, text, &text_len);
+        cut_at_stop(tokenizer, out, got, sp.stop_token >= 0, sp.stop, sp.n_stop, text, &text_len);
     }
     fputs(prompt, stdout);
     if (tokenizer) {
