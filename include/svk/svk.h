@@ -13,5 +13,6 @@
 #include "model.h"
 #include "data.h"
 #include "file.h"
+#include "tokenizer.h"
 
 #endif
