@@ -1,9 +1,16 @@
 /*
  * Plan ops as device operations: one function per op kind fills its
- * lib/ops arguments from the op's named operands (plan_op.h).
+ * lib/ops arguments from the op's named operands (plan_op.h). Operands in
+ * a slab or buffer past one binding are bound through windows
+ * (vk_windows.h), and the ops that may span more than a window run in
+ * parts that each lie in one.
  */
 #include "plan_vk.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
 #include "ops/adamw.h"
 #include "ops/attention.h"
 #include "ops/bias.h"
@@ -21,11 +28,6 @@
 #include "ops/swiglu.h"
 #include "ops/transpose.h"
 #include "vk/vk_buffer.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-#include "core/alloc.h"
 
 _Static_assert(SVK_SIAMESE_MEAN_ROWS <= SVK_PLAN_SIAMESE_MEAN_ROWS,
                "the plan's SiameseNorm mean tensors must hold the rows the device kernels keep");
