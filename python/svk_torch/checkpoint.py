@@ -55,8 +55,8 @@ def load_optimizer(optimizer, model, path):
         # float64 count: a float32 one would round past 2^24 updates.
         optimizer.state[p] = {
             "step": torch.tensor(float(step), dtype=torch.float64),
-            "exp_avg": tensors[_M + name].to(p.dtype).reshape(p.shape).clone(),
-            "exp_avg_sq": tensors[_V + name].to(p.dtype).reshape(p.shape).clone(),
+            "exp_avg": tensors[_M + name].to(device=p.device, dtype=p.dtype).reshape(p.shape).clone(),
+            "exp_avg_sq": tensors[_V + name].to(device=p.device, dtype=p.dtype).reshape(p.shape).clone(),
         }
 
 
