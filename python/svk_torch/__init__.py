@@ -13,7 +13,7 @@ Pure Python on PyTorch: nothing compiled, nothing fetched.
 from .checkpoint import load, load_optimizer, save
 from .config import make_config
 from .model import SvkModel
-from .train import lm_loss, make_optimizer, train_step
+from .train import lm_loss, make_optimizer, train_step, update
 
 __all__ = ["load", "load_optimizer", "save", "make_config", "SvkModel", "lm_loss", "make_optimizer",
-           "train_step"]
+           "train_step", "update"]

@@ -33,24 +33,34 @@ def make_optimizer(model, lr=3e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1
 
 
 def train_step(model, optimizer, tokens, targets, lr=None, max_norm=1.0):
-    """One training step on a batch (int64 tokens and targets [B, T]).
-
-    The gradients are scaled by min(1, max_norm / (n + 1e-6)), n their
-    global L2 norm (max_norm 0: no clipping), before AdamW's update at
-    learning rate lr (None: the optimizer's). Returns ``(loss, n, applied)``:
-    a step whose loss or n^2 is not finite changes neither the weights nor
-    the optimizer's state, and reports applied False.
-    """
+    """One training step on a batch (int64 tokens and targets [B, T]): the
+    loss, its gradients, then ``update``. Returns ``(loss, n, applied)`` as
+    ``update`` does."""
     optimizer.zero_grad(set_to_none=False)
     loss = lm_loss(model(tokens), targets)
     loss.backward()
+    n, applied = update(model, optimizer, float(loss), lr, max_norm)
+    return float(loss), n, applied
+
+
+def update(model, optimizer, loss, lr=None, max_norm=1.0):
+    """The update from the gradients in each parameter's ``.grad``, as
+    libsvk applies it after a step's backward pass whose loss was ``loss``.
+
+    The gradients are scaled by min(1, max_norm / (n + 1e-6)), n their
+    global L2 norm (max_norm 0: no clipping), before AdamW's update at
+    learning rate lr (None: the optimizer's). Returns ``(n, applied)``: a
+    step whose loss or n^2 is not finite changes neither the weights nor
+    the optimizer's state (the gradients are zeroed), and reports applied
+    False.
+    """
     grads = [p.grad for p in model.parameters()]
     # In the gradients' precision: a float32 model overflows where libsvk's does.
     sq = float(sum((g * g).sum() for g in grads))
     n = math.sqrt(sq)
-    if not (math.isfinite(float(loss)) and math.isfinite(sq)):
+    if not (math.isfinite(loss) and math.isfinite(sq)):
         optimizer.zero_grad(set_to_none=False)
-        return float(loss), n, False
+        return n, False
     if max_norm > 0:
         scale = min(1.0, max_norm / (n + 1e-6))
         for g in grads:
@@ -59,4 +69,4 @@ def train_step(model, optimizer, tokens, targets, lr=None, max_norm=1.0):
         for group in optimizer.param_groups:
             group["lr"] = lr
     optimizer.step()
-    return float(loss), n, True
+    return n, True
