@@ -139,8 +139,10 @@ class Compare:
 
 
 def compare_with_libsvk(svk_torch, name, cfg, tmp, rng, exe, device):
-    """One configuration: train with svk-train, then logits and a step on
-    both sides. Returns the float64 model and optimizer after the step."""
+    """One configuration: train with svk-train (on the CPU; device "vulkan"
+    takes the CPU run's checkpoint), then logits and a step on both sides.
+    Returns the float64 model and its optimizer after the step, the batch
+    and the configuration's folder, or None when libsvk failed."""
     from svk_torch import safetensors
     d = os.path.join(tmp, name.replace(" ", "_") + "_" + device)
     os.makedirs(d)
@@ -232,8 +234,7 @@ def round_trip(svk_torch, name, model, opt, tokens, targets, d, exe):
     svk_torch.save(model, full, optimizer=opt)
     out = os.path.join(d, "resumed")
     os.makedirs(out)
-    write_batch(os.path.join(d, "tgt2.bin"), targets.flatten().tolist())
-    p = run([exe["peer"], "cpu", full, os.path.join(d, "tok.bin"), os.path.join(d, "tgt2.bin"), str(B), str(T),
+    p = run([exe["peer"], "cpu", full, os.path.join(d, "tok.bin"), os.path.join(d, "tgt.bin"), str(B), str(T),
              repr(LR), out])
     if not check(p.returncode == 0, "%s: libsvk resumes from svk_torch.save(model, optimizer=...)" % name):
         return
@@ -253,12 +254,12 @@ def round_trip(svk_torch, name, model, opt, tokens, targets, d, exe):
     full_size, weights_size = os.path.getsize(full), os.path.getsize(weights)
     out = os.path.join(d, "from_weights")
     os.makedirs(out)
-    p = run([exe["peer"], "cpu", weights, os.path.join(d, "tok.bin"), os.path.join(d, "tgt2.bin"), str(B), str(T),
+    p = run([exe["peer"], "cpu", weights, os.path.join(d, "tok.bin"), os.path.join(d, "tgt.bin"), str(B), str(T),
              repr(LR), out, "--weights-only"])
     check(p.returncode == 0 and abs(weights_size * 3 - full_size) < 4096,
           "%s: libsvk opens and trains svk_torch.save(model), weights only (%d bytes, with moments %d)"
           % (name, weights_size, full_size))
-    p = run([exe["peer"], "cpu", weights, os.path.join(d, "tok.bin"), os.path.join(d, "tgt2.bin"), str(B), str(T),
+    p = run([exe["peer"], "cpu", weights, os.path.join(d, "tok.bin"), os.path.join(d, "tgt.bin"), str(B), str(T),
              repr(LR), out])
     check(p.returncode != 0 and "no valid optimiser step" in p.stdout,
           "%s: libsvk refuses to resume from weights only" % name)
