@@ -90,9 +90,9 @@ def rope(u, heads, theta):
     B, T, C = u.shape
     D = C // heads
     half = D // 2
-    i = torch.arange(half, dtype=torch.float64)
+    i = torch.arange(half, dtype=torch.float64, device=u.device)
     inv_freq = (theta ** (-2.0 * i / D)).to(u.dtype)
-    angle = torch.arange(T, dtype=u.dtype).unsqueeze(1) * inv_freq  # [T, D/2]
+    angle = torch.arange(T, dtype=u.dtype, device=u.device).unsqueeze(1) * inv_freq  # [T, D/2]
     cos, sin = torch.cos(angle), torch.sin(angle)
     u = u.view(B, T, heads, D)
     a, b = u[..., :half], u[..., half:]
