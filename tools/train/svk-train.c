@@ -1278,10 +1278,11 @@ static int run(options o, const char *from, run_outcome *res)
         log_on = true;
     }
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
+    const char *saving = o.save ? o.save : o.export_to; /* the end's save, or its export alone */
     snprintf(interrupt_note, sizeof(interrupt_note), "%ssvk-train: interrupted: finishing the step in progress, "
-             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", o.save ? "saving " : "",
-             o.save ? o.save : "", log_on ? (o.save ? " and the log" : "writing the log") : (o.save ? "" : "stopping"),
-             o.save ? ", leaving the files as they were" : "");
+             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", saving ? "saving " : "",
+             saving ? saving : "", log_on ? (saving ? " and the log" : "writing the log") : (saving ? "" : "stopping"),
+             saving ? ", leaving the files as they were" : "");
     svk_train_interrupt_arm(interrupt_note);
     /* t_rate: when the leg's first step ended. The ETA is reckoned from the
      * steps after it: the first also builds the step's pipelines, which on
