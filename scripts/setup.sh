@@ -21,6 +21,9 @@ packages=(
     # nm and readelf for the install tests (tests/exports.py,
     # tests/install_test.sh), which gcc pulls in anyway
     vulkan-validationlayers libclang-rt-dev binutils
+    # tests: PyTorch, which python/svk_torch is held to libsvk on
+    # (tests/test_svk_torch.py; meson option torch)
+    python3-torch python3-numpy
     # svk-bench: OpenBLAS's sgemm, the reference beside each GEMM row
     libopenblas-dev
 )

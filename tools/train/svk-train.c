@@ -55,6 +55,7 @@ typedef struct options {
     bool recover;                /* --recover: a lost device goes on from the last checkpoint */
     uint64_t seed;
     const char *save, *resume, *init_from, *tokens, *targets, *dump_grads, *dump_logits;
+    const char *export_to;       /* --export: the weights and configuration alone, at the end */
     const char *log;             /* --log: the CSV's path; NULL: beside --save (train_log.h) */
     bool no_log;                 /* --no-log: no CSV and no SVG */
     float holdout;               /* --holdout: the share of --data held out (heldout.h); 0 = none */
@@ -142,6 +143,10 @@ static void usage(FILE *f)
 "  --seed N                initialisation and data seed, 0..2^64-1 (default 1)\n"
 "  --save PATH             save the model, its optimiser state and the run's state there at the end\n"
 "  --save-every N          ... and every N steps (a save is skipped while the latest step was skipped)\n"
+"  --export PATH           write the model alone there at the end: its weights and configuration, without\n"
+"                          the optimiser or run state, about a third of --save's size; svk-generate,\n"
+"                          svk_model_open and PyTorch (python/svk_torch) read it, --init-from trains from\n"
+"                          it, --resume refuses it (it cannot go on exactly)\n"
 "  --resume PATH           continue the run saved there: its model, optimiser, schedule, batch shape and\n"
 "                          data position; other options given here override the run's (it is then a new\n"
 "                          run)\n"
@@ -192,7 +197,7 @@ SVK_EXIT_HELP ", 3 the run diverged (stopped by --max-bad-steps, or its state at
 /* Options that take a value. */
 static const char *const valued[] = {
     "--device", "--config", "--task", "--data", "--digits", "--eval", "--steps", "--batch", "--accum", "--seq", "--warmup",
-    "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--resume", "--init-from",
+    "--save-every", "--log-every", "--lr", "--clip", "--wd", "--seed", "--save", "--export", "--resume", "--init-from",
     "--tokens", "--targets", "--dump-grads", "--dump-logits", "--max-bad-steps", "--stop-at",
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
@@ -340,6 +345,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--wd")) ok = o->wd_set = svk_cli_f32(a, v, 0, INFINITY, &o->wd, &err);
         else if (!strcmp(a, "--seed")) ok = o->seed_set = svk_cli_u64(a, v, 0, UINT64_MAX, &o->seed, &err);
         else if (!strcmp(a, "--save")) o->save = v;
+        else if (!strcmp(a, "--export")) o->export_to = v;
         else if (!strcmp(a, "--resume")) o->resume = v;
         else if (!strcmp(a, "--init-from")) o->init_from = v;
         else if (!strcmp(a, "--tokens")) o->tokens = v;
@@ -437,6 +443,11 @@ static int parse(int argc, char **argv, options *o)
     }
     if (o->save_best && o->data && o->holdout_set && o->holdout == 0) {
         fprintf(stderr, "svk-train: --save-best needs a held-out loss, which --holdout 0 turns off\n");
+        return SVK_EXIT_USAGE;
+    }
+    if (o->export_to && o->save && !strcmp(o->export_to, o->save)) {
+        fprintf(stderr, "svk-train: --export and --save name one file %s: the export would replace the checkpoint "
+                        "(its optimiser state lost); give it its own\n", o->save);
         return SVK_EXIT_USAGE;
     }
     if (o->save_best && o->save && !strcmp(o->save_best, o->save)) {
@@ -753,8 +764,8 @@ static int log_paths(svk_train_log *l, const options *o)
     if (!svk_train_log_paths(l, o->log, o->save, o->resume))
         return SVK_EXIT_FAILURE;
     const char *const others[][2] = {
-        {"--save", o->save}, {"--resume", o->resume}, {"--init-from", o->init_from}, {"--data", o->data},
-        {"--tokens", o->tokens}, {"--targets", o->targets}, {"--dump-grads", o->dump_grads},
+        {"--save", o->save}, {"--export", o->export_to}, {"--resume", o->resume}, {"--init-from", o->init_from},
+        {"--data", o->data}, {"--tokens", o->tokens}, {"--targets", o->targets}, {"--dump-grads", o->dump_grads},
         {"--dump-logits", o->dump_logits}, {"--save-best", o->save_best}, {"--train-data", o->train_data},
         {"--val-data", o->val_data},
     };
@@ -1023,6 +1034,18 @@ static int run(options o, const char *from, run_outcome *res)
         char text_run[SVK_TRAIN_RUN_TEXT_MAX], why[256];
         if (svk_checkpoint_metadata(o.resume, SVK_TRAIN_RUN_KEY, text_run, sizeof(text_run), &have_run) != SVK_OK)
             return fail("--resume");
+        /* docs/MODEL.md: "svk.step" comes with the optimiser state. Without
+         * it (an --export) the load below would refuse the file too, but
+         * only after the device is set up, and without the way out. */
+        char step_text[64];
+        bool has_step = false;
+        if (svk_checkpoint_metadata(o.resume, "svk.step", step_text, sizeof(step_text), &has_step) == SVK_OK &&
+            !has_step) {
+            fprintf(stderr, "svk-train: --resume %s: it holds a model without optimiser state (an --export?), which "
+                            "no run can go on from exactly; start a new run from its weights with --init-from %s\n",
+                    o.resume, o.resume);
+            return SVK_EXIT_FAILURE;
+        }
         if (have_run && !svk_train_run_parse(text_run, &run, why, sizeof(why))) {
             fprintf(stderr, "svk-train: --resume %s: its run state (\"%s\") is unreadable: %s\n", o.resume,
                     SVK_TRAIN_RUN_KEY, why);
@@ -1255,10 +1278,11 @@ static int run(options o, const char *from, run_outcome *res)
         log_on = true;
     }
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
+    const char *saving = o.save ? o.save : o.export_to; /* the end's save, or its export alone */
     snprintf(interrupt_note, sizeof(interrupt_note), "%ssvk-train: interrupted: finishing the step in progress, "
-             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", o.save ? "saving " : "",
-             o.save ? o.save : "", log_on ? (o.save ? " and the log" : "writing the log") : (o.save ? "" : "stopping"),
-             o.save ? ", leaving the files as they were" : "");
+             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", saving ? "saving " : "",
+             saving ? saving : "", log_on ? (saving ? " and the log" : "writing the log") : (saving ? "" : "stopping"),
+             saving ? ", leaving the files as they were" : "");
     svk_train_interrupt_arm(interrupt_note);
     /* t_rate: when the leg's first step ended. The ETA is reckoned from the
      * steps after it: the first also builds the step's pipelines, which on
@@ -1452,7 +1476,7 @@ static int run(options o, const char *from, run_outcome *res)
                 (unsigned long long)(svk_model_step(m) - applied0));
     if (log_on)
         write_log(&run_log, false, false);
-    if (o.save && ran) {
+    if ((o.save || o.export_to) && ran) {
         /* A run that ends skipping its steps has diverged, whatever
          * --max-bad-steps allowed: its weights are what diverged (no step
          * could apply to them), and --save's file keeps the run's last good
@@ -1460,25 +1484,35 @@ static int run(options o, const char *from, run_outcome *res)
         svk_step_info info;
         svk_status st = svk_model_last_step(m, &info);
         if (st == SVK_OK && info.skipped) {
+            const bool both = o.save && o.export_to;
             fprintf(stderr, "svk-train: not saving: the run ended with its last %llu step%s skipped as non-finite, so "
-                            "it has diverged (try a lower --lr); %s keeps what it held\n",
-                    (unsigned long long)(bad.run ? bad.run : 1), bad.run > 1 ? "s" : "", o.save);
+                            "it has diverged (try a lower --lr); %s%s%s keep%s what %s held\n",
+                    (unsigned long long)(bad.run ? bad.run : 1), bad.run > 1 ? "s" : "", o.save ? o.save : "",
+                    both ? " and " : "", o.export_to ? o.export_to : "", both ? "" : "s", both ? "they" : "it");
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
-        if (st == SVK_OK && (st = save_run(m, o.save, &o, end, &ds, &best)) == SVK_OK)
+        const char *what = "--save";
+        if (st == SVK_OK && o.save && (st = save_run(m, o.save, &o, end, &ds, &best)) == SVK_OK)
             *res = (run_outcome){.saved = true, .saved_step = end};
+        if (st == SVK_OK && o.save && !o.jsonl)
+            printf("saved %s\n", o.save);
+        /* The model alone: no optimiser state, and no run state, since no
+         * run can go on from it exactly. */
+        if (st == SVK_OK && o.export_to) {
+            what = "--export";
+            if ((st = svk_model_save(m, o.export_to, false)) == SVK_OK && !o.jsonl)
+                printf("exported %s (weights and configuration)\n", o.export_to);
+        }
         if (st == SVK_ERROR_NONFINITE) {
             fprintf(stderr, "svk-train: the run has diverged: %s\n", svk_last_error());
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
         if (st != SVK_OK) {
-            fail("--save");
+            fail(what);
             goto out;
         }
-        if (!o.jsonl)
-            printf("saved %s\n", o.save);
     }
     if (svk_train_interrupted()) {
         if (ran)
