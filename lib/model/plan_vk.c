@@ -636,8 +636,16 @@ static svk_status clip(const svk_plan_vk_rec *r, const svk_plan_op *o)
     const uint64_t parts = sweep_parts(r, o->clip.grads, o->clip.n, NULL, NULL, 0);
     if (!parts)
         return unreachable(r, o, 0);
-    svk_tref *g = svk_calloc(parts, sizeof(*g));
-    uint64_t *start = svk_calloc(parts, sizeof(*start)), *len = svk_calloc(parts, sizeof(*len));
+    /* A slab bound whole is one part, a windowed one a few per window:
+     * the stack holds them but for the largest models, and a recording
+     * then makes no host allocation here. */
+    enum { ON_STACK = 64 };
+    svk_tref g_stack[ON_STACK];
+    uint64_t start_stack[ON_STACK], len_stack[ON_STACK];
+    const bool heap = parts > ON_STACK;
+    svk_tref *g = heap ? svk_calloc(parts, sizeof(*g)) : g_stack;
+    uint64_t *start = heap ? svk_calloc(parts, sizeof(*start)) : start_stack;
+    uint64_t *len = heap ? svk_calloc(parts, sizeof(*len)) : len_stack;
     svk_status st = SVK_OK;
     if (!g || !start || !len) {
         st = svk_error(r->log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording '%s'", o->label);
@@ -650,9 +658,11 @@ static svk_status clip(const svk_plan_vk_rec *r, const svk_plan_op *o)
                                  .out = OUT(r, SVK_OUT_GRAD_NORM), .label = o->label};
         st = svk_clip_record(r->cl, &a);
     }
-    free(g);
-    free(start);
-    free(len);
+    if (heap) {
+        free(g);
+        free(start);
+        free(len);
+    }
     return st;
 }
 
