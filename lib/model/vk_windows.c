@@ -31,7 +31,7 @@ svk_status svk_vk_windows_make(svk_buffer *slab, svk_vk_windows *out)
     svk_ctx *ctx = slab->ctx;
     if (!svk_vk_windows_needed(ctx, slab->size))
         return SVK_OK;
-    const uint64_t S = svk_vk_windows_stride(ctx, slab->size) * 4;
+    const uint64_t S = half_range(ctx);
     if (S == 0)
         return svk_error(&ctx->log, SVK_ERROR_UNSUPPORTED, "the device's binding range is too small to window '%s'",
                          slab->name);

@@ -7,12 +7,11 @@
 #include "vk_context.h"
 #include "texel.h"
 
-uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
+/* The smallest of the device's buffer limits (0 is one the device did not
+ * report; UINT64_MAX if none is), with its name unless limit_name is NULL;
+ * bound: the storage range among them. */
+static uint64_t smallest_limit(const svk_ctx *ctx, bool bound, const char **limit_name)
 {
-    /* The whole buffer is bound as one storage range (cmd.c), so that limit,
-     * not only the allocation's, caps a buffer; its memory is one range of
-     * a block, which is one VkBuffer in one VkDeviceMemory. A limit of 0 is
-     * one the device did not report. */
     const struct {
         const char *name;
         uint64_t value;
@@ -22,7 +21,7 @@ uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
         {"maxBufferSize", ctx->memory.max_buffer_size},
     };
     int best = -1;
-    for (int i = 0; i < (int)(sizeof(limits) / sizeof(limits[0])); i++)
+    for (int i = bound ? 0 : 1; i < (int)(sizeof(limits) / sizeof(limits[0])); i++)
         if (limits[i].value && (best < 0 || limits[i].value < limits[best].value))
             best = i;
     if (limit_name)
@@ -30,25 +29,24 @@ uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
     return best < 0 ? UINT64_MAX : limits[best].value;
 }
 
+uint64_t svk_buffer_max_size(const svk_ctx *ctx, const char **limit_name)
+{
+    /* The whole buffer is bound as one storage range (cmd.c), so that limit,
+     * not only the allocation's, caps a buffer; its memory is one range of
+     * a block, which is one VkBuffer in one VkDeviceMemory. */
+    return smallest_limit(ctx, true, limit_name);
+}
+
 uint64_t svk_buffer_max_unbound_size(const svk_ctx *ctx, const char **limit_name)
 {
-    const uint64_t alloc = ctx->info.max_allocation_size, buffer = ctx->memory.max_buffer_size;
-    const char *name = NULL;
-    uint64_t limit = UINT64_MAX;
-    if (alloc)
-        limit = alloc, name = "maxMemoryAllocationSize";
-    if (buffer && buffer < limit)
-        limit = buffer, name = "maxBufferSize";
-    if (limit_name)
-        *limit_name = name;
-    return limit;
+    return smallest_limit(ctx, false, limit_name);
 }
 
 static svk_status check_size(svk_ctx *ctx, svk_log *log, const char *what, const char *name, const char *note,
                              uint64_t size, bool unbound)
 {
     const char *limit_name;
-    const uint64_t limit = unbound ? svk_buffer_max_unbound_size(ctx, &limit_name) : svk_buffer_max_size(ctx, &limit_name);
+    const uint64_t limit = smallest_limit(ctx, !unbound, &limit_name);
     if (size <= limit)
         return SVK_OK;
     char b1[32], b2[32];
