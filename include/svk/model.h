@@ -77,6 +77,27 @@ SVK_API svk_lr_params svk_lr_params_default(void);
  * thread. */
 SVK_API svk_status svk_lr_schedule_ex(const svk_lr_params *p, uint64_t step, float *lr);
 
+/* How a training step keeps its activations (docs/MODEL.md, "Precision").
+ * Parameters, gradients, the optimiser's moments and all arithmetic stay
+ * float32 in every precision. */
+typedef enum svk_precision {
+    SVK_PRECISION_FP32 = 0, /* every activation in float32 */
+    /* The activations the backward pass reads are kept in 16 bits: each is
+     * rounded to the nearest IEEE binary16 (fp16) or bfloat16 (bf16) value
+     * where it is made, and the forward pass goes on from the rounded
+     * value. fp16 keeps 3 more bits of mantissa, bf16 float32's range: an
+     * fp16 activation past 65504 becomes infinite, and the step is then
+     * skipped as any non-finite step is (svk_step_info.skipped). */
+    SVK_PRECISION_FP16 = 1,
+    SVK_PRECISION_BF16 = 2,
+} svk_precision;
+
+/* "fp32", "fp16" or "bf16"; NULL for any other value. */
+SVK_API const char *svk_precision_name(svk_precision precision);
+/* The precision a name (as svk_precision_name gives) stands for;
+ * SVK_ERROR_INVALID_ARG naming it when it is none. */
+SVK_API svk_status svk_precision_parse(const char *name, svk_precision *out);
+
 typedef struct svk_model_params {
     svk_model_config config;   /* default: svk_model_config_default() */
     uint64_t seed;             /* initialisation seed; default 1 */
@@ -102,6 +123,15 @@ typedef struct svk_model_params {
      * second forward pass through the blocks (about a third more work a
      * step). The results are the same, bit for bit. Default false. */
     bool recompute;
+    /* How activations are kept: SVK_PRECISION_FP16 or _BF16 keeps those
+     * the backward pass reads in 16 bits, for less activation memory
+     * (svk_model_memory says how much); the losses then follow float32's
+     * to about 16-bit rounding. Evaluation and svk_model_forward_logits
+     * round the same way; generation runs in float32. The CPU backend
+     * rounds exactly as the device does. Works on every device: the 16-bit
+     * codes are packed two to a 32-bit word, so no 16-bit storage feature
+     * is needed. Default SVK_PRECISION_FP32. */
+    svk_precision precision;
     uint64_t reserved[2];      /* must be zero */
 } svk_model_params;
 

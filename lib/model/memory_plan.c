@@ -24,6 +24,7 @@ static svk_status measure(const svk_model_params *params, const svk_backend_impl
         return st;
     opt.micro_batches = accum;
     opt.recompute = params->recompute;
+    opt.precision = (uint32_t)params->precision;
     svk_plan p;
     if ((st = svk_plan_build(NULL, &params->config, B, T, &opt, &p)) != SVK_OK)
         return st;
@@ -81,6 +82,9 @@ static svk_status check_args(const svk_model_params *params, uint32_t B, uint32_
     svk_status st = svk_model_config_validate(&params->config);
     if (st != SVK_OK)
         return st;
+    if (!svk_precision_name(params->precision))
+        return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16",
+                         func, (int)params->precision);
     if (B == 0 || T == 0 || T > params->config.ctx)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: batch B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", func, B,
                          T, params->config.ctx);

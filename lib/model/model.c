@@ -48,6 +48,7 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
         return st;
     opt.micro_batches = micro;
     opt.recompute = m->params.recompute && !decode;
+    opt.precision = (uint32_t)m->params.precision;
     opt.decode = decode;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
@@ -142,6 +143,9 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
     if (!(params->max_submit_ms >= 0) || !isfinite(params->max_submit_ms))
         return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->max_submit_ms=%g must be finite and >= 0 (0 = one "
                          "submission per step)", __func__, params->max_submit_ms);
+    if (!svk_precision_name(params->precision))
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16",
+                         __func__, (int)params->precision);
     svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");

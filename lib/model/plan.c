@@ -109,6 +109,10 @@ static svk_status start(svk_pb *b, const svk_model_config *c, uint32_t B, uint32
     p->flash_attention = opt->flash_attention;
     p->linear_nn = opt->linear_nn;
     p->recompute = opt->recompute;
+    if (opt->precision != 0 && opt->precision != SVK_FMT_FP16 && opt->precision != SVK_FMT_BF16)
+        return svk_error(b->log, SVK_ERROR_INVALID_ARG, "plan option precision=%u: not 0, fp16 or bf16",
+                         opt->precision);
+    p->precision = opt->decode ? 0 : opt->precision;
     svk_pb_dims *d = &b->d;
     /* The ops run on one micro-batch at a time. */
     *d = (svk_pb_dims){B / micro, T, (uint64_t)(B / micro) * T, c->width, c->heads, svk_model_config_hidden(c),

@@ -103,6 +103,7 @@ typedef struct svk_plan {
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
     bool recompute;       /* see svk_plan_options */
+    uint32_t precision;   /* see svk_plan_options */
     uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
 } svk_plan;
 
@@ -145,6 +146,17 @@ typedef struct svk_plan {
  *                   block's forward again before its own (plan_model.c);
  *                   the same results, bit for bit, for the activation
  *                   memory of about one block;
+ *  precision        0: every activation in float32; SVK_FMT_FP16 or
+ *                   SVK_FMT_BF16: the activations the backward pass reads
+ *                   are kept in 16 bits (docs/MODEL.md, "Precision"): each
+ *                   is rounded where it is made (PACK16), the forward going
+ *                   on from the rounded value, and its codes kept; the
+ *                   blocks share one set of float32 tensors, which the
+ *                   backward fills again from the codes (UNPACK16) before
+ *                   each sublayer's. With recompute only the blocks'
+ *                   inputs are kept, and the rest rounded alike, so the
+ *                   results are the same bits as without. Decode plans
+ *                   ignore it (generation keeps nothing for a backward);
  *  decode           B = 1 and T = ctx only: the plan also holds one
  *                   token's forward over a key-value cache, the forward's
  *                   own qkv tensors (svk_plan_phases.decode,
@@ -156,6 +168,7 @@ typedef struct svk_plan_options {
     bool bias_grad_apart;
     uint32_t micro_batches;
     bool recompute;
+    uint32_t precision;
     bool decode;
 } svk_plan_options;
 

@@ -372,6 +372,19 @@ static svk_status attn_decode(const cpu *c, const svk_plan_op *o)
     return SVK_OK;
 }
 
+/* The codes lie in the packed tensor's memory as uint16 in order: on the
+ * float build the device's layout, two to an element. */
+static svk_status pack16(const cpu *c, const svk_plan_op *o)
+{
+    const svk_plan_pack16 *k = &o->pack16;
+    uint16_t *codes = k->packed != SVK_NONE ? (uint16_t *)(void *)F(c, k->packed) : NULL;
+    if (o->code == SVK_OP_PACK16)
+        SVK_REF(pack16)(k->n, k->fmt, F(c, k->x), codes);
+    else
+        SVK_REF(unpack16)(k->n, k->fmt, codes, F(c, k->x));
+    return SVK_OK;
+}
+
 typedef svk_status (*runner)(const cpu *c, const svk_plan_op *o);
 
 static const runner runners[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};

@@ -15,6 +15,13 @@
  * backward runs each block's forward again from its input before the
  * block's backward (the last block's are still there). The kernels are
  * deterministic, so the recomputed activations are the same bits.
+ *
+ * With 16-bit precision (svk_plan.precision) the blocks likewise share one
+ * set of float32 tensors, and two for the streams, alternating; each
+ * activation the backward reads is rounded where it is made and its codes
+ * kept per sublayer (keep16: PACK16), and before each sublayer's backward
+ * they are unpacked into the shared set (UNPACK16). With recomputation as
+ * well, only the blocks' inputs are kept, the rest rounded the same way.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +38,13 @@ typedef struct sub_acts {
     uint32_t u;                 /* post: x + z, the norm's input */
     uint32_t qkv, att, att_out; /* attention */
     uint32_t a, g, gate, up;    /* MLP */
+    /* 16-bit precision: where each is kept (SVK_NONE: not kept, or
+     * float32; ROUND16: rounded, kept nowhere) */
+    uint32_t h16, u16, qkv16, att16, att_out16, a16, g16, gate16, up16;
 } sub_acts;
+
+/* A 16-bit activation rounded but stored nowhere: the recomputed ones. */
+#define ROUND16 (SVK_NONE - 1)
 
 /* The gradients flowing down the streams: those of x_{k+1} and y_{k+1}
  * (dx, dy) while sublayer k's backward writes those of x_k and y_k (dx_next,
@@ -45,6 +58,7 @@ typedef struct acts {
     uint32_t tokens, targets;              /* the micro-batch's rows of the step's inputs */
     uint64_t row0;                         /* its first position among the step's */
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
+    uint32_t *x16, *y16;                   /* [2L + 1]: 16-bit precision, where each is kept (as sub_acts) */
     sub_acts *sub;                         /* [2L] */
     uint32_t final_out, final_mean, final_rstd, logits, dlogits;
     stream_grads gr;
@@ -66,6 +80,45 @@ static bool post(const svk_pb *b)
 static bool rms(const svk_pb *b)
 {
     return b->p->config.norm == SVK_NORM_RMSNORM;
+}
+
+/* Whether activations are kept in 16 bits. */
+static bool half(const svk_pb *b)
+{
+    return b->p->precision != 0;
+}
+
+/* Keeps activation x, just made, in 16 bits where packed says (sub_acts):
+ * rounds it in place, and stores its codes unless packed is ROUND16. */
+static void keep16(svk_pb *b, uint32_t x, uint32_t packed)
+{
+    if (packed == SVK_NONE || x == SVK_NONE)
+        return;
+    const svk_plan_tensor *t = &b->p->tensors[packed == ROUND16 ? x : packed];
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_PACK16, "%s%s", packed == ROUND16 ? "round." : "", t->name);
+    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed == ROUND16 ? SVK_NONE : packed,
+                                  .n = b->p->tensors[x].elems, .fmt = b->p->precision};
+}
+
+/* x again from its codes in packed (nothing where it is kept nowhere). */
+static void unpack16(svk_pb *b, uint32_t x, uint32_t packed)
+{
+    if (packed == SVK_NONE || packed == ROUND16 || x == SVK_NONE)
+        return;
+    svk_plan_op *o = svk_pb_op(b, SVK_OP_UNPACK16, "%s.unpack", b->p->tensors[packed].name);
+    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed, .n = b->p->tensors[x].elems, .fmt = b->p->precision};
+}
+
+/* A tensor for live's 16-bit codes, two to an element; ROUND16 where the
+ * plan recomputes rather than keeps, and SVK_NONE where live is. */
+static uint32_t codes16(svk_pb *b, uint32_t live, const char *name, uint32_t k)
+{
+    if (live == SVK_NONE)
+        return SVK_NONE;
+    if (b->p->recompute)
+        return ROUND16;
+    const uint64_t n = b->p->tensors[live].elems;
+    return svk_pb_tensor(b, SVK_SLAB_ACT, (n + 1) / 2, -1, "%s.%u.16", name, k);
 }
 
 /* The leading dimension of the GELU MLP's [N, F] activations in GEMM ops:
@@ -90,6 +143,46 @@ static float dz_scale(uint32_t k)
     return k > 0 ? residual_scale(k - 1) : 1.0f;
 }
 
+/* Flash attention's softmax statistics of sublayer k. */
+static uint32_t flash_stats(svk_pb *b, uint32_t k)
+{
+    /* Read as vec2s: an even offset. */
+    b->p->slab_elems[SVK_SLAB_ACT] += b->p->slab_elems[SVK_SLAB_ACT] % 2;
+    return svk_pb_tensor(b, SVK_SLAB_ACT, 2 * b->d.B * b->d.H * b->d.T, -1, "att.stats.%u", k);
+}
+
+/* 16-bit precision without recomputation: sublayer k's float32 statistics,
+ * small, its own rather than the shared set's. */
+static void sublayer_stats(svk_pb *b, uint32_t k, sub_acts *s)
+{
+    const uint64_t N = b->d.N;
+    s->mean = rms(b) ? SVK_NONE : svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * N,
+                                                -1, "mean.%u", k);
+    s->rstd = svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * N, -1, "rstd.%u", k);
+    if (k % 2 == 0 && b->p->flash_attention)
+        s->att = flash_stats(b, k);
+}
+
+/* 16-bit precision: where sublayer k keeps what its backward reads. */
+static void sublayer_codes(svk_pb *b, uint32_t k, sub_acts *s)
+{
+    if (!post(b))
+        s->h16 = codes16(b, s->h, "h", k);
+    s->u16 = codes16(b, s->u, "u", k);
+    if (k % 2 == 0) {
+        s->qkv16 = codes16(b, s->qkv, "qkv", k);
+        s->att16 = b->p->flash_attention ? SVK_NONE : codes16(b, s->att, "att", k);
+        s->att_out16 = codes16(b, s->att_out, "att_out", k);
+    } else if (b->p->config.mlp == SVK_MLP_GELU) {
+        s->a16 = codes16(b, s->a, "a", k);
+        s->g16 = codes16(b, s->g, "g", k);
+    } else { /* a is the backward's scratch */
+        s->g16 = codes16(b, s->g, "g", k);
+        s->gate16 = codes16(b, s->gate, "gate", k);
+        s->up16 = codes16(b, s->up, "up", k);
+    }
+}
+
 /* The activations of sublayer k. */
 static void sublayer_tensors(svk_pb *b, uint32_t k, uint32_t x_k, sub_acts *s)
 {
@@ -105,13 +198,10 @@ static void sublayer_tensors(svk_pb *b, uint32_t k, uint32_t x_k, sub_acts *s)
         s->u = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
     if (k % 2 == 0) {
         s->qkv = svk_pb_tensor(b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
-        if (b->p->flash_attention) {
-            /* Read as vec2s: an even offset. */
-            b->p->slab_elems[SVK_SLAB_ACT] += b->p->slab_elems[SVK_SLAB_ACT] % 2;
-            s->att = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * d->B * d->H * d->T, -1, "att.stats.%u", k);
-        } else {
+        if (b->p->flash_attention)
+            s->att = flash_stats(b, k);
+        else
             s->att = svk_pb_tensor(b, SVK_SLAB_ACT, d->B * d->H * d->T * d->T, -1, "att.%u", k);
-        }
         s->att_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "att_out.%u", k);
     } else {
         s->a = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->FL, -1, "a.%u", k);
@@ -154,6 +244,34 @@ static void step_tensors(svk_pb *b, acts *a)
         b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
+/* 16-bit precision: two float32 tensors per stream, boundary k's in
+ * k % 2, and every boundary's codes (with recomputation, the blocks'
+ * inputs'; those between rounded alike). */
+static void stream_tensors16(svk_pb *b, acts *a)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    const uint64_t NC = b->d.N * b->d.C, words = (NC + 1) / 2;
+    const bool rc = b->p->recompute;
+    uint32_t xl[2], yl[2] = {SVK_NONE, SVK_NONE};
+    for (uint32_t i = 0; i < 2; i++) {
+        xl[i] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.live.%u", i);
+        if (siamese(b))
+            yl[i] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.live.%u", i);
+    }
+    for (uint32_t k = 0; k <= S; k++) {
+        const bool kept = !rc || k % 2 == 0;
+        a->x[k] = xl[k % 2];
+        a->x16[k] = kept ? svk_pb_tensor(b, SVK_SLAB_ACT, words, -1, "x.%u.16", k) : ROUND16;
+        /* y_0 = x_0 = e, kept once. */
+        a->y[k] = !siamese(b) ? SVK_NONE : k == 0 ? a->x[0] : yl[k % 2];
+        a->y16[k] = !siamese(b) || k == 0 ? SVK_NONE
+                    : kept                ? svk_pb_tensor(b, SVK_SLAB_ACT, words, -1, "y.%u.16", k)
+                                          : ROUND16;
+    }
+    a->x_out = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.recomputed") : SVK_NONE;
+    a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
+}
+
 /* The streams: every boundary's, or with recomputation the blocks'
  * inputs, the stream between a block's sublayers in one tensor for all. */
 static void stream_tensors(svk_pb *b, acts *a)
@@ -161,6 +279,12 @@ static void stream_tensors(svk_pb *b, acts *a)
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = b->d.N * b->d.C;
     const bool rc = b->p->recompute;
+    for (uint32_t k = 0; k <= S; k++)
+        a->x16[k] = a->y16[k] = SVK_NONE;
+    if (half(b)) {
+        stream_tensors16(b, a);
+        return;
+    }
     const uint32_t x_mid = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.mid") : SVK_NONE;
     const uint32_t y_mid = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.mid") : SVK_NONE;
     /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
@@ -182,19 +306,25 @@ static bool alloc_acts(svk_pb *b, acts *a)
     const uint32_t S = 2 * b->p->config.layers;
     a->x = svk_calloc(S + 1, sizeof(*a->x));
     a->y = svk_calloc(S + 1, sizeof(*a->y));
+    a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
+    a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
     a->sub = svk_calloc(S, sizeof(*a->sub));
-    if (!a->x || !a->y || !a->sub)
+    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
         return false;
     stream_tensors(b, a);
     for (uint32_t k = 0; k < S; k++) {
-        if (!b->p->recompute || k < 2) {
+        if (k < 2 || (!b->p->recompute && !half(b))) {
             sublayer_tensors(b, k, a->x[k], &a->sub[k]);
         } else {
             /* One set for every block's attention, one for its MLP. */
             a->sub[k] = a->sub[k % 2];
             if (post(b))
                 a->sub[k].h = a->x[k];
+            if (!b->p->recompute)
+                sublayer_stats(b, k, &a->sub[k]);
         }
+        if (half(b))
+            sublayer_codes(b, k, &a->sub[k]);
     }
     step_tensors(b, a);
     return true;
@@ -204,6 +334,8 @@ static void free_acts(acts *a)
 {
     free(a->x);
     free(a->y);
+    free(a->x16);
+    free(a->y16);
     free(a->sub);
 }
 
@@ -237,6 +369,7 @@ static void embedding_fwd(svk_pb *b, const acts *a)
         .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .output = p->output, .B = d->B, .T = d->T,
         .C = d->C, .V = d->V,
     };
+    keep16(b, a->x[0], a->x16[0]);
 }
 
 /* The sublayer's output projection: z = x W^T + bias, into the residual
@@ -273,9 +406,12 @@ static void attention_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb
         svk_plan_op *o = svk_pb_op(b, SVK_OP_ROPE_FWD, "blocks.%u.attn.rope", l);
         o->rope = (svk_plan_rope){.qkv = s->qkv, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
     }
+    keep16(b, s->qkv, s->qkv16);
     svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_FWD, "blocks.%u.attn", l);
     o->attn_fwd = (svk_plan_attn_fwd){.out = s->att_out, .att = s->att, .qkv = s->qkv, .B = d->B, .T = d->T,
                                       .C = d->C, .H = d->H, .flash = b->p->flash_attention};
+    keep16(b, s->att, s->att16);
+    keep16(b, s->att_out, s->att_out16);
     snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
     proj_fwd(b, name, r, s->att_out, d->C);
 }
@@ -290,6 +426,8 @@ static void mlp_gelu_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_pb_
     o->fuse |= SVK_FUSE_GELU;
     o->gemm.fused.act = s->g;
     o->gemm.ld.c = mlp_ld(b);
+    keep16(b, s->a, s->a16);
+    keep16(b, s->g, s->g16);
     snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
     proj_fwd(b, name, r, s->g, d->F)->gemm.ld.a = mlp_ld(b);
 }
@@ -301,10 +439,13 @@ static void mlp_swiglu_fwd(svk_pb *b, uint32_t l, const sub_acts *s, const svk_p
     char name[64];
     snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
     svk_pb_linear_fwd(b, name, s->gate, s->h, d->N, d->F, d->C);
+    keep16(b, s->gate, s->gate16);
     snprintf(name, sizeof(name), "blocks.%u.mlp.up", l);
     svk_pb_linear_fwd(b, name, s->up, s->h, d->N, d->F, d->C);
+    keep16(b, s->up, s->up16);
     svk_plan_op *o = svk_pb_op(b, SVK_OP_SWIGLU_FWD, "blocks.%u.swiglu", l);
     o->swiglu_fwd = (svk_plan_swiglu_fwd){.out = s->g, .gate = s->gate, .up = s->up, .n = d->N * d->F};
+    keep16(b, s->g, s->g16);
     snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
     proj_fwd(b, name, r, s->g, d->F);
 }
@@ -339,8 +480,11 @@ static void siamese_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
         .x = a->x[k], .y = a->y[k], .gamma = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.weight", name),
         .beta = svk_pb_param(b, SVK_SLAB_PARAM, "%s.post.bias", name),
     };
+    keep16(b, s->h, s->h16);
     const svk_pb_residual r = {SVK_FUSE_DUAL_RESIDUAL, a->x[k + 1], a->y[k], a->y[k + 1], residual_scale(k)};
     sublayer_fwd(b, k, s, &r);
+    keep16(b, a->x[k + 1], a->x16[k + 1]);
+    keep16(b, a->y[k + 1], a->y16[k + 1]);
 }
 
 /* pre: x_{k+1} = x_k + F(N(x_k)). */
@@ -350,8 +494,10 @@ static void pre_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
     char name[64];
     norm_name(name, k);
     svk_pb_norm_fwd(b, name, s->h, s->mean, s->rstd, a->x[k]);
+    keep16(b, s->h, s->h16);
     const svk_pb_residual r = {SVK_FUSE_RESIDUAL, a->x[k + 1], a->x[k], SVK_NONE, 1.0f};
     sublayer_fwd(b, k, s, &r);
+    keep16(b, a->x[k + 1], a->x16[k + 1]);
 }
 
 /* post: u = x_k + F(x_k), x_{k+1} = N(u). */
@@ -362,7 +508,9 @@ static void post_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
     norm_name(name, k);
     const svk_pb_residual r = {SVK_FUSE_RESIDUAL, s->u, a->x[k], SVK_NONE, 1.0f};
     sublayer_fwd(b, k, s, &r);
+    keep16(b, s->u, s->u16);
     svk_pb_norm_fwd(b, name, a->x[k + 1], s->mean, s->rstd, s->u);
+    keep16(b, a->x[k + 1], a->x16[k + 1]);
 }
 
 /* The final norm (siamese: N_out(N_x(x) + N_y(y)); pre: N_final(x); post:
@@ -616,13 +764,39 @@ typedef void (*sublayer_fwd_fn)(svk_pb *, const acts *, uint32_t);
  * aside (the next block's input holds it already). */
 static void recompute_block(svk_pb *b, acts *a, uint32_t l, sublayer_fwd_fn block_fwd)
 {
-    const uint32_t out = 2 * l + 2, x = a->x[out], y = a->y[out];
+    const uint32_t out = 2 * l + 2, x = a->x[out], y = a->y[out], x16 = a->x16[out], y16 = a->y16[out];
+    /* 16-bit precision: the input from its codes; the output only rounded,
+     * as its codes are kept already. */
+    unpack16(b, a->x[2 * l], a->x16[2 * l]);
+    unpack16(b, a->y[2 * l], a->y16[2 * l]);
     a->x[out] = a->x_out;
     a->y[out] = a->y_out;
+    a->x16[out] = x16 != SVK_NONE ? ROUND16 : SVK_NONE;
+    a->y16[out] = y16 != SVK_NONE ? ROUND16 : SVK_NONE;
     block_fwd(b, a, 2 * l);
     block_fwd(b, a, 2 * l + 1);
     a->x[out] = x;
     a->y[out] = y;
+    a->x16[out] = x16;
+    a->y16[out] = y16;
+}
+
+/* 16-bit precision: sublayer k's activations and input back from their
+ * codes before its backward. The last sublayer's are still in place, and
+ * with recomputation so is every input but the last block's (the
+ * recomputed blocks unpack their own). */
+static void unpack_sublayer(svk_pb *b, const acts *a, uint32_t k)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    if (!half(b) || k + 1 == S || (b->p->recompute && k + 2 != S))
+        return;
+    unpack16(b, a->x[k], a->x16[k]);
+    unpack16(b, a->y[k], a->y16[k]);
+    const sub_acts *s = &a->sub[k];
+    const uint32_t live[] = {s->h, s->u, s->qkv, s->att, s->att_out, s->a, s->g, s->gate, s->up};
+    const uint32_t codes[] = {s->h16, s->u16, s->qkv16, s->att16, s->att_out16, s->a16, s->g16, s->gate16, s->up16};
+    for (size_t i = 0; i < sizeof(live) / sizeof(*live); i++)
+        unpack16(b, live[i], codes[i]);
 }
 
 /* One micro-batch's forward, loss and backward, the phases marked for the
@@ -647,6 +821,7 @@ static void micro_batch(svk_pb *b, acts *a)
     for (uint32_t k = S; k-- > 0;) {
         if (p->recompute && k % 2 == 1 && k + 1 < S)
             recompute_block(b, a, k / 2, block_fwd);
+        unpack_sublayer(b, a, k);
         block_bwd(b, a, k, &g);
         g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
     }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/push_pack16.h" /* SVK_FMT_FP16, SVK_FMT_BF16 */
+
 #define SVK_NONE UINT32_MAX
 
 /* Every kind of op, once: X(KIND, name, fn). The opcodes, their names
@@ -44,7 +46,9 @@
     X(ADAMW, adamw, adamw)                                                                                         \
     X(TRANSPOSE, transpose, transpose)                                                                             \
     X(EMBED_DECODE, embed_decode, embed_decode)                                                                    \
-    X(ATTN_DECODE, attn_decode, attn_decode)
+    X(ATTN_DECODE, attn_decode, attn_decode)                                                                    \
+    X(PACK16, pack16, pack16)                                                                                      \
+    X(UNPACK16, unpack16, pack16)
 
 #define SVK_PLAN_OP_ENUM(kind, name, fn) SVK_OP_##kind,
 #define SVK_PLAN_OP_NAME(kind, name, fn) #name,
@@ -281,6 +285,18 @@ typedef struct svk_plan_attn_decode {
     float theta;
 } svk_plan_attn_decode;
 
+/* An activation kept in 16 bits (svk_plan.precision; docs/MODEL.md,
+ * "Precision"). PACK16: x [n] rounded in place to fmt's nearest values and
+ * their codes written to packed (SVK_NONE: rounded only). UNPACK16: x [n]
+ * = the values of packed's codes. packed holds two codes per float-sized
+ * element, element 2i in the low half of element i (the CPU backend's
+ * slab of doubles: n uint16 codes in order). */
+typedef struct svk_plan_pack16 {
+    uint32_t x, packed;
+    uint64_t n;
+    uint32_t fmt; /* SVK_FMT_FP16 or SVK_FMT_BF16 */
+} svk_plan_pack16;
+
 typedef struct svk_plan_op {
     svk_plan_opcode code;
     uint32_t fuse;  /* SVK_FUSE_* */
@@ -309,6 +325,7 @@ typedef struct svk_plan_op {
         svk_plan_transpose transpose;
         svk_plan_embed_decode embed_decode;
         svk_plan_attn_decode attn_decode;
+        svk_plan_pack16 pack16; /* PACK16 and UNPACK16 */
     };
 } svk_plan_op;
 

@@ -303,6 +303,13 @@ static void attn_decode(builder *b, const svk_plan_op *o)
 
 typedef void (*lister)(builder *b, const svk_plan_op *o);
 
+/* The codes are not floats: only x is listed. */
+static void pack16(builder *b, const svk_plan_op *o)
+{
+    const svk_plan_pack16 *k = &o->pack16;
+    dense(b, k->x, "x", o->code == SVK_OP_PACK16, true, k->n);
+}
+
 static const lister listers[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};
 
 uint32_t svk_plan_op_operands(const svk_plan *p, const svk_plan_op *o, svk_plan_operand out[SVK_PLAN_MAX_OPERANDS])

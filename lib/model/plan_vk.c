@@ -22,6 +22,7 @@
 #include "ops/embedding.h"
 #include "ops/gemm.h"
 #include "ops/layernorm.h"
+#include "ops/pack16.h"
 #include "ops/rmsnorm.h"
 #include "ops/rope.h"
 #include "ops/siamese_norm.h"
@@ -693,6 +694,13 @@ static svk_status adamw(const svk_plan_vk_rec *r, const svk_plan_op *o)
         e += len;
     }
     return SVK_OK;
+}
+
+static svk_status pack16(const svk_plan_vk_rec *r, const svk_plan_op *o)
+{
+    const svk_plan_pack16 *k = &o->pack16;
+    const svk_pack16_args a = {.n = k->n, .fmt = k->fmt, .x = T(k->x), .packed = T(k->packed), .label = o->label};
+    return o->code == SVK_OP_PACK16 ? svk_pack16_record(r->cl, &a) : svk_unpack16_record(r->cl, &a);
 }
 
 typedef svk_status (*recorder)(const svk_plan_vk_rec *r, const svk_plan_op *o);

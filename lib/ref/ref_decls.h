@@ -288,3 +288,10 @@ SVK_REF_TYPE SVK_REF_NAME(lr_schedule)(uint64_t step, uint64_t total,
  * decay linearly to 0.1 * peak at step total-1. decay_frac in [0, 1]. */
 SVK_REF_TYPE SVK_REF_NAME(lr_wsd)(uint64_t step, uint64_t total, uint64_t warmup,
                                   double decay_frac, SVK_REF_TYPE peak);
+
+/* Keeps x [n] in 16 bits (docs/MODEL.md, "Precision"): rounds each
+ * element to the nearest fp16 or bf16 value (fmt: SVK_FMT_FP16 or
+ * SVK_FMT_BF16), in place, and writes its code to codes [n] unless NULL. */
+void SVK_REF_NAME(pack16)(size_t n, uint32_t fmt, SVK_REF_TYPE *x, uint16_t *codes);
+/* x [n] = the values of codes [n] in format fmt. */
+void SVK_REF_NAME(unpack16)(size_t n, uint32_t fmt, const uint16_t *codes, SVK_REF_TYPE *x);

@@ -70,6 +70,9 @@
 #include "common/push_decode.h"
 #include "decode_attention.spv.h"
 #include "decode_embed.spv.h"
+#include "pack16.spv.h"
+#include "unpack16.spv.h"
+#include "common/push_pack16.h"
 #include "common/push_gelu.h"
 #include "common/push_swiglu.h"
 #include "common/push_bias.h"
@@ -792,6 +795,24 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
          * at most the shader's LMAX. */
         .n_spec = 3,
         .spec_defaults = {64, 1, 1},
+    },
+    [SVK_KERNEL_PACK16] = {
+        .name = "pack16",
+        SPV(svk_spv_pack16),
+        .n_buffers = 2,      /* x (rounded in place), packed */
+        .write_mask = (1u << 0) | (1u << 1),
+        .push_size = sizeof(svk_push_pack16),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
+    },
+    [SVK_KERNEL_UNPACK16] = {
+        .name = "unpack16",
+        SPV(svk_spv_unpack16),
+        .n_buffers = 2,      /* x, packed */
+        .write_mask = 1u << 0,
+        .push_size = sizeof(svk_push_pack16),
+        .n_spec = 3,
+        .spec_defaults = {256, 1, 1},
     },
     /* @elementwise-rows@ */
 };

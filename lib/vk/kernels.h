@@ -107,6 +107,8 @@ typedef enum svk_kernel_id {
     SVK_KERNEL_FINITE_CHECK,      /* NaN/Inf statistics of a tensor (saves, svk_model_find_nonfinite) */
     SVK_KERNEL_DECODE_EMBED,      /* generation with a key-value cache (lib/ops/decode.h) */
     SVK_KERNEL_DECODE_ATTENTION,
+    SVK_KERNEL_PACK16,            /* activations kept in 16 bits (lib/ops/pack16.h) */
+    SVK_KERNEL_UNPACK16,
     /* @elementwise-kernels@ */
     SVK_KERNEL_COUNT
 } svk_kernel_id;

@@ -36,7 +36,8 @@ void svk_train_plan_print(FILE *f, const svk_model_params *params, const char *d
     fprintf(f, "svk-train --plan: %s placement, %u layers x %u wide, %u heads, vocab %u, ctx %u: %.2f M parameters\n",
             placement_name(c->placement), c->layers, c->width, c->heads, c->vocab, c->ctx,
             (double)(r->params / 4) * 1e-6);
-    fprintf(f, "  batch %s, fp32, recomputation %s, on %s\n", batch, params->recompute ? "on" : "off", dev);
+    fprintf(f, "  batch %s, %s, recomputation %s, on %s\n", batch, svk_precision_name(params->precision),
+            params->recompute ? "on" : "off", dev);
     fprintf(f, "  parameters       %12s\n  gradients        %12s\n  optimizer state  %12s  (AdamW's two moments)\n"
                "  activations      %12s\n  inputs, outputs  %12s\n  workspace        %12s  (scratch, clipping, the "
                "second step's inputs and outputs)\n  total            %12s\n",

@@ -50,6 +50,7 @@ typedef struct options {
     float lr, clip, wd;
     bool jsonl, find_nonfinite;
     bool recompute;              /* --recompute: activation recomputation */
+    svk_precision precision;     /* --precision: how activations are kept */
     bool plan;                   /* --plan: print the memory plan, train nothing */
     float max_submit_ms;         /* --max-submit-ms: svk_model_params.max_submit_ms */
     bool recover;                /* --recover: a lost device goes on from the last checkpoint */
@@ -132,6 +133,9 @@ static void usage(FILE *f)
 "  --recompute             keep only each block's input through a step and compute its activations again\n"
 "                          in the backward pass: the activation memory of about one block, for a second\n"
 "                          forward pass through the blocks; the same results, bit for bit\n"
+"  --precision fp32|fp16|bf16  how a step keeps the activations its backward pass reads: fp16 or bf16\n"
+"                          rounds each to 16 bits where it is made and keeps it in half the memory;\n"
+"                          parameters, gradients, optimizer state and arithmetic stay fp32 (default fp32)\n"
 "  --lr X (default 3e-3; addition: 5e-3)  --warmup N (default 50; addition: 100)\n"
 "  --schedule cosine|constant|wsd  the learning rate: cosine: warm-up, then a cosine down to a tenth of\n"
 "                          --lr at the last step (default); constant: --lr at every step, no warm-up\n"
@@ -202,7 +206,7 @@ static const char *const valued[] = {
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
     "--train-data", "--val-data", "--token-format", "--eval-tokens", "--save-best", "--schedule", "--decay-frac",
-    "--max-submit-ms",
+    "--max-submit-ms", "--precision",
 };
 
 static bool is_valued(const char *a)
@@ -373,6 +377,10 @@ static int parse(int argc, char **argv, options *o)
                 ok = false;
                 snprintf(err.text, sizeof(err.text), "--token-format '%.32s': not llmc, u16 or u32", v);
             }
+        } else if (!strcmp(a, "--precision")) {
+            ok = svk_precision_parse(v, &o->precision) == SVK_OK;
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--precision '%.32s': not fp32, fp16 or bf16", v);
         } else if (!strcmp(a, "--schedule")) {
             ok = o->schedule_set = svk_train_schedule_parse(v, &o->schedule);
             if (!ok)
@@ -937,6 +945,7 @@ static bool open_device(const options *o, svk_ctx **ctx, svk_model_params *mp)
     mp->optimizer.max_norm = o->clip;
     mp->optimizer.weight_decay = o->wd;
     mp->recompute = o->recompute;
+    mp->precision = o->precision;
     mp->max_submit_ms = o->max_submit_ms;
     if (o->device.cpu) {
         mp->backend = SVK_BACKEND_CPU;

@@ -1,0 +1,35 @@
+#version 450
+/*
+ * Keeps an activation in 16 bits (docs/MODEL.md, "Precision"): rounds x in
+ * place to the nearest fp16 or bf16 value, so the forward pass goes on from
+ * the value the backward will see, and (store) writes the codes, two to a
+ * 32-bit word. One word per invocation: the pair of elements shares it, so
+ * no two invocations write the same word and no 16-bit storage feature is
+ * needed. Reference: lib/ref/pack16.c. Conformance:
+ * tools/conformance/conform_pack16.c.
+ */
+#extension GL_GOOGLE_include_directive : require
+
+#include "common/push_pack16.h"
+#include "common/kernel.glsl"
+#include "common/elem_index.glsl"
+#include "common/half16.glsl"
+
+SVK_BUF(0, SVK_RW, BufX, x);
+layout(set = 0, binding = 1, std430) buffer BufPacked { uint packed[]; };
+
+void main()
+{
+    uint w;
+    if (!svk_elem_index((pc.n + 1u) / 2u, w))
+        return;
+    const uint i = pc.off_x + 2u * w;
+    const bool pair = 2u * w + 1u < pc.n;
+    const uint lo = svk_half_encode(pc.fmt, x[i]);
+    const uint hi = pair ? svk_half_encode(pc.fmt, x[i + 1u]) : 0u;
+    x[i] = svk_half_decode(pc.fmt, lo);
+    if (pair)
+        x[i + 1u] = svk_half_decode(pc.fmt, hi);
+    if (pc.store != 0u)
+        packed[pc.off_packed + w] = lo | (hi << 16);
+}

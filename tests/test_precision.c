@@ -1,0 +1,212 @@
+/*
+ * 16-bit activations (svk_model_params.precision; docs/MODEL.md,
+ * "Precision") on both backends, for fp16 and bf16:
+ *  - the placements and block forms (SwiGLU, RoPE, RMSNorm, untied) train
+ *    with recomputation to the same bits as without, checkpoints included;
+ *  - the device and the CPU reference agree (both round every kept
+ *    activation with the same integer steps, so they differ only where a
+ *    float32 difference moves a value across a 16-bit rounding boundary);
+ *  - the first step's loss is float32's to within 16-bit rounding, and not
+ *    float32's bits (the rounding is there);
+ *  - activations take less memory, and a bad precision is refused by name.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svk/model.h"
+#include "test_util.h"
+
+enum { V = 24, T = 8, B = 4, STEPS = 4 };
+
+/* Device against CPU reference, per step's loss: a few elements of a 16-bit
+ * activation may round to neighbouring values (2^-8 relative for bf16) on
+ * the two backends; the loss moves far less. */
+#define TOL_BACKENDS 2e-5
+/* 16-bit against float32, the first step's loss: bf16 keeps 8 bits. */
+#define TOL_FP32 1e-2
+
+static tu_tally tally;
+static uint64_t seed;
+
+typedef struct form {
+    const char *name;
+    svk_placement placement;
+    svk_mlp_kind mlp;
+    svk_pos_kind pos;
+    svk_norm_kind norm;
+    bool tied;
+} form;
+
+static const form forms[] = {
+    {"siamese", SVK_PLACEMENT_SIAMESE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
+    {"pre", SVK_PLACEMENT_PRE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
+    {"post", SVK_PLACEMENT_POST, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
+    {"siamese swiglu rope rmsnorm untied", SVK_PLACEMENT_SIAMESE, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_RMSNORM,
+     false},
+    {"post swiglu rope", SVK_PLACEMENT_POST, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_LAYERNORM, true},
+};
+#define N_FORMS (sizeof(forms) / sizeof(forms[0]))
+
+static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const form *f, uint32_t layers,
+                             svk_precision precision, bool recompute)
+{
+    svk_model_params p = svk_model_params_default();
+    p.config.vocab = V, p.config.ctx = T, p.config.width = 16, p.config.heads = 2, p.config.layers = layers;
+    p.config.placement = f->placement, p.config.mlp = f->mlp, p.config.pos = f->pos, p.config.norm = f->norm;
+    p.config.tie_embeddings = f->tied;
+    p.backend = backend;
+    p.ctx = ctx;
+    p.seed = 3;
+    p.precision = precision;
+    p.recompute = recompute;
+    svk_model *m = NULL;
+    svk_status st = svk_model_create(&p, &m);
+    tu_check(&tally, st == SVK_OK, "%s %s: create%s: %s", f->name, svk_precision_name(precision),
+             recompute ? " with recompute" : "", st == SVK_OK ? "ok" : svk_last_error());
+    return st == SVK_OK ? m : NULL;
+}
+
+static void batch(uint32_t k, int32_t *tokens, int32_t *targets)
+{
+    tu_random_batch(seed, k, tokens, targets, B * T, V, 5);
+}
+
+/* STEPS steps of m (step 2 in two micro-batches), their losses into loss. */
+static bool train(svk_model *m, float loss[STEPS])
+{
+    int32_t tokens[B * T], targets[B * T];
+    for (uint32_t k = 0; k < STEPS; k++) {
+        batch(k, tokens, targets);
+        if (svk_model_train_step_accum(m, tokens, targets, B, T, k == 2 ? 2 : 1, 1e-2f, &loss[k]) != SVK_OK)
+            return false;
+    }
+    return true;
+}
+
+/* With and without recomputation: the same bits, checkpoints included. */
+static void recompute_same(svk_ctx *ctx, svk_backend backend, const char *be, const form *f, svk_precision pr,
+                           const char *dir)
+{
+    svk_model *keep = make_model(ctx, backend, f, 3, pr, false);
+    svk_model *rc = make_model(ctx, backend, f, 3, pr, true);
+    float la[STEPS], lb[STEPS];
+    bool ok = keep && rc && train(keep, la) && train(rc, lb);
+    const bool same = ok && !memcmp(la, lb, sizeof(la));
+    char pa[512], pb[512];
+    snprintf(pa, sizeof(pa), "%s/keep.safetensors", dir);
+    snprintf(pb, sizeof(pb), "%s/recompute.safetensors", dir);
+    ok = ok && svk_model_save(keep, pa, true) == SVK_OK && svk_model_save(rc, pb, true) == SVK_OK;
+    tu_check(&tally, ok && same && tu_same_files(pa, pb),
+             "%s %s %s: %d steps with recomputation: the same losses and checkpoint, bit for bit (%s)", be, f->name,
+             svk_precision_name(pr), STEPS, ok ? (same ? "ok" : "losses differ") : svk_last_error());
+    remove(pa);
+    remove(pb);
+    svk_model_destroy(&keep);
+    svk_model_destroy(&rc);
+}
+
+/* The Vulkan backend's losses against the CPU reference's. */
+static void backends_agree(svk_ctx *ctx, const form *f, svk_precision pr)
+{
+    svk_model *dev = make_model(ctx, SVK_BACKEND_VULKAN, f, 3, pr, false);
+    svk_model *cpu = make_model(NULL, SVK_BACKEND_CPU, f, 3, pr, false);
+    float ld[STEPS], lc[STEPS];
+    const bool ok = dev && cpu && train(dev, ld) && train(cpu, lc);
+    double worst = 0;
+    for (uint32_t k = 0; ok && k < STEPS; k++) {
+        const double e = fabs((double)ld[k] - lc[k]) / fabs((double)lc[k]);
+        worst = e > worst || isnan(e) ? e : worst;
+    }
+    tu_check(&tally, ok && worst <= TOL_BACKENDS, "vulkan against cpu, %s %s: %d steps' losses within %g: worst %.2e%s",
+             f->name, svk_precision_name(pr), STEPS, TOL_BACKENDS, worst, ok ? "" : svk_last_error());
+    svk_model_destroy(&dev);
+    svk_model_destroy(&cpu);
+}
+
+/* The first step's loss against float32's: close, but not its bits. */
+static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const form *f)
+{
+    float l[3];
+    bool ok = true;
+    int32_t tokens[B * T], targets[B * T];
+    batch(0, tokens, targets);
+    for (int p = 0; p < 3; p++) {
+        svk_model *m = make_model(ctx, backend, f, 3, (svk_precision)p, false);
+        ok = ok && m && svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &l[p]) == SVK_OK;
+        svk_model_destroy(&m);
+    }
+    for (int p = 1; p < 3; p++) {
+        const double e = ok ? fabs((double)l[p] - l[0]) / fabs((double)l[0]) : NAN;
+        tu_check(&tally, ok && e <= TOL_FP32 && l[p] != l[0],
+                 "%s %s %s: first loss %.7f, fp32's %.7f: within %g and not the same bits (%.2e)", be, f->name,
+                 svk_precision_name((svk_precision)p), (double)l[p], (double)l[0], TOL_FP32, e);
+    }
+}
+
+/* Activation bytes by precision, after a step, at 6 layers. */
+static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form *f)
+{
+    uint64_t act[3] = {0, 0, 0};
+    int32_t tokens[B * T], targets[B * T];
+    batch(0, tokens, targets);
+    for (int p = 0; p < 3; p++) {
+        svk_model *m = make_model(ctx, backend, f, 6, (svk_precision)p, false);
+        svk_memory_report rep = {0};
+        if (m && svk_model_train_step(m, tokens, targets, B, T, 1e-3f, NULL) == SVK_OK &&
+            svk_model_memory(m, &rep) == SVK_OK)
+            act[p] = rep.activations;
+        svk_model_destroy(&m);
+    }
+    tu_check(&tally, act[0] && act[1] == act[2] && 4 * act[1] < 3 * act[0],
+             "%s %s: 6 layers: activations %llu bytes in fp16 and %llu in bf16, under 3/4 of fp32's %llu", be,
+             f->name, (unsigned long long)act[1], (unsigned long long)act[2], (unsigned long long)act[0]);
+}
+
+static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
+{
+    const char *be = backend == SVK_BACKEND_CPU ? "cpu" : "vulkan";
+    for (size_t i = 0; i < N_FORMS; i++) {
+        for (int p = SVK_PRECISION_FP16; p <= SVK_PRECISION_BF16; p++) {
+            recompute_same(ctx, backend, be, &forms[i], (svk_precision)p, dir);
+            if (backend == SVK_BACKEND_VULKAN)
+                backends_agree(ctx, &forms[i], (svk_precision)p);
+        }
+        near_fp32(ctx, backend, be, &forms[i]);
+    }
+    memory(ctx, backend, be, &forms[0]);
+}
+
+/* Names, and what is refused. */
+static void api(void)
+{
+    svk_precision p = SVK_PRECISION_FP32;
+    bool ok = true;
+    for (int i = 0; i < 3; i++)
+        ok = ok && svk_precision_parse(svk_precision_name((svk_precision)i), &p) == SVK_OK && p == (svk_precision)i;
+    tu_check(&tally, ok, "svk_precision_name and _parse agree on fp32, fp16, bf16");
+    svk_status st = svk_precision_parse("fp8", &p);
+    tu_check(&tally, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "fp8"),
+             "svk_precision_parse(\"fp8\") is refused naming it: %s", svk_last_error());
+    svk_model_params mp = svk_model_params_default();
+    mp.backend = SVK_BACKEND_CPU;
+    mp.precision = (svk_precision)7;
+    svk_model *m = NULL;
+    st = svk_model_create(&mp, &m);
+    tu_check(&tally, st == SVK_ERROR_INVALID_ARG && !m && strstr(svk_last_error(), "precision"),
+             "a precision of 7 is refused naming it: %s", svk_last_error());
+    svk_memory_plan plan;
+    st = svk_model_plan_memory(&mp, 4, 8, 1, &plan);
+    tu_check(&tally, st == SVK_ERROR_INVALID_ARG && strstr(svk_last_error(), "precision"),
+             "svk_model_plan_memory refuses it too: %s", svk_last_error());
+}
+
+int main(int argc, char **argv)
+{
+    tu_args args;
+    tu_parse_args(argc, argv, "test_precision", &args);
+    seed = args.seed;
+    api();
+    return tu_each_backend(&tally, "test_precision", run_backend);
+}
