@@ -133,6 +133,7 @@ void cf_run_clip(cf_state *cf);
 void cf_run_adamw(cf_state *cf);
 void cf_run_finite_check(cf_state *cf);
 void cf_run_transpose(cf_state *cf);
+void cf_run_pack16(cf_state *cf);
 /* @elementwise-families@ */
 
 #endif

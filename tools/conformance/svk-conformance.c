@@ -37,6 +37,7 @@ static const cf_family cf_families[] = {
     {"adamw", cf_run_adamw},
     {"finite_check", cf_run_finite_check},
     {"transpose", cf_run_transpose},
+    {"pack16", cf_run_pack16},
     /* @elementwise-families@ */
 };
 
