@@ -6,8 +6,8 @@
  *  - the device and the CPU reference agree (both round every kept
  *    activation with the same integer steps, so they differ only where a
  *    float32 difference moves a value across a 16-bit rounding boundary);
- *  - the first step's loss is float32's to within 16-bit rounding, and not
- *    float32's bits (the rounding is there);
+ *  - the losses are float32's to within 16-bit rounding, and the weights
+ *    they leave are not float32's bits (the rounding is there);
  *  - activations take less memory, and a bad precision is refused by name.
  */
 #include <math.h>
@@ -24,8 +24,8 @@ enum { V = 24, T = 8, B = 4, STEPS = 4 };
  * activation may round to neighbouring values (2^-8 relative for bf16) on
  * the two backends; the loss moves far less. */
 #define TOL_BACKENDS 2e-5
-/* 16-bit against float32, the first step's loss: bf16 keeps 8 bits. */
-#define TOL_FP32 1e-2
+/* 16-bit against float32, each step's loss: bf16 keeps 8 bits. */
+#define TOL_FP32 1e-3
 
 static tu_tally tally;
 static uint64_t seed;
@@ -125,24 +125,32 @@ static void backends_agree(svk_ctx *ctx, const form *f, svk_precision pr)
     svk_model_destroy(&cpu);
 }
 
-/* The first step's loss against float32's: close, but not its bits. */
-static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const form *f)
+/* STEPS steps' losses against float32's: close, and the weights they
+ * leave not float32's bits (the rounding is there: at initialisation the
+ * logits are near zero, so a loss alone hardly feels it). */
+static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const form *f, const char *dir)
 {
-    float l[3];
+    float l[3][STEPS];
+    char path[3][512];
     bool ok = true;
-    int32_t tokens[B * T], targets[B * T];
-    batch(0, tokens, targets);
     for (int p = 0; p < 3; p++) {
+        snprintf(path[p], sizeof(path[p]), "%s/%s.safetensors", dir, svk_precision_name((svk_precision)p));
         svk_model *m = make_model(ctx, backend, f, 3, (svk_precision)p, false);
-        ok = ok && m && svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &l[p]) == SVK_OK;
+        ok = ok && m && train(m, l[p]) && svk_model_save(m, path[p], false) == SVK_OK;
         svk_model_destroy(&m);
     }
     for (int p = 1; p < 3; p++) {
-        const double e = ok ? fabs((double)l[p] - l[0]) / fabs((double)l[0]) : NAN;
-        tu_check(&tally, ok && e <= TOL_FP32 && l[p] != l[0],
-                 "%s %s %s: first loss %.7f, fp32's %.7f: within %g and not the same bits (%.2e)", be, f->name,
-                 svk_precision_name((svk_precision)p), (double)l[p], (double)l[0], TOL_FP32, e);
+        double worst = 0;
+        for (uint32_t k = 0; ok && k < STEPS; k++) {
+            const double e = fabs((double)l[p][k] - l[0][k]) / fabs((double)l[0][k]);
+            worst = e > worst || isnan(e) ? e : worst;
+        }
+        tu_check(&tally, ok && worst <= TOL_FP32 && !tu_same_files(path[p], path[0]),
+                 "%s %s %s: %d steps' losses within %g of fp32's (worst %.2e), the weights not its bits", be,
+                 f->name, svk_precision_name((svk_precision)p), STEPS, TOL_FP32, worst);
     }
+    for (int p = 0; p < 3; p++)
+        remove(path[p]);
 }
 
 /* Activation bytes by precision, after a step, at 6 layers. */
@@ -159,8 +167,10 @@ static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form
             act[p] = rep.activations;
         svk_model_destroy(&m);
     }
-    tu_check(&tally, act[0] && act[1] == act[2] && 4 * act[1] < 3 * act[0],
-             "%s %s: 6 layers: activations %llu bytes in fp16 and %llu in bf16, under 3/4 of fp32's %llu", be,
+    /* The streams, float32, and the backward's scratch are the same in
+     * both: here, 6 layers of width 16 at 32 positions, some 0.79. */
+    tu_check(&tally, act[0] && act[1] == act[2] && 5 * act[1] < 4 * act[0],
+             "%s %s: 6 layers: activations %llu bytes in fp16 and %llu in bf16, under 4/5 of fp32's %llu", be,
              f->name, (unsigned long long)act[1], (unsigned long long)act[2], (unsigned long long)act[0]);
 }
 
@@ -173,7 +183,7 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
             if (backend == SVK_BACKEND_VULKAN)
                 backends_agree(ctx, &forms[i], (svk_precision)p);
         }
-        near_fp32(ctx, backend, be, &forms[i]);
+        near_fp32(ctx, backend, be, &forms[i], dir);
     }
     memory(ctx, backend, be, &forms[0]);
 }

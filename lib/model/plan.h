@@ -153,9 +153,10 @@ typedef struct svk_plan {
  *                   on from the rounded value, and its codes kept; the
  *                   blocks share one set of float32 tensors, which the
  *                   backward fills again from the codes (UNPACK16) before
- *                   each sublayer's. With recompute only the blocks'
- *                   inputs are kept, and the rest rounded alike, so the
- *                   results are the same bits as without. Decode plans
+ *                   each sublayer's. The residual streams stay float32.
+ *                   With recompute nothing is kept in 16 bits, the
+ *                   recomputed activations rounded alike, so the results
+ *                   are the same bits as without. Decode plans
  *                   ignore it (generation keeps nothing for a backward);
  *  decode           B = 1 and T = ctx only: the plan also holds one
  *                   token's forward over a key-value cache, the forward's

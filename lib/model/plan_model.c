@@ -17,11 +17,12 @@
  * deterministic, so the recomputed activations are the same bits.
  *
  * With 16-bit precision (svk_plan.precision) the blocks likewise share one
- * set of float32 tensors, and two for the streams, alternating; each
- * activation the backward reads is rounded where it is made and its codes
- * kept per sublayer (keep16: PACK16), and before each sublayer's backward
- * they are unpacked into the shared set (UNPACK16). With recomputation as
- * well, only the blocks' inputs are kept, the rest rounded the same way.
+ * set of float32 tensors; each activation a sublayer's backward reads is
+ * rounded where it is made and its codes kept per sublayer (keep16:
+ * PACK16), and before each sublayer's backward they are unpacked into the
+ * shared set (UNPACK16). The streams stay float32 (docs/MODEL.md,
+ * "Precision"). With recomputation as well nothing is kept in 16 bits:
+ * the recomputed activations are rounded the same way.
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,7 +59,6 @@ typedef struct acts {
     uint32_t tokens, targets;              /* the micro-batch's rows of the step's inputs */
     uint64_t row0;                         /* its first position among the step's */
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
-    uint32_t *x16, *y16;                   /* [2L + 1]: 16-bit precision, where each is kept (as sub_acts) */
     sub_acts *sub;                         /* [2L] */
     uint32_t final_out, final_mean, final_rstd, logits, dlogits;
     stream_grads gr;
@@ -244,34 +244,6 @@ static void step_tensors(svk_pb *b, acts *a)
         b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
-/* 16-bit precision: two float32 tensors per stream, boundary k's in
- * k % 2, and every boundary's codes (with recomputation, the blocks'
- * inputs'; those between rounded alike). */
-static void stream_tensors16(svk_pb *b, acts *a)
-{
-    const uint32_t S = 2 * b->p->config.layers;
-    const uint64_t NC = b->d.N * b->d.C, words = (NC + 1) / 2;
-    const bool rc = b->p->recompute;
-    uint32_t xl[2], yl[2] = {SVK_NONE, SVK_NONE};
-    for (uint32_t i = 0; i < 2; i++) {
-        xl[i] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.live.%u", i);
-        if (siamese(b))
-            yl[i] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.live.%u", i);
-    }
-    for (uint32_t k = 0; k <= S; k++) {
-        const bool kept = !rc || k % 2 == 0;
-        a->x[k] = xl[k % 2];
-        a->x16[k] = kept ? svk_pb_tensor(b, SVK_SLAB_ACT, words, -1, "x.%u.16", k) : ROUND16;
-        /* y_0 = x_0 = e, kept once. */
-        a->y[k] = !siamese(b) ? SVK_NONE : k == 0 ? a->x[0] : yl[k % 2];
-        a->y16[k] = !siamese(b) || k == 0 ? SVK_NONE
-                    : kept                ? svk_pb_tensor(b, SVK_SLAB_ACT, words, -1, "y.%u.16", k)
-                                          : ROUND16;
-    }
-    a->x_out = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.recomputed") : SVK_NONE;
-    a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
-}
-
 /* The streams: every boundary's, or with recomputation the blocks'
  * inputs, the stream between a block's sublayers in one tensor for all. */
 static void stream_tensors(svk_pb *b, acts *a)
@@ -279,12 +251,6 @@ static void stream_tensors(svk_pb *b, acts *a)
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = b->d.N * b->d.C;
     const bool rc = b->p->recompute;
-    for (uint32_t k = 0; k <= S; k++)
-        a->x16[k] = a->y16[k] = SVK_NONE;
-    if (half(b)) {
-        stream_tensors16(b, a);
-        return;
-    }
     const uint32_t x_mid = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.mid") : SVK_NONE;
     const uint32_t y_mid = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.mid") : SVK_NONE;
     /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
@@ -306,10 +272,8 @@ static bool alloc_acts(svk_pb *b, acts *a)
     const uint32_t S = 2 * b->p->config.layers;
     a->x = svk_calloc(S + 1, sizeof(*a->x));
     a->y = svk_calloc(S + 1, sizeof(*a->y));
-    a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
-    a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
     a->sub = svk_calloc(S, sizeof(*a->sub));
-    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
+    if (!a->x || !a->y || !a->sub)
         return false;
     stream_tensors(b, a);
     for (uint32_t k = 0; k < S; k++) {
@@ -334,8 +298,6 @@ static void free_acts(acts *a)
 {
     free(a->x);
     free(a->y);
-    free(a->x16);
-    free(a->y16);
     free(a->sub);
 }
 
@@ -369,7 +331,6 @@ static void embedding_fwd(svk_pb *b, const acts *a)
         .wpe = svk_pb_param(b, SVK_SLAB_PARAM, "wpe.weight"), .output = p->output, .B = d->B, .T = d->T,
         .C = d->C, .V = d->V,
     };
-    keep16(b, a->x[0], a->x16[0]);
 }
 
 /* The sublayer's output projection: z = x W^T + bias, into the residual
@@ -483,8 +444,6 @@ static void siamese_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
     keep16(b, s->h, s->h16);
     const svk_pb_residual r = {SVK_FUSE_DUAL_RESIDUAL, a->x[k + 1], a->y[k], a->y[k + 1], residual_scale(k)};
     sublayer_fwd(b, k, s, &r);
-    keep16(b, a->x[k + 1], a->x16[k + 1]);
-    keep16(b, a->y[k + 1], a->y16[k + 1]);
 }
 
 /* pre: x_{k+1} = x_k + F(N(x_k)). */
@@ -497,7 +456,6 @@ static void pre_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
     keep16(b, s->h, s->h16);
     const svk_pb_residual r = {SVK_FUSE_RESIDUAL, a->x[k + 1], a->x[k], SVK_NONE, 1.0f};
     sublayer_fwd(b, k, s, &r);
-    keep16(b, a->x[k + 1], a->x16[k + 1]);
 }
 
 /* post: u = x_k + F(x_k), x_{k+1} = N(u). */
@@ -510,7 +468,6 @@ static void post_sublayer_fwd(svk_pb *b, const acts *a, uint32_t k)
     sublayer_fwd(b, k, s, &r);
     keep16(b, s->u, s->u16);
     svk_pb_norm_fwd(b, name, a->x[k + 1], s->mean, s->rstd, s->u);
-    keep16(b, a->x[k + 1], a->x16[k + 1]);
 }
 
 /* The final norm (siamese: N_out(N_x(x) + N_y(y)); pre: N_final(x); post:
@@ -764,34 +721,22 @@ typedef void (*sublayer_fwd_fn)(svk_pb *, const acts *, uint32_t);
  * aside (the next block's input holds it already). */
 static void recompute_block(svk_pb *b, acts *a, uint32_t l, sublayer_fwd_fn block_fwd)
 {
-    const uint32_t out = 2 * l + 2, x = a->x[out], y = a->y[out], x16 = a->x16[out], y16 = a->y16[out];
-    /* 16-bit precision: the input from its codes; the output only rounded,
-     * as its codes are kept already. */
-    unpack16(b, a->x[2 * l], a->x16[2 * l]);
-    unpack16(b, a->y[2 * l], a->y16[2 * l]);
+    const uint32_t out = 2 * l + 2, x = a->x[out], y = a->y[out];
     a->x[out] = a->x_out;
     a->y[out] = a->y_out;
-    a->x16[out] = x16 != SVK_NONE ? ROUND16 : SVK_NONE;
-    a->y16[out] = y16 != SVK_NONE ? ROUND16 : SVK_NONE;
     block_fwd(b, a, 2 * l);
     block_fwd(b, a, 2 * l + 1);
     a->x[out] = x;
     a->y[out] = y;
-    a->x16[out] = x16;
-    a->y16[out] = y16;
 }
 
-/* 16-bit precision: sublayer k's activations and input back from their
- * codes before its backward. The last sublayer's are still in place, and
- * with recomputation so is every input but the last block's (the
- * recomputed blocks unpack their own). */
+/* 16-bit precision: sublayer k's activations back from their codes before
+ * its backward (the last sublayer's are still in place; with
+ * recomputation they are computed again). */
 static void unpack_sublayer(svk_pb *b, const acts *a, uint32_t k)
 {
-    const uint32_t S = 2 * b->p->config.layers;
-    if (!half(b) || k + 1 == S || (b->p->recompute && k + 2 != S))
+    if (!half(b) || k + 1 == 2 * b->p->config.layers || b->p->recompute)
         return;
-    unpack16(b, a->x[k], a->x16[k]);
-    unpack16(b, a->y[k], a->y16[k]);
     const sub_acts *s = &a->sub[k];
     const uint32_t live[] = {s->h, s->u, s->qkv, s->att, s->att_out, s->a, s->g, s->gate, s->up};
     const uint32_t codes[] = {s->h16, s->u16, s->qkv16, s->att16, s->att_out16, s->a16, s->g16, s->gate16, s->up16};

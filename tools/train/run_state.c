@@ -87,6 +87,10 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
         const size_t n = strlen(buf);
         snprintf(buf + n, size > n ? size - n : 0, " accum=%u", r->accum);
     }
+    if (r->precision != SVK_PRECISION_FP32 && svk_precision_name(r->precision)) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size > n ? size - n : 0, " precision=%s", svk_precision_name(r->precision));
+    }
     if (r->has_best) {
         const size_t n = strlen(buf);
         snprintf(buf + n, size > n ? size - n : 0, " best_loss=%.9g best_step=%" PRIu64, (double)r->best_loss,
@@ -99,12 +103,12 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
     K_DIGITS, K_ANSWER, K_OPERANDS, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_DECAY_FRAC, K_BEST_LOSS, K_BEST_STEP,
-    K_ACCUM, K_COUNT
+    K_ACCUM, K_PRECISION, K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
     "digits", "answer", "operands", "data_size", "data_state", "holdout", "decay_frac", "best_loss", "best_step",
-    "accum",
+    "accum", "precision",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -130,6 +134,11 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
     case K_DECAY_FRAC: return svk_cli_f32("decay_frac", v, 0, 1, &r->decay_frac, err);
     case K_BEST_LOSS: return svk_cli_f32("best_loss", v, 0, INFINITY, &r->best_loss, err);
     case K_BEST_STEP: return svk_cli_u64("best_step", v, 0, UINT64_MAX, &r->best_step, err);
+    case K_PRECISION:
+        if (svk_precision_parse(v, &r->precision) == SVK_OK)
+            return true;
+        snprintf(err->text, sizeof(err->text), "precision '%.32s': not fp32, fp16 or bf16", v);
+        return false;
     case K_ANSWER:
         if (svk_train_answer_parse(v, &r->answer))
             return true;
@@ -191,7 +200,8 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
         }
     }
     /* holdout may be missing: 0, a run without a held-out split; decay_frac
-     * (the default's); accum (1); best_loss and best_step, together. */
+     * (the default's); accum (1); precision (fp32); best_loss and best_step,
+     * together. */
     if (seen[K_BEST_LOSS] != seen[K_BEST_STEP]) {
         snprintf(why, why_size, "'%s' is missing", seen[K_BEST_LOSS] ? "best_step" : "best_loss");
         return false;
@@ -201,7 +211,10 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
         out.decay_frac = 0.2f;
     if (!seen[K_ACCUM])
         out.accum = 1;
+    if (!seen[K_PRECISION])
+        out.precision = SVK_PRECISION_FP32;
     seen[K_HOLDOUT] = seen[K_DECAY_FRAC] = seen[K_BEST_LOSS] = seen[K_BEST_STEP] = seen[K_ACCUM] = true;
+    seen[K_PRECISION] = true;
     for (int k = 0; k < K_COUNT; k++)
         if (!seen[k] && k != K_ANSWER && k != K_OPERANDS) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);

@@ -43,6 +43,7 @@ typedef struct svk_train_run {
     uint32_t batch, seq;
     uint32_t accum;       /* micro-batches of `batch` rows a step; 1 (left out of the text form, as runs
                              before --accum wrote it) or more */
+    svk_precision precision; /* how activations are kept; fp32 left out of the text form */
     uint64_t seed;
     svk_train_data data;
     uint32_t digits;      /* addition: operand digits */

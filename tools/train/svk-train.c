@@ -65,6 +65,7 @@ typedef struct options {
      * takes the others from its checkpoint (run_state.h). */
     bool steps_set, warmup_set, lr_set, schedule_set, decay_frac_set, clip_set, wd_set, batch_set, seq_set, seed_set;
     bool accum_set;
+    bool precision_set;
     bool digits_set;
     bool answer_set, operands_set, eval_every_set;
 } options;
@@ -378,7 +379,7 @@ static int parse(int argc, char **argv, options *o)
                 snprintf(err.text, sizeof(err.text), "--token-format '%.32s': not llmc, u16 or u32", v);
             }
         } else if (!strcmp(a, "--precision")) {
-            ok = svk_precision_parse(v, &o->precision) == SVK_OK;
+            ok = o->precision_set = svk_precision_parse(v, &o->precision) == SVK_OK;
             if (!ok)
                 snprintf(err.text, sizeof(err.text), "--precision '%.32s': not fp32, fp16 or bf16", v);
         } else if (!strcmp(a, "--schedule")) {
@@ -637,6 +638,13 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     ADOPT(wd, wd_set, "wd", "%g", double);
     ADOPT(batch, batch_set, "batch", "%u", unsigned);
     ADOPT(accum, accum_set, "accum", "%u", unsigned);
+    if (!o->precision_set)
+        o->precision = r->precision;
+    else if (o->precision != r->precision) {
+        fprintf(stderr, "svk-train: note: --precision %s differs from the resumed run's %s\n",
+                svk_precision_name(o->precision), svk_precision_name(r->precision));
+        differs = true;
+    }
     ADOPT(seq, seq_set, "seq", "%u", unsigned);
     ADOPT(seed, seed_set, "seed", "%llu", unsigned long long);
     if (r->data == SVK_TRAIN_DATA_ADDITION)
@@ -739,7 +747,7 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     svk_train_run r = {
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .schedule = o->schedule,
         .decay_frac = o->schedule == SVK_LR_WSD ? o->decay_frac : 0,
-        .clip = o->clip, .wd = o->wd, .batch = o->batch, .accum = o->accum, .seq = o->seq, .seed = o->seed,
+        .clip = o->clip, .wd = o->wd, .batch = o->batch, .accum = o->accum, .precision = o->precision, .seq = o->seq, .seed = o->seed,
         .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
         .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN,
