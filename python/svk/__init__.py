@@ -8,7 +8,8 @@
         tokens, targets = data.batch(16, 32)
         loss = model.train_step(tokens, targets, lr=5e-3)
 
-libsvk is found through $SVK_LIBRARY (a path to libsvk.so.0), else
+libsvk is found through $SVK_LIBRARY (a path to libsvk.so.0), else, once
+meson has installed the package, in its prefix, else through
 ctypes.util.find_library("svk") and the dynamic loader's path. Every
 failed call raises svk.Error, whose status, name and message are libsvk's.
 """

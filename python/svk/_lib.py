@@ -1,9 +1,10 @@
 """Loading libsvk, the prototypes of the functions the binding calls, and
 svk.Error.
 
-The library is the one $SVK_LIBRARY names (a path to libsvk.so.0), else
-the one ctypes.util.find_library('svk') or the dynamic loader find (the
-system's directories, $LD_LIBRARY_PATH). It is loaded at the first call,
+The library is the one $SVK_LIBRARY names (a path to libsvk.so.0), else,
+for a package meson installed, the prefix's (_install.py), else the one
+ctypes.util.find_library('svk') or the dynamic loader find (the system's
+directories, $LD_LIBRARY_PATH). It is loaded at the first call,
 so that importing svk never fails; its major version must be the one the
 structs of _structs.py describe.
 """
@@ -118,9 +119,16 @@ def _candidates():
     env = os.environ.get("SVK_LIBRARY")
     if env:
         return [env], "$SVK_LIBRARY (%s)" % env
+    names = []
+    try:  # an installed package: the prefix's library, as the tools find it
+        from . import _install
+        names.append(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _install.LIBDIR,
+                                                   "libsvk.so.%d" % ABI_MAJOR)))
+    except ImportError:  # the source tree's python/svk
+        pass
     found = ctypes.util.find_library("svk")
-    names = ([found] if found else []) + ["libsvk.so.%d" % ABI_MAJOR]
-    return names, "ctypes.util.find_library('svk') and the dynamic loader's path (%s)" % ", ".join(names)
+    names += ([found] if found else []) + ["libsvk.so.%d" % ABI_MAJOR]
+    return names, ", ".join(names) + " (the dynamic loader's path)"
 
 
 def lib():
