@@ -65,9 +65,7 @@ _PROTOTYPES = {
     "svk_ctx_device_lost": (C.c_bool, [_P]),
     "svk_ctx_validation_enabled": (C.c_bool, [_P]),
     # svk/config.h
-    "svk_model_config_default": (S.ModelConfig, []),
     "svk_model_config_set": (_S, [C.POINTER(S.ModelConfig), _STR, _STR]),
-    "svk_model_config_validate": (_S, [C.POINTER(S.ModelConfig)]),
     "svk_model_config_to_json": (_S, [C.POINTER(S.ModelConfig), C.c_char_p, C.c_size_t]),
     # svk/model.h
     "svk_lr_params_default": (S.LrParams, []),
