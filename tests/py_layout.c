@@ -54,7 +54,7 @@ int main(void)
     SIZE(svk_model_params);
     OFF(svk_model_params, config); OFF(svk_model_params, seed); OFF(svk_model_params, backend);
     OFF(svk_model_params, ctx); OFF(svk_model_params, optimizer); OFF(svk_model_params, max_submit_ms);
-    OFF(svk_model_params, recompute); OFF(svk_model_params, reserved);
+    OFF(svk_model_params, recompute); OFF(svk_model_params, precision); OFF(svk_model_params, reserved);
 
     SIZE(svk_step_info);
     OFF(svk_step_info, loss); OFF(svk_step_info, grad_norm); OFF(svk_step_info, clip_scale);

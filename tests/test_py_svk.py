@@ -6,20 +6,19 @@ usage: test_py_svk.py LIBSVK SVK_TRAIN SVK_GENERATE PY_LAYOUT PYTHON_DIR [--seed
 The binding's structs against the C compiler's layout (tests/py_layout.c);
 the device list; then svk-train runs a few steps and Python drives the same
 public calls (the same data generator and seed, the same learning rates
-from svk_lr_schedule_ex) on the same library: each step's loss and
-gradient norm must equal svk-train's CSV bit for bit (%.9g, which reads
-back as the same float32). The same library on the same device runs the
-same kernels on the same inputs, and a run is deterministic
-(README.md), so any difference is the binding's mistake, never rounding:
-no tolerance is allowed. Runs: svk-train's default run (the addition task
-and its 2 x 32 model) on the Vulkan device and on the CPU reference, and
-docs/MODEL.md's default model on a text file's bytes. Then the Python
-model's evaluation against svk-train's checkpoint of the same run, its
-save and open round trip (a resumed step equal to a continued one),
+from svk_lr_schedule_ex) on the same library: each step's loss and gradient
+norm must equal svk-train's CSV bit for bit (%.9g, which reads back as the
+same float32). The same library on the same device runs the same kernels on
+the same inputs, and a run is deterministic (README.md), so any difference
+is the binding's mistake, never rounding: no tolerance is allowed. Runs:
+svk-train's default run (the addition task and its 2 x 32 model) on the
+Vulkan device and on the CPU reference (there with bfloat16 activations
+too), and docs/MODEL.md's default model on a text file's bytes. Then the
+Python model's evaluation against svk-train's checkpoint of the same run,
+its save and open round trip (a resumed step equal to a continued one),
 greedy generation against svk-generate's, and errors: svk.Error carrying
-libsvk's status and message. Under the validation layer
-($SVK_VALIDATION=1, as every device test) the context must end with no
-message.
+libsvk's status and message. Under the validation layer ($SVK_VALIDATION=1,
+as every device test) the context must end with no message.
 """
 import csv
 import os
@@ -108,6 +107,7 @@ def errors(svk, np, ctx, model, tmp):
         f.write(b"this is not a safetensors file")
     raises("Model.open of a file that is not a checkpoint", 11, lambda: svk.Model.open(not_ckpt, ctx), [not_ckpt])
     raises("an unknown configuration key", 14, lambda: svk.Model.create(ctx, {"widht": 32}), ["widht"])
+    raises("an unknown precision", 1, lambda: svk.Model.create(ctx, precision="fp8"), ["fp8"])
     B, T = 2, 8
     ok = np.zeros((B, T), dtype=np.int32)
     raises("targets of another shape than tokens", 1, lambda: model.train_step(ok, ok[:, :-1], 1e-3), ["targets"])
@@ -224,10 +224,15 @@ def main():
         check(np.array_equal(model.generate(prompt, 8, no_cache=True), out),
               "generate without the key-value cache gives the same tokens")
 
-        # The same run on the CPU reference (no context).
+        # The same run on the CPU reference (no context), with float32 and
+        # with bfloat16 activations.
         want, _ = svk_train(train, common + ["--device", "cpu"], tmp, "addition-cpu")
         with svk.Model.create(None, addition_cfg, seed=seed) as cpu:
             same_run(svk, np, "addition task on the CPU reference", want, cpu, addition(), B, T, steps, 5e-3, warmup)
+        want, _ = svk_train(train, common + ["--device", "cpu", "--precision", "bf16"], tmp, "addition-cpu-bf16")
+        with svk.Model.create(None, addition_cfg, seed=seed, precision="bf16") as cpu:
+            same_run(svk, np, "addition task on the CPU reference, bf16 activations", want, cpu, addition(), B, T,
+                     steps, 5e-3, warmup)
 
         # docs/MODEL.md's default model (4 x 128) on a text file's bytes,
         # svk-train --data with --holdout 0 (the whole file), lr 3e-3.

@@ -70,6 +70,7 @@ _PROTOTYPES = {
     # svk/model.h
     "svk_lr_params_default": (S.LrParams, []),
     "svk_lr_schedule_ex": (_S, [C.POINTER(S.LrParams), _U64, _PF32]),
+    "svk_precision_parse": (_S, [_STR, C.POINTER(C.c_int)]),
     "svk_model_params_default": (S.ModelParams, []),
     "svk_model_create": (_S, [C.POINTER(S.ModelParams), C.POINTER(_P)]),
     "svk_model_open": (_S, [_P, _STR, _U32, C.POINTER(_P)]),

@@ -69,7 +69,8 @@ class ModelParams(C.Structure):
     """svk_model_params (svk/model.h)."""
     _fields_ = [
         ("config", ModelConfig), ("seed", u64), ("backend", enum), ("ctx", C.c_void_p),
-        ("optimizer", Optimizer), ("max_submit_ms", f64), ("recompute", cbool), ("reserved", u64 * 2),
+        ("optimizer", Optimizer), ("max_submit_ms", f64), ("recompute", cbool), ("precision", enum),
+        ("reserved", u64 * 2),
     ]
 
 

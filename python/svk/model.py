@@ -46,10 +46,11 @@ class Model:
 
     @classmethod
     def create(cls, ctx=None, config=None, seed=1, clip=1.0, weight_decay=0.1, max_submit_ms=None,
-               recompute=False):
+               recompute=False, precision="fp32"):
         """A new model, initialised from seed. config: a dict of docs/MODEL.md's keys (svk-train's --config
-        KEY=VALUE, e.g. {"layers": 2, "width": 32, "pos": "rope"}) over svk_model_config_default(); clip and
-        weight_decay as svk-train's --clip and --wd; max_submit_ms None keeps libsvk's default."""
+        KEY=VALUE, e.g. {"layers": 2, "width": 32, "pos": "rope"}) over svk_model_config_default(); clip,
+        weight_decay, recompute and precision ("fp32", "fp16", "bf16") as svk-train's --clip, --wd,
+        --recompute and --precision; max_submit_ms None keeps libsvk's default."""
         L = lib()
         p = L.svk_model_params_default()
         for key, value in (config or {}).items():
@@ -60,6 +61,9 @@ class Model:
         if max_submit_ms is not None:
             p.max_submit_ms = max_submit_ms
         p.recompute = recompute
+        prec = C.c_int()
+        check(L.svk_precision_parse(cstr(precision), C.byref(prec)))
+        p.precision = prec.value
         if ctx is None:
             p.backend = _BACKEND_CPU
         else:
