@@ -8,7 +8,10 @@
 #     its --help exits 0 with a usage text;
 #   - tests/consumer/consumer.c built with `pkg-config --cflags --libs svk`
 #     alone against the shared library, and with --static against
-#     libsvk.a, and both run.
+#     libsvk.a, and both run;
+#   - python/svk imported from the prefix with PYTHONPATH alone loads the
+#     prefix's libsvk (when the environment names $SVK_PYTHON_DIR, where
+#     meson installed it, and $SVK_TEST_PYTHON, a python3 with numpy).
 # usage: install_test.sh MESON BUILD_ROOT PREFIX BINDIR LIBDIR INCLUDEDIR VERSION
 #                        SRC_HEADERS_DIR CONSUMER_C SANITIZE CC...
 set -uo pipefail
@@ -108,6 +111,21 @@ for tool in "$bin"/*; do
     fi
 done
 [ "$have_info" -eq 1 ] && [ "$have_train" -eq 1 ] || fail "svk-info and svk-train not both installed in $bin"
+
+# --- python/svk from the prefix: PYTHONPATH alone finds the package, and
+# the package the prefix's library (its _install.py). Not in the sanitizer
+# build, whose libsvk cannot load into an uninstrumented python3.
+if [ -n "${SVK_PYTHON_DIR:-}" ] && [ "$sanitize" = none ]; then
+    pydir=$(under "$SVK_PYTHON_DIR")
+    if out=$(env -u SVK_LIBRARY -u LD_LIBRARY_PATH PYTHONPATH="$pydir" "$SVK_TEST_PYTHON" -c \
+             'import svk, svk._lib; print(svk.version(), svk._lib.lib()._name)' 2>&1) &&
+       [ "$(readlink -f "${out#* }")" = "$(readlink -f "$lib/libsvk.so.$major")" ]; then
+        pass "python/svk from $pydir: libsvk ${out%% *} at ${out#* }"
+    else
+        printf '%s\n' "$out" | tail -n 5
+        fail "python/svk from $pydir does not load the prefix's libsvk.so.$major"
+    fi
+fi
 
 # --- an application built with pkg-config alone
 export PKG_CONFIG_PATH="$lib/pkgconfig"
