@@ -65,6 +65,7 @@ typedef struct step_cfg {
     uint32_t B, T;
     uint32_t accum;         /* micro-batches a step (svk_model_train_step_accum); 0: 1 */
     bool recompute;         /* svk_model_params.recompute */
+    svk_precision precision; /* svk_model_params.precision */
 } step_cfg;
 
 /* Full run: 1024 token positions per step in each; the larger two are as
@@ -72,20 +73,24 @@ typedef struct step_cfg {
  * on two cores). Heads of width 64 there; the default keeps its 32. The
  * default's step with recomputation prices it (its time over the
  * default's), and 32 rows in 4 micro-batches of the default's 8 show what
- * accumulation costs a token. */
+ * accumulation costs a token; its steps with 16-bit activations price
+ * those. */
 static const step_cfg full_cfgs[] = {
-    {"default", "", 8, 128, 1, false},
-    {"default/pre", "placement=pre", 8, 128, 1, false},
-    {"default/recompute", "", 8, 128, 1, true},
-    {"default/accum4", "", 32, 128, 4, false},
-    {"w256-l4", "width=256 layers=4 heads=4", 8, 128, 1, false},
-    {"w256-l6-t256", "width=256 layers=6 heads=4 ctx=256", 4, 256, 1, false},
+    {"default", "", 8, 128, 1, false, SVK_PRECISION_FP32},
+    {"default/pre", "placement=pre", 8, 128, 1, false, SVK_PRECISION_FP32},
+    {"default/recompute", "", 8, 128, 1, true, SVK_PRECISION_FP32},
+    {"default/bf16", "", 8, 128, 1, false, SVK_PRECISION_BF16},
+    {"default/fp16", "", 8, 128, 1, false, SVK_PRECISION_FP16},
+    {"default/accum4", "", 32, 128, 4, false, SVK_PRECISION_FP32},
+    {"w256-l4", "width=256 layers=4 heads=4", 8, 128, 1, false, SVK_PRECISION_FP32},
+    {"w256-l6-t256", "width=256 layers=6 heads=4 ctx=256", 4, 256, 1, false, SVK_PRECISION_FP32},
 };
 static const step_cfg quick_cfgs[] = {
-    {"tiny", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, false},
-    {"tiny/pre", "vocab=64 ctx=16 width=32 layers=2 heads=2 placement=pre", 2, 16, 1, false},
-    {"tiny/recompute", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, true},
-    {"tiny/accum2", "vocab=64 ctx=16 width=32 layers=2 heads=2", 4, 16, 2, false},
+    {"tiny", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, false, SVK_PRECISION_FP32},
+    {"tiny/pre", "vocab=64 ctx=16 width=32 layers=2 heads=2 placement=pre", 2, 16, 1, false, SVK_PRECISION_FP32},
+    {"tiny/recompute", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, true, SVK_PRECISION_FP32},
+    {"tiny/bf16", "vocab=64 ctx=16 width=32 layers=2 heads=2", 2, 16, 1, false, SVK_PRECISION_BF16},
+    {"tiny/accum2", "vocab=64 ctx=16 width=32 layers=2 heads=2", 4, 16, 2, false, SVK_PRECISION_FP32},
 };
 
 static bool apply_keys(const char *keys, svk_model_config *c, char *why, size_t why_size)
@@ -195,6 +200,7 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
     mp.ctx = b->ctx;
     mp.seed = b->opt.seed;
     mp.recompute = cfg->recompute;
+    mp.precision = cfg->precision;
     const uint32_t accum = cfg->accum ? cfg->accum : 1;
     if (b->opt.batch && b->opt.batch % accum) {
         skip_step(b, &s, true, "%s", "--batch does not split into the row's micro-batches");
@@ -236,10 +242,12 @@ static void run_config(bench *b, const step_cfg *cfg, kept_step *keep)
         s.mem_activations = mr.activations;
         s.mem_io = mr.io;
     }
-    /* The bound holds a step that keeps its activations: one micro-batch's;
-     * recomputation goes below it (0: no bound). */
-    s.min_activations = cfg->recompute ? 0 : 4 * min_activations(&s.config, s.B / accum, s.T);
-    s.mem_min = cfg->recompute ? 0 : 16 * s.params + s.min_activations;
+    /* The bound holds a step that keeps its activations in float32: one
+     * micro-batch's; recomputation and 16-bit activations go below it (0: no
+     * bound). */
+    const bool below = cfg->recompute || cfg->precision != SVK_PRECISION_FP32;
+    s.min_activations = below ? 0 : 4 * min_activations(&s.config, s.B / accum, s.T);
+    s.mem_min = below ? 0 : 16 * s.params + s.min_activations;
 
     if (warm_s > b->opt.max_step_s) {
         snprintf(s.skipped, sizeof(s.skipped), "the warm-up step took %.1f s (--max-step %g): not timed", warm_s,
