@@ -75,6 +75,7 @@ if want tests; then
     stage "test import" 120 "$out/test_import.txt" "${test_env[@]}" "$t/test_import"
     stage "test accum" 120 "$out/test_accum.txt" "${test_env[@]}" "$t/test_accum"
     stage "test recompute" 120 "$out/test_recompute.txt" "${test_env[@]}" "$t/test_recompute"
+    stage "test precision" 120 "$out/test_precision.txt" "${test_env[@]}" "$t/test_precision"
     stage "test memory_plan" 120 "$out/test_memory_plan.txt" "${test_env[@]}" "$t/test_memory_plan"
     stage "test big_tensors" 120 "$out/test_big_tensors.txt" "${test_env[@]}" "$t/test_big_tensors"
     stage "test gpt2_shape" 300 "$out/test_gpt2_shape.txt" "${test_env[@]}" "$t/test_gpt2_shape"
@@ -90,6 +91,8 @@ if want train; then
         --seq 1024 --batch 8
     stage "svk-train --accum / --recompute" 300 "$out/train_accum.txt" "${test_env[@]}" \
         bash "$src/tests/svk_train_accum.sh" "$build/tools/train/svk-train"
+    stage "svk-train --precision" 300 "$out/train_precision.txt" "${test_env[@]}" \
+        bash "$src/tests/svk_train_precision.sh" "$build/tools/train/svk-train"
 fi
 if want bench; then
     stage "svk-bench" 200 "$out/bench.txt" bash -c "'$build/tools/bench/svk-bench' --json >'$out/bench.json'"
