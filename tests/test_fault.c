@@ -19,7 +19,10 @@
  * --test=FV_QUEUE_SUBMIT, --test=malloc); -v prints every k. --part=I/N
  * runs every N-th failing iteration, counted over all walks, starting at
  * the I-th (and the clean runs, which every part needs): the suite runs the
- * walk as N tests in parallel.
+ * walk as N tests in parallel. SVK_FAULT_SAMPLE=S walks one in S of a
+ * part's iterations, which ones chosen by the seed: the sanitizer build's
+ * quick form (its walk takes four times the plain build's), the plain
+ * build walking them all.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -380,13 +383,16 @@ static void run_walk(const walk *w)
     tu_check(&tally, iteration_failures == 0, "%s: clean run (%llu calls)", w->name, (unsigned long long)n);
     int failed_k = 0;
     uint64_t walked = 0;
+    const char *sample_env = getenv("SVK_FAULT_SAMPLE");
+    const uint64_t sample = sample_env && strtoull(sample_env, NULL, 10) > 1 ? strtoull(sample_env, NULL, 10) : 1;
     /* FAULT_K=N (debugging): only the N-th call. */
     uint64_t only = getenv("FAULT_K") ? strtoull(getenv("FAULT_K"), NULL, 10) : 0;
     for (uint64_t k = only ? only : 1; k <= (only ? only : n); k++) {
         /* --part: iterations are dealt out over all walks, so the short
          * walks spread over the parts as well. */
         static uint64_t iteration;
-        if (iteration++ % args.parts != args.part)
+        const uint64_t it = iteration++;
+        if (it % args.parts != args.part || (it / args.parts) % sample != args.seed % sample)
             continue;
         walked++;
         cur_k = k;
@@ -401,9 +407,11 @@ static void run_walk(const walk *w)
             printf("     %s k=%llu: %s\n", w->name, (unsigned long long)k, iteration_failures ? "FAIL" : "ok");
     }
     arm(NULL, 0);
-    if (args.parts > 1)
-        tu_check(&tally, failed_k == 0, "%s: %llu of its %llu calls (part %u/%u) failed in turn (%d mishandled)",
-                 w->name, (unsigned long long)walked, (unsigned long long)n, args.part, args.parts, failed_k);
+    if (args.parts > 1 || sample > 1)
+        tu_check(&tally, failed_k == 0,
+                 "%s: %llu of its %llu calls (part %u/%u, one in %llu) failed in turn (%d mishandled)", w->name,
+                 (unsigned long long)walked, (unsigned long long)n, args.part, args.parts, (unsigned long long)sample,
+                 failed_k);
     else
         tu_check(&tally, failed_k == 0, "%s: each of %llu calls failed in turn (%d mishandled)", w->name,
                  (unsigned long long)n, failed_k);

@@ -158,7 +158,7 @@ void bench_print_step(bench *b, const bench_step_row *s)
     if (s->mem_min)
         fprintf(f, "; lower bound %.1f MiB (%.2fx)\n", mib(s->mem_min), (double)s->mem_used / (double)s->mem_min);
     else
-        fprintf(f, "; recomputes: no lower bound\n");
+        fprintf(f, "; no lower bound (recomputation or 16-bit activations)\n");
     if (s->skipped[0])
         fprintf(f, "     note: %s\n", s->skipped);
     fflush(f);
