@@ -66,12 +66,13 @@ void svk_train_plan_refuse(FILE *f, uint32_t B, uint32_t T, uint32_t accum, cons
     fprintf(f, "svk-train: the run does not fit: batch %s: %s\n", batch, plan->why_not);
     if (plan->max_batch && accum > 1)
         fprintf(f, "svk-train: the largest batch that fits is %u rows (--batch %u --accum %u); or raise --accum, or "
-                   "use --recompute (svk-train --plan shows the memory)\n", plan->max_batch, plan->max_batch / accum,
+                   "use --recompute or --precision bf16 (svk-train --plan shows the memory)\n", plan->max_batch,
+                plan->max_batch / accum,
                 accum);
     else if (plan->max_batch)
         fprintf(f, "svk-train: the largest batch that fits is --batch %u; or keep --batch with --accum, or use "
-                   "--recompute (svk-train --plan shows the memory)\n", plan->max_batch);
+                   "--recompute or --precision bf16 (svk-train --plan shows the memory)\n", plan->max_batch);
     else
-        fprintf(f, "svk-train: no batch fits at --seq %u: a shorter --seq, --recompute or a smaller model "
-                   "(svk-train --plan shows the memory)\n", T);
+        fprintf(f, "svk-train: no batch fits at --seq %u: a shorter --seq, --recompute, --precision bf16 or a "
+                   "smaller model (svk-train --plan shows the memory)\n", T);
 }
