@@ -4,7 +4,7 @@
 # and in bf16 end within 2% of fp32's loss (the mean of the last 20 steps,
 # as one step's loss is noisy); --plan names the precision and shows less
 # activation memory; --resume keeps it (byte for byte as the straight
-# run); a precision that is none is refused by name.
+# run), as it keeps --eval; a precision that is none is refused by name.
 # usage: svk_train_precision.sh SVK_TRAIN
 set -u
 train=$1
@@ -50,6 +50,15 @@ check "--resume keeps --precision: 6 steps straight = 3, then a resume for 3, by
     head -c 4096 '$dir/l.st' | grep -aq ' precision=fp16' &&
     '$train' --device cpu --eval 0 --resume '$dir/l.st' --save '$dir/l.st' --no-log 2> '$dir/r.err' > /dev/null &&
     ! grep -q differs '$dir/r.err' && cmp '$dir/s.st' '$dir/l.st'"
+
+# The addition task's held-out problems are never trained on, so --eval
+# shapes the training stream: the run state keeps it too.
+check "--resume keeps --eval: 6 steps straight = 3, then a resume for 3 without it, byte for byte" bash -c "
+    '$train' --device cpu --steps 6 --eval 7 --no-log --save '$dir/e.st' > /dev/null &&
+    '$train' --device cpu --steps 6 --eval 7 --stop-at 3 --no-log --save '$dir/f.st' > /dev/null &&
+    head -c 4096 '$dir/f.st' | grep -aq ' eval=7' &&
+    '$train' --device cpu --resume '$dir/f.st' --save '$dir/f.st' --no-log 2> '$dir/r.err' > /dev/null &&
+    ! grep -q differs '$dir/r.err' && cmp '$dir/e.st' '$dir/f.st'"
 
 refused "--precision fp8 is refused by name" "--precision 'fp8': not fp32, fp16 or bf16" \
     "$train" --precision fp8 --steps 1

@@ -87,6 +87,10 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
         const size_t n = strlen(buf);
         snprintf(buf + n, size > n ? size - n : 0, " accum=%u", r->accum);
     }
+    if (r->data == SVK_TRAIN_DATA_ADDITION && r->eval_n != SVK_TRAIN_EVAL_DEFAULT) {
+        const size_t n = strlen(buf);
+        snprintf(buf + n, size > n ? size - n : 0, " eval=%u", r->eval_n);
+    }
     if (r->precision != SVK_PRECISION_FP32 && svk_precision_name(r->precision)) {
         const size_t n = strlen(buf);
         snprintf(buf + n, size > n ? size - n : 0, " precision=%s", svk_precision_name(r->precision));
@@ -103,12 +107,12 @@ void svk_train_run_format(const svk_train_run *r, char *buf, size_t size)
 enum {
     K_VERSION, K_POSITION, K_STEPS, K_WARMUP, K_LR, K_SCHEDULE, K_CLIP, K_WD, K_BATCH, K_SEQ, K_SEED, K_DATA,
     K_DIGITS, K_ANSWER, K_OPERANDS, K_DATA_SIZE, K_DATA_STATE, K_HOLDOUT, K_DECAY_FRAC, K_BEST_LOSS, K_BEST_STEP,
-    K_ACCUM, K_PRECISION, K_COUNT
+    K_ACCUM, K_PRECISION, K_EVAL, K_COUNT
 };
 static const char *const keys[K_COUNT] = {
     "version", "position", "steps", "warmup", "lr", "schedule", "clip", "wd", "batch", "seq", "seed", "data",
     "digits", "answer", "operands", "data_size", "data_state", "holdout", "decay_frac", "best_loss", "best_step",
-    "accum", "precision",
+    "accum", "precision", "eval",
 };
 
 static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
@@ -126,6 +130,7 @@ static bool value(svk_train_run *r, int k, const char *v, svk_cli_error *err)
     case K_BATCH: return svk_cli_u32("batch", v, 1, UINT32_MAX, &r->batch, err);
     case K_SEQ: return svk_cli_u32("seq", v, 1, UINT32_MAX, &r->seq, err);
     case K_ACCUM: return svk_cli_u32("accum", v, 1, UINT32_MAX, &r->accum, err);
+    case K_EVAL: return svk_cli_u32("eval", v, 0, UINT32_MAX, &r->eval_n, err);
     case K_SEED: return svk_cli_u64("seed", v, 0, UINT64_MAX, &r->seed, err);
     case K_DIGITS: return svk_cli_u32("digits", v, 0, UINT32_MAX, &r->digits, err);
     case K_DATA_SIZE: return svk_cli_u64("data_size", v, 0, UINT64_MAX, &r->data_size, err);
@@ -200,8 +205,8 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
         }
     }
     /* holdout may be missing: 0, a run without a held-out split; decay_frac
-     * (the default's); accum (1); precision (fp32); best_loss and best_step,
-     * together. */
+     * (the default's); accum (1); precision (fp32); eval (500); best_loss and
+     * best_step, together. */
     if (seen[K_BEST_LOSS] != seen[K_BEST_STEP]) {
         snprintf(why, why_size, "'%s' is missing", seen[K_BEST_LOSS] ? "best_step" : "best_loss");
         return false;
@@ -213,8 +218,10 @@ bool svk_train_run_parse(const char *text, svk_train_run *r, char *why, size_t w
         out.accum = 1;
     if (!seen[K_PRECISION])
         out.precision = SVK_PRECISION_FP32;
+    if (!seen[K_EVAL])
+        out.eval_n = SVK_TRAIN_EVAL_DEFAULT;
     seen[K_HOLDOUT] = seen[K_DECAY_FRAC] = seen[K_BEST_LOSS] = seen[K_BEST_STEP] = seen[K_ACCUM] = true;
-    seen[K_PRECISION] = true;
+    seen[K_PRECISION] = seen[K_EVAL] = true;
     for (int k = 0; k < K_COUNT; k++)
         if (!seen[k] && k != K_ANSWER && k != K_OPERANDS) {
             snprintf(why, why_size, "'%s' is missing", keys[k]);

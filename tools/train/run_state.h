@@ -22,6 +22,8 @@
 
 #define SVK_TRAIN_RUN_KEY "svk-train.run"
 #define SVK_TRAIN_RUN_TEXT_MAX 1024
+/* svk-train --eval's default: the addition task's held-out problems. */
+#define SVK_TRAIN_EVAL_DEFAULT 500
 
 /* The data sources, by the name the text form gives them. */
 typedef enum svk_train_data {
@@ -44,6 +46,8 @@ typedef struct svk_train_run {
     uint32_t accum;       /* micro-batches of `batch` rows a step; 1 (left out of the text form, as runs
                              before --accum wrote it) or more */
     svk_precision precision; /* how activations are kept; fp32 left out of the text form */
+    uint32_t eval_n;      /* addition: the held-out problems, which training never draws (so they shape its
+                             stream); 500 (left out of the text form, as runs before the key wrote it) or other */
     uint64_t seed;
     svk_train_data data;
     uint32_t digits;      /* addition: operand digits */

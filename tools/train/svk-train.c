@@ -66,6 +66,7 @@ typedef struct options {
     bool steps_set, warmup_set, lr_set, schedule_set, decay_frac_set, clip_set, wd_set, batch_set, seq_set, seed_set;
     bool accum_set;
     bool precision_set;
+    bool eval_set;
     bool digits_set;
     bool answer_set, operands_set, eval_every_set;
 } options;
@@ -255,7 +256,7 @@ static int parse(int argc, char **argv, options *o)
         .device_text = "vulkan", .device = {.cpu = false, .index = -1}, .config = svk_model_config_default(),
         .argc = argc, .argv = argv,
         .answer = SVK_ADDITION_ANSWER_REVERSED, .operands = SVK_ADDITION_OPERANDS_PADDED,
-        .digits = 2, .eval_n = 500, .steps = 300, .batch = 32, .accum = 1, .seq = 32, .warmup = 50, .log_every = 20,
+        .digits = 2, .eval_n = SVK_TRAIN_EVAL_DEFAULT, .steps = 300, .batch = 32, .accum = 1, .seq = 32, .warmup = 50, .log_every = 20,
         .max_bad_steps = 10, .lr = 3e-3f, .clip = 1.0f, .wd = 0.1f, .seed = 1, .holdout = 0.1f,
         .token_format = SVK_TOKENS_LLMC, .schedule = SVK_LR_COSINE, .decay_frac = 0.2f,
         .max_submit_ms = (float)SVK_MAX_SUBMIT_MS_DEFAULT,
@@ -331,7 +332,7 @@ static int parse(int argc, char **argv, options *o)
             ok = o->operands_set = svk_train_operands_parse(v, &o->operands);
             if (!ok)
                 snprintf(err.text, sizeof(err.text), "--operands '%.32s': not plain or padded", v);
-        } else if (!strcmp(a, "--eval")) ok = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
+        } else if (!strcmp(a, "--eval")) ok = o->eval_set = svk_cli_u32(a, v, 0, EVAL_MAX, &o->eval_n, &err);
         else if (!strcmp(a, "--eval-every"))
             ok = o->eval_every_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->eval_every, &err);
         else if (!strcmp(a, "--steps")) ok = o->steps_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->steps, &err);
@@ -647,8 +648,12 @@ static void adopt_run(options *o, const svk_train_run *r, const char *path)
     }
     ADOPT(seq, seq_set, "seq", "%u", unsigned);
     ADOPT(seed, seed_set, "seed", "%llu", unsigned long long);
-    if (r->data == SVK_TRAIN_DATA_ADDITION)
+    if (r->data == SVK_TRAIN_DATA_ADDITION) {
         ADOPT(digits, digits_set, "digits", "%u", unsigned);
+        /* The held-out problems are never trained on: another --eval is
+         * another training stream. */
+        ADOPT(eval_n, eval_set, "eval", "%u", unsigned);
+    }
     if (r->data == SVK_TRAIN_DATA_TEXT)
         ADOPT(holdout, holdout_set, "holdout", "%g", double);
 #undef ADOPT
@@ -747,7 +752,8 @@ static svk_status save_run(svk_model *m, const char *path, const options *o, uin
     svk_train_run r = {
         .position = position, .steps = o->steps, .warmup = o->warmup, .lr = o->lr, .schedule = o->schedule,
         .decay_frac = o->schedule == SVK_LR_WSD ? o->decay_frac : 0,
-        .clip = o->clip, .wd = o->wd, .batch = o->batch, .accum = o->accum, .precision = o->precision, .seq = o->seq, .seed = o->seed,
+        .clip = o->clip, .wd = o->wd, .batch = o->batch, .accum = o->accum, .precision = o->precision,
+        .eval_n = o->eval_n, .seq = o->seq, .seed = o->seed,
         .data = data,
         .digits = data == SVK_TRAIN_DATA_ADDITION ? o->digits : 0,
         .answer = data == SVK_TRAIN_DATA_ADDITION ? o->answer : SVK_ADDITION_ANSWER_PLAIN,
