@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "svk/model.h"
+#include "test_forms.h"
 #include "test_util.h"
 
 enum { V = 24, T = 8, B = 4, STEPS = 4 };
@@ -30,32 +31,13 @@ enum { V = 24, T = 8, B = 4, STEPS = 4 };
 static tu_tally tally;
 static uint64_t seed;
 
-typedef struct form {
-    const char *name;
-    svk_placement placement;
-    svk_mlp_kind mlp;
-    svk_pos_kind pos;
-    svk_norm_kind norm;
-    bool tied;
-} form;
 
-static const form forms[] = {
-    {"siamese", SVK_PLACEMENT_SIAMESE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-    {"pre", SVK_PLACEMENT_PRE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-    {"post", SVK_PLACEMENT_POST, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-    {"siamese swiglu rope rmsnorm untied", SVK_PLACEMENT_SIAMESE, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_RMSNORM,
-     false},
-    {"post swiglu rope", SVK_PLACEMENT_POST, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_LAYERNORM, true},
-};
-#define N_FORMS (sizeof(forms) / sizeof(forms[0]))
-
-static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const form *f, uint32_t layers,
+static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const tu_form *f, uint32_t layers,
                              svk_precision precision, bool recompute)
 {
     svk_model_params p = svk_model_params_default();
     p.config.vocab = V, p.config.ctx = T, p.config.width = 16, p.config.heads = 2, p.config.layers = layers;
-    p.config.placement = f->placement, p.config.mlp = f->mlp, p.config.pos = f->pos, p.config.norm = f->norm;
-    p.config.tie_embeddings = f->tied;
+    tu_form_apply(f, &p.config);
     p.backend = backend;
     p.ctx = ctx;
     p.seed = 3;
@@ -86,7 +68,7 @@ static bool train(svk_model *m, float loss[STEPS])
 }
 
 /* With and without recomputation: the same bits, checkpoints included. */
-static void recompute_same(svk_ctx *ctx, svk_backend backend, const char *be, const form *f, svk_precision pr,
+static void recompute_same(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f, svk_precision pr,
                            const char *dir)
 {
     svk_model *keep = make_model(ctx, backend, f, 3, pr, false);
@@ -108,7 +90,7 @@ static void recompute_same(svk_ctx *ctx, svk_backend backend, const char *be, co
 }
 
 /* The Vulkan backend's losses against the CPU reference's. */
-static void backends_agree(svk_ctx *ctx, const form *f, svk_precision pr)
+static void backends_agree(svk_ctx *ctx, const tu_form *f, svk_precision pr)
 {
     svk_model *dev = make_model(ctx, SVK_BACKEND_VULKAN, f, 3, pr, false);
     svk_model *cpu = make_model(NULL, SVK_BACKEND_CPU, f, 3, pr, false);
@@ -128,7 +110,7 @@ static void backends_agree(svk_ctx *ctx, const form *f, svk_precision pr)
 /* STEPS steps' losses against float32's: close, and the weights they
  * leave not float32's bits (the rounding is there: at initialisation the
  * logits are near zero, so a loss alone hardly feels it). */
-static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const form *f, const char *dir)
+static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f, const char *dir)
 {
     float l[3][STEPS];
     char path[3][512];
@@ -154,7 +136,7 @@ static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const f
 }
 
 /* Activation bytes by precision, after a step, at 6 layers. */
-static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form *f)
+static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f)
 {
     uint64_t act[3] = {0, 0, 0};
     int32_t tokens[B * T], targets[B * T];
@@ -177,15 +159,15 @@ static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
 {
     const char *be = backend == SVK_BACKEND_CPU ? "cpu" : "vulkan";
-    for (size_t i = 0; i < N_FORMS; i++) {
+    for (size_t i = 0; i < TU_N_FORMS; i++) {
         for (int p = SVK_PRECISION_FP16; p <= SVK_PRECISION_BF16; p++) {
-            recompute_same(ctx, backend, be, &forms[i], (svk_precision)p, dir);
+            recompute_same(ctx, backend, be, &tu_forms[i], (svk_precision)p, dir);
             if (backend == SVK_BACKEND_VULKAN)
-                backends_agree(ctx, &forms[i], (svk_precision)p);
+                backends_agree(ctx, &tu_forms[i], (svk_precision)p);
         }
-        near_fp32(ctx, backend, be, &forms[i], dir);
+        near_fp32(ctx, backend, be, &tu_forms[i], dir);
     }
-    memory(ctx, backend, be, &forms[0]);
+    memory(ctx, backend, be, &tu_forms[0]);
 }
 
 /* Names, and what is refused. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "svk/model.h"
+#include "test_forms.h"
 #include "test_util.h"
 
 enum { V = 24, T = 8, B = 4, STEPS = 5 };
@@ -21,21 +22,12 @@ enum { V = 24, T = 8, B = 4, STEPS = 5 };
 static tu_tally tally;
 static uint64_t seed;
 
-typedef struct form {
-    const char *name;
-    svk_placement placement;
-    svk_mlp_kind mlp;
-    svk_pos_kind pos;
-    svk_norm_kind norm;
-    bool tied;
-} form;
 
-static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const form *f, uint32_t layers, bool recompute)
+static svk_model *make_model(svk_ctx *ctx, svk_backend backend, const tu_form *f, uint32_t layers, bool recompute)
 {
     svk_model_params p = svk_model_params_default();
     p.config.vocab = V, p.config.ctx = T, p.config.width = 16, p.config.heads = 2, p.config.layers = layers;
-    p.config.placement = f->placement, p.config.mlp = f->mlp, p.config.pos = f->pos, p.config.norm = f->norm;
-    p.config.tie_embeddings = f->tied;
+    tu_form_apply(f, &p.config);
     p.backend = backend;
     p.ctx = ctx;
     p.seed = 3;
@@ -54,7 +46,7 @@ static void batch(uint32_t k, int32_t *tokens, int32_t *targets)
 
 /* STEPS steps of both models (step 2 in two micro-batches); the same bits
  * everywhere, checkpoints included. */
-static void compare(const char *be, const form *f, svk_model *keep, svk_model *rc, const char *dir)
+static void compare(const char *be, const tu_form *f, svk_model *keep, svk_model *rc, const char *dir)
 {
     int32_t tokens[B * T], targets[B * T];
     bool ok = true, same = true;
@@ -80,7 +72,7 @@ static void compare(const char *be, const form *f, svk_model *keep, svk_model *r
 }
 
 /* Activation bytes with and without recomputation, after a step. */
-static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form *f)
+static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f)
 {
     uint64_t act[2] = {0, 0};
     int32_t tokens[B * T], targets[B * T];
@@ -101,23 +93,15 @@ static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const form
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
 {
     const char *be = backend == SVK_BACKEND_CPU ? "cpu" : "vulkan";
-    static const form forms[] = {
-        {"siamese", SVK_PLACEMENT_SIAMESE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-        {"pre", SVK_PLACEMENT_PRE, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-        {"post", SVK_PLACEMENT_POST, SVK_MLP_GELU, SVK_POS_LEARNED, SVK_NORM_LAYERNORM, true},
-        {"siamese swiglu rope rmsnorm untied", SVK_PLACEMENT_SIAMESE, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_RMSNORM,
-         false},
-        {"post swiglu rope", SVK_PLACEMENT_POST, SVK_MLP_SWIGLU, SVK_POS_ROPE, SVK_NORM_LAYERNORM, true},
-    };
-    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
-        svk_model *keep = make_model(ctx, backend, &forms[i], 3, false);
-        svk_model *rc = make_model(ctx, backend, &forms[i], 3, true);
+    for (size_t i = 0; i < TU_N_FORMS; i++) {
+        svk_model *keep = make_model(ctx, backend, &tu_forms[i], 3, false);
+        svk_model *rc = make_model(ctx, backend, &tu_forms[i], 3, true);
         if (keep && rc)
-            compare(be, &forms[i], keep, rc, dir);
+            compare(be, &tu_forms[i], keep, rc, dir);
         svk_model_destroy(&keep);
         svk_model_destroy(&rc);
     }
-    memory(ctx, backend, be, &forms[0]);
+    memory(ctx, backend, be, &tu_forms[0]);
 }
 
 int main(int argc, char **argv)
