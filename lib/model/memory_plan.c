@@ -84,7 +84,8 @@ static svk_status check_args(const svk_model_params *params, uint32_t B, uint32_
         return st;
     if (!svk_precision_name(params->precision))
         return svk_error(log, SVK_ERROR_INVALID_ARG,
-                         "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16", func, (int)params->precision);
+                         "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16", func,
+                         (int)params->precision);
     if (B == 0 || T == 0 || T > params->config.ctx)
         return svk_error(log, SVK_ERROR_INVALID_ARG, "%s: batch B=%u T=%u: need B >= 1 and 1 <= T <= ctx=%u", func, B,
                          T, params->config.ctx);

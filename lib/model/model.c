@@ -145,7 +145,8 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
                          "submission per step)", __func__, params->max_submit_ms);
     if (!svk_precision_name(params->precision))
         return svk_error(NULL, SVK_ERROR_INVALID_ARG,
-                         "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16", __func__, (int)params->precision);
+                         "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16", __func__,
+                         (int)params->precision);
     svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
