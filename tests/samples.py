@@ -22,18 +22,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("PASS" if ok else "FAIL", what))
-    sys.stdout.flush()
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    return ok
+from pytally import check, summary
 
 
 def run(cmd):
@@ -155,8 +144,7 @@ def main():
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -27,18 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("PASS" if ok else "FAIL", what))
-    sys.stdout.flush()
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    return ok
+from pytally import check, summary
 
 
 def layout(svk_structs, py_layout):
@@ -256,8 +245,7 @@ def main():
               % (v["errors"], v["warnings"], ": " + v["last_message"] if v["last_message"] else ""))
     ctx.close()
     check(model._h is None, "Context.close closed its models")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

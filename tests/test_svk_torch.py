@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+from pytally import check, summary
+
 try:
     import torch
 except ImportError as e:  # reported by main(), as a failure
@@ -49,19 +51,7 @@ FIVE = [
 ]
 LR = 1e-2
 
-passed = failed = 0
 worst = {}
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("PASS" if ok else "FAIL", what))
-    sys.stdout.flush()
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    return ok
 
 
 def run(cmd):
@@ -303,8 +293,7 @@ def main():
                 compare_with_libsvk(svk_torch, name, cfg, tmp, rng, exe, "vulkan")
     for kind, (value, where) in sorted(worst.items()):
         print("worst %s: %.2e (%s)" % (kind, value, where))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+    return summary()
 
 
 if __name__ == "__main__":
