@@ -3,6 +3,7 @@ import ctypes as C
 import weakref
 
 from . import _structs as S
+from ._handle import Owned
 from ._lib import check, cstr, lib
 
 _DEVICE_TYPES = {0: "other", 1: "integrated_gpu", 2: "discrete_gpu", 3: "virtual_gpu", 4: "cpu"}
@@ -28,7 +29,7 @@ def list_devices():
     return [_device(infos[i]) for i in range(n.value)]
 
 
-class Context:
+class Context(Owned):
     """A libsvk context: one Vulkan device and everything made on it.
 
     device: an index into list_devices(), a case-insensitive substring of a
@@ -93,13 +94,3 @@ class Context:
             m.close()
         lib().svk_ctx_destroy(C.byref(self._h))
         self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None) is not None:
-            self.close()

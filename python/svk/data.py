@@ -10,6 +10,7 @@ import ctypes as C
 
 import numpy as np
 
+from ._handle import Owned
 from ._lib import ERROR_INVALID_ARG, Error, check, cstr, lib
 
 _ORDERS = {"random": 0, "sequential": 1}
@@ -24,7 +25,7 @@ def _pick(table, value, what):
     return table[value]
 
 
-class _Stream:
+class _Stream(Owned):
     # The calls of one kind of data (svk_<kind>_batch, _position, _seek, _destroy), one handle.
     _kind = None
 
@@ -58,15 +59,6 @@ class _Stream:
         if getattr(self, "_h", None) is not None:
             self._fn("destroy")(C.byref(self._h))
             self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
     def _open(self, opener, *args):
         self._h = None

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _arrays as A
 from . import _structs as S
+from ._handle import Owned
 from ._lib import ERROR_INVALID_ARG, Error, check, cstr, lib
 
 _BACKEND_VULKAN, _BACKEND_CPU = 0, 1
@@ -31,7 +32,7 @@ def lr_schedule(step, total, peak, warmup=0, shape="cosine", decay_frac=0.2):
     return lr.value
 
 
-class Model:
+class Model(Owned):
     """A model with its weights, gradients and AdamW state, on a Context's device or (ctx None) on libsvk's
     CPU reference. Made by Model.create or Model.open; closed by close() or a with block. One thread at a
     time, as its context.
@@ -179,13 +180,3 @@ class Model:
         lib().svk_model_destroy(C.byref(self._h))
         self._h = None
         self._ctx = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None) is not None:
-            self.close()
