@@ -10,6 +10,8 @@
  * device's choice once in each kernel variant (the tuning's variant): "bwd"
  * the portable form, "bwd-cpu" the CPU form (shaders/embedding_bwd_cpu.comp,
  * where C and the offsets are multiples of 4; the portable form otherwise).
+ * Rows "parts" take the table in parts of rows (row0, rows), as a
+ * vocabulary past one storage binding goes (lib/model/plan_vk.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 
 #include "conform.h"
 #include "conform_elem.h"
+#include "ops/copy.h"
 #include "ops/embedding.h"
 
 /* Forward: one correctly rounded addition per element (a copy without
@@ -42,25 +45,31 @@ typedef struct emb_case {
     token_kind tok;
     uint32_t slices;  /* backward: forced vocabulary slices; 0: the device's choice */
     int quick;
+    uint32_t parts;   /* the table in this many parts of rows (row0, rows), as plan_vk.c records a table past
+                         one binding; 0: whole */
 } emb_case;
 
 static const emb_case cases[] = {
-    {1, 1, 1, 2, 1, TOK_RANDOM, 0, 1},
-    {2, 1, 5, 2, 1, TOK_RANDOM, 2, 1},
-    {3, 7, 33, 256, 1, TOK_RANDOM, 0, 1},
-    {3, 7, 33, 256, 0, TOK_RANDOM, 5, 1},
-    {4, 64, 128, 256, 1, TOK_REPEATED, 0, 1},
-    {4, 64, 128, 256, 1, TOK_REPEATED, 32, 1},
-    {5, 13, 17, 256, 1, TOK_INVALID, 3, 1},
-    {7, 1, 64, 256, 0, TOK_INVALID, 0, 1},
-    {8, 128, 65, 2, 1, TOK_RANDOM, 0, 0},
-    {2, 17, 65, 32768, 1, TOK_REPEATED, 0, 1},
-    {2, 17, 65, 32768, 1, TOK_REPEATED, 7, 1},
-    {16, 128, 96, 32768, 0, TOK_REPEATED, 0, 0},
-    {16, 128, 96, 32768, 0, TOK_REPEATED, 16, 0},
-    {4, 97, 130, 32768, 1, TOK_INVALID, 0, 0},
-    {3, 13, 20, 263, 1, TOK_INVALID, 0, 1},  /* vec4 paths: C / 4 = 5 invocations, a workgroup's surplus */
-    {64, 128, 128, 256, 1, TOK_RANDOM, 0, 0}, /* the default model's batch */
+    {1, 1, 1, 2, 1, TOK_RANDOM, 0, 1, 0},
+    {2, 1, 5, 2, 1, TOK_RANDOM, 2, 1, 0},
+    {3, 7, 33, 256, 1, TOK_RANDOM, 0, 1, 0},
+    {3, 7, 33, 256, 0, TOK_RANDOM, 5, 1, 0},
+    {4, 64, 128, 256, 1, TOK_REPEATED, 0, 1, 0},
+    {4, 64, 128, 256, 1, TOK_REPEATED, 32, 1, 0},
+    {5, 13, 17, 256, 1, TOK_INVALID, 3, 1, 0},
+    {7, 1, 64, 256, 0, TOK_INVALID, 0, 1, 0},
+    {8, 128, 65, 2, 1, TOK_RANDOM, 0, 0, 0},
+    {2, 17, 65, 32768, 1, TOK_REPEATED, 0, 1, 0},
+    {2, 17, 65, 32768, 1, TOK_REPEATED, 7, 1, 0},
+    {16, 128, 96, 32768, 0, TOK_REPEATED, 0, 0, 0},
+    {16, 128, 96, 32768, 0, TOK_REPEATED, 16, 0, 0},
+    {4, 97, 130, 32768, 1, TOK_INVALID, 0, 0, 0},
+    {3, 13, 20, 263, 1, TOK_INVALID, 0, 1, 0},  /* vec4 paths: C / 4 = 5 invocations, a workgroup's surplus */
+    {64, 128, 128, 256, 1, TOK_RANDOM, 0, 0, 0}, /* the default model's batch */
+    /* The table in parts, as a vocabulary past one binding goes */
+    {3, 13, 20, 263, 1, TOK_INVALID, 0, 1, 3},
+    {4, 64, 128, 256, 1, TOK_REPEATED, 0, 1, 2},
+    {2, 17, 65, 32768, 0, TOK_REPEATED, 7, 1, 5},
 };
 
 /* Invalid tokens; V itself is added by make_tokens. */
@@ -96,7 +105,9 @@ static void shape_name(char *buf, size_t size, const emb_case *e)
     int len = snprintf(buf, size, "B%u T%u C%u V%u%s%s", e->B, e->T, e->C, e->V, e->wpe ? "" : " rope",
                        kinds[e->tok]);
     if (e->slices && len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, " s%u", e->slices);
+        len += snprintf(buf + len, size - (size_t)len, " s%u", e->slices);
+    if (e->parts && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, " parts%u", e->parts);
 }
 
 /* vec4: out starts at a multiple of 4 elements: with C one too, the vec4
@@ -126,7 +137,23 @@ static void emb_fwd(cf_state *cf, const emb_case *e, bool vec4)
         .B = e->B, .T = e->T, .C = e->C, .V = e->V,
         .tokens = ttok, .wte = twte, .wpe = twpe, .out = cf_tref(out), .counts = cf_tref(counts),
     };
-    if (!cf_ok(c, svk_embedding_fwd_record(cf_list(c), &a)) || !cf_run(c))
+    svk_status st = SVK_OK;
+    if (!e->parts) {
+        st = svk_embedding_fwd_record(cf_list(c), &a);
+    } else {
+        /* As plan_vk.c: out zeroed (the invalid tokens' rows), then each
+         * part writes its tokens' rows; counted once. */
+        const uint64_t per = (e->V + e->parts - 1) / e->parts;
+        st = svk_fill_record(cf_list(c), a.out, n, 0.0f, NULL);
+        for (uint64_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += per) {
+            a.row0 = row0;
+            a.rows = e->V - row0 < per ? e->V - row0 : per;
+            a.wte = (svk_tref){twte.buf, twte.off + row0 * e->C};
+            st = svk_embedding_fwd_record(cf_list(c), &a);
+            a.counts = (svk_tref){NULL, 0};
+        }
+    }
+    if (!cf_ok(c, st) || !cf_run(c))
         goto end;
     double *dwte = cf_to_double(c, wte, (size_t)e->V * e->C), *dwpe = cf_to_double(c, wpe, (size_t)e->T * e->C);
     double *ref = cf_alloc(c, n * sizeof(double));
@@ -180,7 +207,23 @@ static void emb_bwd(cf_state *cf, const emb_case *e, const char *direction, bool
         .tokens = ttok, .dout = tdout, .dwte = cf_tref(dwte), .dwpe = e->wpe ? cf_tref(dwpe) : (svk_tref){0},
         .counts = cf_tref(counts),
     };
-    if (!cf_ok(c, svk_embedding_bwd_record_sliced(cf_list(c), &a, e->slices)) || !cf_run(c))
+    svk_status st = SVK_OK;
+    if (!e->parts) {
+        st = svk_embedding_bwd_record_sliced(cf_list(c), &a, e->slices);
+    } else {
+        /* As plan_vk.c: each part adds its tokens' rows; dwpe and the
+         * counts with the first. */
+        const uint64_t per = (e->V + e->parts - 1) / e->parts;
+        const svk_tref whole = a.dwte;
+        for (uint64_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += per) {
+            a.row0 = row0;
+            a.rows = e->V - row0 < per ? e->V - row0 : per;
+            a.dwte = (svk_tref){whole.buf, whole.off + row0 * e->C};
+            st = svk_embedding_bwd_record_sliced(cf_list(c), &a, e->slices);
+            a.dwpe = a.counts = (svk_tref){NULL, 0};
+        }
+    }
+    if (!cf_ok(c, st) || !cf_run(c))
         goto end;
     double *dd = cf_to_double(c, dout, n), *rte = cf_to_double(c, wte0, nte), *rpe = cf_to_double(c, wpe0, npe);
     if (!dd || !rte || !rpe)
