@@ -5,13 +5,15 @@
  * buffer. Awkward sizes: width 1 and primes, one head and seven, the first
  * position and the last, a window of one row, tiles of the attention's 64
  * keys plus a few, heads wider than its 256-column chunk (the scores
- * recomputed per chunk), RoPE and not; a token or a position out of range.
+ * recomputed per chunk), RoPE and not; a token or a position out of range;
+ * the table in parts (row0, rows), as a vocabulary past one binding goes.
  * The cache's other rows must come back unchanged.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "conform.h"
+#include "ops/copy.h"
 #include "ops/decode.h"
 
 /* Output against the double reference. The attention sums D products per
@@ -74,19 +76,21 @@ typedef struct embed_case {
     uint32_t C, V, ctx;
     int32_t token, pos;
     bool wpe;
+    uint32_t parts; /* the table in this many parts of rows, as plan_vk.c records one past a binding; 0: whole */
 } embed_case;
 
 static const embed_case embed_cases[] = {
-    {1, 1, 1, 0, 0, true},   {13, 7, 5, 6, 4, true}, {67, 11, 3, 2, 1, false},
-    {8, 5, 4, 5, 0, true},   /* token = V: zeros */
-    {8, 5, 4, 1, 4, true},   /* position = ctx: zeros */
+    {1, 1, 1, 0, 0, true, 0},   {13, 7, 5, 6, 4, true, 0}, {67, 11, 3, 2, 1, false, 0},
+    {8, 5, 4, 5, 0, true, 0},   /* token = V: zeros */
+    {8, 5, 4, 1, 4, true, 0},   /* position = ctx: zeros */
+    {13, 131, 5, 130, 4, true, 3}, {13, 131, 5, 0, 2, false, 3}, {13, 131, 5, 131, 2, true, 3}, /* parts */
 };
 
 static void run_embed(cf_state *cf, const embed_case *e)
 {
     char shape[96];
-    snprintf(shape, sizeof(shape), "C%u V%u ctx%u token%d pos%d%s", e->C, e->V, e->ctx, e->token, e->pos,
-             e->wpe ? "" : " rope");
+    snprintf(shape, sizeof(shape), "C%u V%u ctx%u token%d pos%d%s%s", e->C, e->V, e->ctx, e->token, e->pos,
+             e->wpe ? "" : " rope", e->parts ? " parts" : "");
     cf_case *c = cf_begin(cf, "decode_embed", "fwd", shape);
     if (!c)
         return;
@@ -95,11 +99,26 @@ static void run_embed(cf_state *cf, const embed_case *e)
     cf_out *out = wte && wpe ? cf_output(c, "out", e->C, NULL) : NULL;
     if (!out)
         goto end;
-    const svk_decode_embed_args a = {e->C, e->V, e->ctx, cf_input_i32(c, "step", step, 2),
-                                     cf_input(c, "wte", wte, (size_t)e->V * e->C),
-                                     e->wpe ? cf_input(c, "wpe", wpe, (size_t)e->ctx * e->C) : (svk_tref){0},
-                                     cf_tref(out), 0, 0, NULL};
-    if (!cf_ok(c, svk_decode_embed_record(cf_list(c), &a)) || !cf_run(c))
+    svk_decode_embed_args a = {e->C, e->V, e->ctx, cf_input_i32(c, "step", step, 2),
+                               cf_input(c, "wte", wte, (size_t)e->V * e->C),
+                               e->wpe ? cf_input(c, "wpe", wpe, (size_t)e->ctx * e->C) : (svk_tref){0},
+                               cf_tref(out), 0, 0, NULL};
+    svk_status st = SVK_OK;
+    if (!e->parts) {
+        st = svk_decode_embed_record(cf_list(c), &a);
+    } else {
+        /* As plan_vk.c: out zeroed, then the part holding the token writes it. */
+        const uint32_t per = (e->V + e->parts - 1) / e->parts;
+        const svk_tref whole = a.wte;
+        st = svk_fill_record(cf_list(c), a.out, e->C, 0.0f, NULL);
+        for (uint32_t row0 = 0; row0 < e->V && st == SVK_OK; row0 += per) {
+            a.row0 = row0;
+            a.rows = e->V - row0 < per ? e->V - row0 : per;
+            a.wte = (svk_tref){whole.buf, whole.off + (uint64_t)row0 * e->C};
+            st = svk_decode_embed_record(cf_list(c), &a);
+        }
+    }
+    if (!cf_ok(c, st) || !cf_run(c))
         goto end;
     double *rw = cf_to_double(c, wte, (size_t)e->V * e->C), *rp = cf_to_double(c, wpe, (size_t)e->ctx * e->C);
     double *ro = cf_alloc(c, e->C * sizeof(double));
