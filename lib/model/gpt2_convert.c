@@ -23,6 +23,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "half16.h" /* lib/ref: the codes' exact float32 values */
 #include "io/io_file.h"
 #include "io/safetensors.h"
 #include "checkpoint.h"
@@ -81,25 +82,6 @@ static bool gpt2_name(const svk_param_info *p, const char *prefix, char out[GPT2
     return false;
 }
 
-static float half_to_float(uint16_t h)
-{
-    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13); /* infinity, NaN */
-    } else if (exp) {
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    } else {
-        /* Zero or subnormal: man * 2^-24, exact in float. */
-        float v = (float)man * 0x1p-24f;
-        memcpy(&bits, &v, 4);
-        bits |= sign;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 /* Element j of t (F32, F16 or BF16) as float32. The data need not be
  * aligned: memcpy. */
 static float element(const svk_st_tensor *t, uint64_t j)
@@ -112,12 +94,7 @@ static float element(const svk_st_tensor *t, uint64_t j)
     }
     uint16_t h;
     memcpy(&h, p + 2 * j, 2);
-    if (t->dtype == SVK_ST_F16)
-        return half_to_float(h);
-    const uint32_t bits = (uint32_t)h << 16; /* BF16: float32's upper half */
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    return t->dtype == SVK_ST_F16 ? svk_f32_from_f16(h) : svk_f32_from_bf16(h);
 }
 
 static const char *shape_text(char buf[64], uint32_t ndim, const uint64_t *shape)
