@@ -28,7 +28,7 @@ static void usage(FILE *f)
 "               (siamese or post placement, RMSNorm, SwiGLU, RoPE, ...) are refused, saying why;\n"
 "               python/svk_torch takes them to PyTorch.\n"
 "  --heads N    the attention heads (GPT-2's file does not hold them); default width / 64, as\n"
-"               in every published GPT-2 (768 wide: 12). Must divide the width\n"
+"               in every published GPT-2 (768 wide: 12); it must divide the width\n"
 "  --force      replace OUT if it exists (by default it is kept and nothing is written)\n"
 SVK_EXIT_HELP "\n");
 }
