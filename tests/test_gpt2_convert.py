@@ -33,23 +33,12 @@ try:
 except ImportError as e:  # reported by main(), as a failure
     torch, torch_missing = None, e
 
+from pytally import check, summary
+
 TOL = 1e-5
 # The random GPT-2: awkward sizes (a prime vocabulary), 4 heads of 16.
 L, C, H, V, CTX = 2, 64, 4, 97, 32
 B, T = 2, CTX
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print("%s %s" % ("PASS" if ok else "FAIL", what))
-    sys.stdout.flush()
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    return ok
 
 
 def run(cmd):
@@ -405,8 +394,7 @@ def main():
         test_round_trip(exe, tmp, rng)
         test_refusals(exe, tmp, rng)
         test_bad_input(exe, tmp, gen)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed or not passed else 0
+    return summary()
 
 
 if __name__ == "__main__":
