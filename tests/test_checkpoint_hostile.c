@@ -235,6 +235,8 @@ static void j_not_object(cJSON **h, bytes *d)
     cJSON_Delete(*h);
     *h = cJSON_CreateArray();
 }
+static void j_f64(cJSON **h, bytes *d) { set_item(entry(*h, "wte.weight"), "dtype", cJSON_CreateString("F64")); }
+/* F16 is read (for GPT-2's files), but its bytes here are F32's. */
 static void j_f16(cJSON **h, bytes *d) { set_item(entry(*h, "wte.weight"), "dtype", cJSON_CreateString("F16")); }
 static void j_i32(cJSON **h, bytes *d) { set_item(entry(*h, "wte.weight"), "dtype", cJSON_CreateString("I32")); }
 static void j_dtype_number(cJSON **h, bytes *d) { set_item(entry(*h, "wte.weight"), "dtype", cJSON_CreateNumber(0)); }
@@ -438,7 +440,8 @@ static const hostile cases[] = {
     {"millions of JSON values", NULL, r_many_values, NULL, 0, BAD, "too many JSON values"},
     {"nesting 100000 deep", NULL, r_deep, NULL, 0, BAD, "not valid JSON"},
     /* dtypes and shapes. */
-    {"dtype F16", j_f16, NULL, NULL, 0, BAD, "dtype F16 is not supported"},
+    {"dtype F64", j_f64, NULL, NULL, 0, BAD, "dtype F64 is not supported"},
+    {"dtype F16 over F32's bytes", j_f16, NULL, NULL, 0, BAD, "but dtype F16 and its shape need"},
     {"dtype I32 for a weight", j_i32, NULL, NULL, 0, BAD, "'wte.weight' is I32"},
     {"dtype not a string", j_dtype_number, NULL, NULL, 0, BAD, "needs string \"dtype\""},
     {"shape product overflows", j_shape_overflow, NULL, NULL, 0, BAD, "shape product overflows"},

@@ -55,23 +55,29 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/a.safetensors", dir);
     float w[4 * 8], b[8];
     int32_t ids[3] = {7, -1, 255};
+    /* Two-byte dtypes (read for GPT-2's files), an odd count of each so
+     * that the next tensor starts 2 bytes past a 4-byte boundary. */
+    uint16_t half[3] = {0x3c00, 0x8001, 0x7bff}, bf16[5] = {0x3f80, 0xc000, 0x0001, 0x7f7f, 0};
     cf_fill_uniform(&rng, w, 32, -1, 1);
     cf_fill_uniform(&rng, b, 8, -1, 1);
-    svk_st_entry e[3] = {
+    enum { N_E = 5 };
+    svk_st_entry e[N_E] = {
         {"blocks.0.w", SVK_ST_F32, 2, {4, 8}, w},
         {"blocks.0.b", SVK_ST_F32, 1, {8}, b},
         {"ids", SVK_ST_I32, 1, {3}, ids},
+        {"half", SVK_ST_F16, 1, {3}, half},
+        {"bf16", SVK_ST_BF16, 1, {5}, bf16},
     };
     svk_st_meta meta[2] = {{"svk.config", "{\"vocab\":256}"}, {"format", "pt"}};
-    svk_status st = svk_st_write(NULL, path, e, 3, meta, 2);
+    svk_status st = svk_st_write(NULL, path, e, N_E, meta, 2);
     tu_check(&t, st == SVK_OK, "write: %s", st ? svk_last_error() : "ok");
     svk_st_file f;
     st = svk_st_read(NULL, path, &f);
-    bool same = st == SVK_OK && f.n_tensors == 3;
-    for (int i = 0; same && i < 3; i++) {
+    bool same = st == SVK_OK && f.n_tensors == N_E;
+    for (int i = 0; same && i < N_E; i++) {
         const svk_st_tensor *x = svk_st_find(&f, e[i].name);
         same = x && x->dtype == e[i].dtype && x->ndim == e[i].ndim && x->shape[0] == e[i].shape[0] &&
-               x->bytes == x->elems * 4 && !memcmp(x->data, e[i].data, x->bytes);
+               x->bytes == x->elems * svk_st_dtype_size(e[i].dtype) && !memcmp(x->data, e[i].data, x->bytes);
     }
     same = same && svk_st_meta_get(&f, "svk.config") && !strcmp(svk_st_meta_get(&f, "svk.config"), "{\"vocab\":256}");
     tu_check(&t, same, "read back: names, dtypes, shapes, data and metadata identical");
@@ -126,7 +132,10 @@ int main(int argc, char **argv)
     expect_refused(&t, "invalid JSON", "{\"a\":{\"dtype\":\"F32\",", 0, "JSON");
     expect_refused(&t, "header not an object", "[1,2,3]", 0, "not a JSON object");
     expect_refused(&t, "junk after JSON", "{} x", 0, "junk");
-    expect_refused(&t, "unknown dtype", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]}}", 4, "F16");
+    expect_refused(&t, "unknown dtype", "{\"a\":{\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,16]}}", 16,
+                   "dtype F64 is not supported");
+    expect_refused(&t, "F16 of F32's size", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8,
+                   "dtype F16 and its shape need 4");
     expect_refused(&t, "shape product overflow",
                    "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,4]}}", 4,
                    "overflow");
@@ -165,7 +174,7 @@ int main(int argc, char **argv)
     svk_st_entry bad = {NULL, SVK_ST_F32, 1, {1}, w};
     st = svk_st_write(NULL, path, &bad, 1, NULL, 0);
     st = svk_st_read(NULL, path, &f);
-    tu_check(&t, st == SVK_OK && f.n_tensors == 3, "a refused save leaves the old file intact");
+    tu_check(&t, st == SVK_OK && f.n_tensors == N_E, "a refused save leaves the old file intact");
     svk_st_free(&f);
     st = svk_st_read(NULL, "/nonexistent.safetensors", &f);
     tu_check(&t, st == SVK_ERROR_IO && strstr(svk_last_error(), "nonexistent"), "missing file: %s", svk_last_error());

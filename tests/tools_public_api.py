@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The user-facing tools use libsvk's public API alone.
 
-svk-train, svk-generate, svk-info and svk-tokenize do nothing an
+svk-train, svk-generate, svk-info, svk-tokenize and svk-convert do nothing an
 application could not: they are built against include/ and the shared
 library's exports, never lib/'s headers or objects (tools/meson.build). For each tool given:
   - every compile command of its sources (compile_commands.json) has no

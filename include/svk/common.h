@@ -52,7 +52,8 @@ typedef enum svk_status {
     SVK_ERROR_TOO_LARGE,          /* a tensor exceeds a device limit (storage range, allocation size, group count) */
     SVK_ERROR_NO_VULKAN,          /* no Vulkan loader, or it has no usable device */
     SVK_ERROR_NO_DEVICE,          /* the requested device does not exist */
-    SVK_ERROR_UNSUPPORTED,        /* the device or loader lacks something required */
+    SVK_ERROR_UNSUPPORTED,        /* the device or loader lacks something required, or a file format
+                                     cannot hold the model (svk/convert.h) */
     SVK_ERROR_DEVICE_LOST,        /* the device was lost; the context is unusable */
     SVK_ERROR_VULKAN,             /* any other failed Vulkan call */
     SVK_ERROR_IO,                 /* a file could not be read or written */

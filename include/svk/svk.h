@@ -14,5 +14,6 @@
 #include "data.h"
 #include "file.h"
 #include "tokenizer.h"
+#include "convert.h"
 
 #endif

@@ -52,6 +52,18 @@ static svk_status not_regular(svk_log *log, char *quiet, const char *path, unsig
                            svk_file_kind((mode_t)type));
 }
 
+svk_status svk_file_exists(svk_log *log, const char *path, bool *exists)
+{
+    unsigned type;
+    uint64_t bytes;
+    *exists = false;
+    if (svk_file_os_stat(path, -1, &type, &bytes) == 0)
+        *exists = true;
+    else if (errno != ENOENT && errno != ENOTDIR)
+        return svk_error(log, SVK_ERROR_IO, "cannot tell whether %s exists: %s", path, strerror(errno));
+    return SVK_OK;
+}
+
 /* Opens the regular file at path for reading; *bytes is its size. */
 static svk_status open_regular(svk_log *log, char *quiet, const char *path, int *fd, uint64_t *bytes)
 {

@@ -53,6 +53,14 @@ svk_status svk_file_read(svk_log *log, char *quiet, const char *path, uint64_t l
 svk_status svk_file_read_head(svk_log *log, char *quiet, const char *path, uint64_t max, void **data, size_t *size,
                               uint64_t *file_size);
 
+/* Whether something is at path (symlinks followed: a dangling one is
+ * nothing): for a writer that must not replace a user's file unless asked
+ * (svk_gpt2_import's and svk_gpt2_export's output). A check, not a lock:
+ * whoever may write the directory can still put a file there before the
+ * replacement's rename. Fails (SVK_ERROR_IO) only when the answer is
+ * unknown, e.g. a directory on the way may not be searched. */
+svk_status svk_file_exists(svk_log *log, const char *path, bool *exists);
+
 /* A regular file mapped read-only (mmap, MapViewOfFile): its pages are
  * read from the disk as they are touched, so a file larger than memory
  * costs only the pages read. */

@@ -13,7 +13,18 @@
  * hosts only, as does every GPU driver it targets. */
 _Static_assert(sizeof(float) == 4, "float must be 32-bit");
 
-static const char *const dtype_names[SVK_ST_DTYPE_COUNT] = {"F32", "I32"};
+static const char *const dtype_names[SVK_ST_DTYPE_COUNT] = {"F32", "I32", "F16", "BF16"};
+static const uint32_t dtype_sizes[SVK_ST_DTYPE_COUNT] = {4, 4, 2, 2};
+
+const char *svk_st_dtype_name(svk_st_dtype d)
+{
+    return (unsigned)d < SVK_ST_DTYPE_COUNT ? dtype_names[d] : "?";
+}
+
+uint32_t svk_st_dtype_size(svk_st_dtype d)
+{
+    return (unsigned)d < SVK_ST_DTYPE_COUNT ? dtype_sizes[d] : 0;
+}
 
 void svk_st_free(svk_st_file *f)
 {
@@ -138,7 +149,7 @@ static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item
     for (d = 0; d < SVK_ST_DTYPE_COUNT && strcmp(dtype->valuestring, dtype_names[d]); d++)
         ;
     if (d == SVK_ST_DTYPE_COUNT)
-        return BAD("%s: tensor '%s': dtype %.16s is not supported (libsvk reads F32 and I32)", what, name,
+        return BAD("%s: tensor '%s': dtype %.16s is not supported (libsvk reads F32, I32, F16 and BF16)", what, name,
                    dtype->valuestring);
     t->dtype = (svk_st_dtype)d;
     int ndim = cJSON_GetArraySize(shape);
@@ -163,10 +174,10 @@ static svk_status parse_tensor(svk_log *log, const char *what, const cJSON *item
     if (end < begin || end > data_size)
         return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") lie outside the %" PRIu64
                    " bytes of data (reversed, or the file is truncated?)", what, name, begin, end, data_size);
-    if (end - begin != elems * 4)
+    if (end - begin != elems * dtype_sizes[d])
         return BAD("%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 ") hold %" PRIu64
                    " bytes, but dtype %s and its shape need %" PRIu64, what, name, begin, end, end - begin,
-                   dtype_names[d], elems * 4);
+                   dtype_names[d], elems * dtype_sizes[d]);
     t->begin = begin;
     t->data = data ? data + begin : NULL;
     t->bytes = end - begin;
@@ -417,10 +428,11 @@ static char *build_header(svk_log *log, const svk_st_entry *t, size_t n, const s
             elems *= t[i].shape[d];
             ok = cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t[i].shape[d]));
         }
+        const uint64_t bytes = elems * dtype_sizes[t[i].dtype];
         cJSON *offs = ok ? cJSON_AddArrayToObject(e, "data_offsets") : NULL;
         ok = offs && cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)offset)) &&
-             cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)(offset + elems * 4)));
-        offset += elems * 4;
+             cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)(offset + bytes)));
+        offset += bytes;
     }
     char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
@@ -477,7 +489,7 @@ svk_status svk_st_write(svk_log *log, const char *path, const svk_st_entry *tens
         uint64_t elems = 1;
         for (uint32_t d = 0; d < tensors[i].ndim; d++)
             elems *= tensors[i].shape[d];
-        st = svk_file_replace_write(&r, tensors[i].data, elems * 4);
+        st = svk_file_replace_write(&r, tensors[i].data, elems * dtype_sizes[tensors[i].dtype]);
     }
     free(header);
     if (st != SVK_OK) {

@@ -32,11 +32,21 @@
  * it bounds the memory the JSON parser may take to about 128 MiB. */
 #define SVK_ST_MAX_VALUES (1u << 21)
 
+/* The dtypes read and written. Checkpoints are F32 (with I32 for test
+ * dumps); F16 and BF16 are read for the files other tools publish
+ * (model/gpt2_convert.c converts them to float32). */
 typedef enum svk_st_dtype {
     SVK_ST_F32 = 0,
     SVK_ST_I32,
+    SVK_ST_F16,
+    SVK_ST_BF16,
     SVK_ST_DTYPE_COUNT
 } svk_st_dtype;
+
+/* The format's name of a dtype ("F32", "BF16", ...) and its bytes an
+ * element; "?" and 0 for a value that is not one. */
+const char *svk_st_dtype_name(svk_st_dtype d);
+uint32_t svk_st_dtype_size(svk_st_dtype d);
 
 typedef struct svk_st_tensor {
     char name[SVK_ST_MAX_NAME];
@@ -96,7 +106,7 @@ typedef struct svk_st_entry {
     svk_st_dtype dtype;
     uint32_t ndim;
     uint64_t shape[SVK_ST_MAX_DIMS];
-    const void *data;            /* elems * 4 bytes, little-endian */
+    const void *data;            /* elems * svk_st_dtype_size(dtype) bytes, little-endian */
 } svk_st_entry;
 
 /* The temporary a save writes first is "<path>.tmp.<pid>.<n>", next to

@@ -275,7 +275,7 @@ static svk_status match_tensors(svk_log *log, const char *path, const svk_st_fil
                 char got_s[96], want_s[96];
                 st = svk_error(log, SVK_ERROR_BAD_CHECKPOINT,
                                "%s: tensor '%s' is %s %s, but the configuration needs F32 %s", path, name,
-                               t->dtype == SVK_ST_F32 ? "F32" : "I32", shape_text(got_s, t->ndim, t->shape),
+                               svk_st_dtype_name(t->dtype), shape_text(got_s, t->ndim, t->shape),
                                shape_text(want_s, p->ndim, want));
                 break;
             }
