@@ -151,16 +151,14 @@ static uint32_t flash_stats(svk_pb *b, uint32_t k)
     return svk_pb_tensor(b, SVK_SLAB_ACT, 2 * b->d.B * b->d.H * b->d.T, -1, "att.stats.%u", k);
 }
 
-/* 16-bit precision without recomputation: sublayer k's float32 statistics,
- * small, its own rather than the shared set's. */
-static void sublayer_stats(svk_pb *b, uint32_t k, sub_acts *s)
+/* Sublayer k's norm statistics: means (LayerNorm; the device's
+ * SiameseNorm keeps more rows of them than the norms) and rstd. */
+static void norm_stats(svk_pb *b, uint32_t k, sub_acts *s)
 {
     const uint64_t N = b->d.N;
     s->mean = rms(b) ? SVK_NONE : svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * N,
                                                 -1, "mean.%u", k);
     s->rstd = svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * N, -1, "rstd.%u", k);
-    if (k % 2 == 0 && b->p->flash_attention)
-        s->att = flash_stats(b, k);
 }
 
 /* 16-bit precision: where sublayer k keeps what its backward reads. */
@@ -187,13 +185,10 @@ static void sublayer_codes(svk_pb *b, uint32_t k, sub_acts *s)
 static void sublayer_tensors(svk_pb *b, uint32_t k, uint32_t x_k, sub_acts *s)
 {
     const svk_pb_dims *d = &b->d;
-    const uint64_t NC = d->N * d->C, stats = (siamese(b) ? 3 : 1) * d->N;
-    /* The device's SiameseNorm keeps more rows of means than the norms. */
-    const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
+    const uint64_t NC = d->N * d->C;
     memset(s, 0xff, sizeof(*s)); /* SVK_NONE everywhere */
     s->h = post(b) ? x_k : svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "h.%u", k);
-    s->mean = rms(b) ? SVK_NONE : svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "mean.%u", k);
-    s->rstd = svk_pb_tensor(b, SVK_SLAB_ACT, stats, -1, "rstd.%u", k);
+    norm_stats(b, k, s);
     if (post(b))
         s->u = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "u.%u", k);
     if (k % 2 == 0) {
@@ -284,8 +279,13 @@ static bool alloc_acts(svk_pb *b, acts *a)
             a->sub[k] = a->sub[k % 2];
             if (post(b))
                 a->sub[k].h = a->x[k];
-            if (!b->p->recompute)
-                sublayer_stats(b, k, &a->sub[k]);
+            /* 16 bits without recomputation: the statistics, small,
+             * are each sublayer's own. */
+            if (!b->p->recompute) {
+                norm_stats(b, k, &a->sub[k]);
+                if (k % 2 == 0 && b->p->flash_attention)
+                    a->sub[k].att = flash_stats(b, k);
+            }
         }
         if (half(b))
             sublayer_codes(b, k, &a->sub[k]);
