@@ -310,7 +310,8 @@ static svk_status check_leftovers(const svk_st_file *f, const char *path, const 
     return SVK_OK;
 }
 
-static svk_status import_file(const svk_st_file *f, const char *path, const char *out_path, uint32_t heads)
+static svk_status import_file(const svk_st_file *f, const char *path, const char *out_path,
+                              const svk_gpt2_params *gp)
 {
     /* Hugging Face writes GPT2Model's names bare and GPT2LMHeadModel's
      * under "transformer."; one file holds one of the two. */
@@ -323,7 +324,7 @@ static svk_status import_file(const svk_st_file *f, const char *path, const char
     if (!claimed)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory reading %s", path);
     svk_model_config c;
-    svk_status st = gpt2_config(f, path, prefix, heads, claimed, &c);
+    svk_status st = gpt2_config(f, path, prefix, gp->heads, claimed, &c);
     /* Weighed before the list of names is built: a few bytes naming layer
      * 60000 must not cost a list of a million tensors. Every tensor is at
      * least 2 bytes an element. */
@@ -379,6 +380,25 @@ static svk_status import_file(const svk_st_file *f, const char *path, const char
     return st;
 }
 
+typedef svk_status (*convert_fn)(const svk_st_file *f, const char *path, const char *out_path,
+                                 const svk_gpt2_params *gp);
+
+/* Either direction, its arguments checked: in_path read, out_path made by
+ * fn unless it exists and params does not say to replace it. */
+static svk_status convert(const char *in_path, const char *out_path, const svk_gpt2_params *params, convert_fn fn,
+                          const char *func)
+{
+    svk_status st = check_output(out_path, params->overwrite, func);
+    if (st != SVK_OK)
+        return st;
+    svk_st_file f;
+    if ((st = svk_st_read(NULL, in_path, &f)) != SVK_OK)
+        return st;
+    st = fn(&f, in_path, out_path, params);
+    svk_st_free(&f);
+    return st;
+}
+
 svk_status svk_gpt2_import(const char *gpt2_path, const char *svk_path, const svk_gpt2_params *params)
 {
     svk_error_clear_thread();
@@ -386,15 +406,7 @@ svk_status svk_gpt2_import(const char *gpt2_path, const char *svk_path, const sv
     SVK_CHECK_PATH(NULL, svk_path);
     SVK_CHECK_PTR(NULL, params);
     SVK_CHECK_RESERVED(NULL, params->reserved);
-    svk_status st = check_output(svk_path, params->overwrite, __func__);
-    if (st != SVK_OK)
-        return st;
-    svk_st_file f;
-    if ((st = svk_st_read(NULL, gpt2_path, &f)) != SVK_OK)
-        return st;
-    st = import_file(&f, gpt2_path, svk_path, params->heads);
-    svk_st_free(&f);
-    return st;
+    return convert(gpt2_path, svk_path, params, import_file, __func__);
 }
 
 /* Whether a GPT-2 file can hold the model of configuration c: the
@@ -426,7 +438,8 @@ static svk_status check_exportable(const svk_model_config *c, const char *path)
                      "takes any libsvk checkpoint to PyTorch", path, why);
 }
 
-static svk_status export_file(const svk_st_file *f, const char *path, const char *out_path)
+static svk_status export_file(const svk_st_file *f, const char *path, const char *out_path,
+                              const svk_gpt2_params *gp)
 {
     svk_model_config c;
     svk_status st = svk_checkpoint_file_config(NULL, f, path, &c);
@@ -477,13 +490,5 @@ svk_status svk_gpt2_export(const char *svk_path, const char *gpt2_path, const sv
     SVK_CHECK_PATH(NULL, gpt2_path);
     SVK_CHECK_PTR(NULL, params);
     SVK_CHECK_RESERVED(NULL, params->reserved);
-    svk_status st = check_output(gpt2_path, params->overwrite, __func__);
-    if (st != SVK_OK)
-        return st;
-    svk_st_file f;
-    if ((st = svk_st_read(NULL, svk_path, &f)) != SVK_OK)
-        return st;
-    st = export_file(&f, svk_path, gpt2_path);
-    svk_st_free(&f);
-    return st;
+    return convert(svk_path, gpt2_path, params, export_file, __func__);
 }
