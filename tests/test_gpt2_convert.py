@@ -33,7 +33,7 @@ try:
 except ImportError as e:  # reported by main(), as a failure
     torch, torch_missing = None, e
 
-from pytally import check, summary
+from pytally import check, summary, take_seed
 
 TOL = 1e-5
 # The random GPT-2: awkward sizes (a prime vocabulary), 4 heads of 16.
@@ -370,11 +370,7 @@ def test_bad_input(exe, tmp, gen):
 
 def main():
     args = sys.argv[1:]
-    seed = random.randrange(1 << 32)
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = int(args[i + 1])
-        del args[i:i + 2]
+    seed = take_seed(args)
     vulkan = "--vulkan" in args
     args = [a for a in args if a != "--vulkan"]
     if len(args) != 3:

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from pytally import check, summary
+from pytally import check, summary, take_seed
 
 
 def layout(svk_structs, py_layout):
@@ -118,11 +118,7 @@ def errors(svk, np, ctx, model, tmp):
 
 def main():
     args = sys.argv[1:]
-    seed = random.randrange(1 << 32)
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = int(args[i + 1])
-        del args[i:i + 2]
+    seed = take_seed(args)
     if len(args) != 5:
         print(__doc__)
         return 2

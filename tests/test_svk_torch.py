@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from pytally import check, summary
+from pytally import check, summary, take_seed
 
 try:
     import torch
@@ -262,11 +262,7 @@ def round_trip(svk_torch, name, model, opt, tokens, targets, d, exe):
 
 def main():
     args = sys.argv[1:]
-    seed = random.randrange(1 << 32)
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = int(args[i + 1])
-        del args[i:i + 2]
+    seed = take_seed(args)
     vulkan = "--vulkan" in args
     args = [a for a in args if a != "--vulkan"]
     if len(args) != 3:
