@@ -54,11 +54,13 @@ int main(void)
     SIZE(svk_model_params);
     OFF(svk_model_params, config); OFF(svk_model_params, seed); OFF(svk_model_params, backend);
     OFF(svk_model_params, ctx); OFF(svk_model_params, optimizer); OFF(svk_model_params, max_submit_ms);
-    OFF(svk_model_params, recompute); OFF(svk_model_params, precision); OFF(svk_model_params, reserved);
+    OFF(svk_model_params, recompute); OFF(svk_model_params, precision);
+    OFF(svk_model_params, loss_scale); OFF(svk_model_params, loss_scale_interval); OFF(svk_model_params, reserved);
 
     SIZE(svk_step_info);
     OFF(svk_step_info, loss); OFF(svk_step_info, grad_norm); OFF(svk_step_info, clip_scale);
     OFF(svk_step_info, valid_targets); OFF(svk_step_info, skipped); OFF(svk_step_info, step);
+    OFF(svk_step_info, loss_scale);
 
     SIZE(svk_generate_params);
     OFF(svk_generate_params, temperature); OFF(svk_generate_params, top_k); OFF(svk_generate_params, top_p);

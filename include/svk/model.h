@@ -135,8 +135,28 @@ typedef struct svk_model_params {
      * codes are packed two to a 32-bit word, so no 16-bit storage feature
      * is needed. Default SVK_PRECISION_FP32. */
     svk_precision precision;
+    /* fp16's dynamic loss scaling, as PyTorch's GradScaler does it: fp16
+     * gradients below 2^-24 would round to zero, so with
+     * SVK_PRECISION_FP16 the backward pass starts from the loss's gradient
+     * multiplied by a scale S (a power of two), every gradient is as many
+     * times larger, and the update divides it back out, exactly. A step
+     * whose gradients overflow (a norm that is not finite) is skipped
+     * (svk_step_info.skipped; svk_model_step does not count it) and halves
+     * S; loss_scale_interval steps in a row without overflow double it. S
+     * stays within [2^-24, 2^24], lives on the device (no host round
+     * trip), is saved in checkpoints and reported in
+     * svk_step_info.loss_scale. Other precisions ignore both settings.
+     * loss_scale: the first S, a power of two in [2^-24, 2^24]; 0 or
+     * default: 65536. loss_scale_interval: 0 or default: 2000. */
+    float loss_scale;
+    uint32_t loss_scale_interval;
     uint64_t reserved[2];      /* must be zero */
 } svk_model_params;
+
+/* svk_model_params_default()'s loss_scale and loss_scale_interval: as
+ * PyTorch's GradScaler's. */
+#define SVK_LOSS_SCALE_DEFAULT 65536.0f
+#define SVK_LOSS_SCALE_INTERVAL_DEFAULT 2000u
 
 /* svk_model_params_default()'s max_submit_ms: an eighth of Windows' 2 s. */
 #define SVK_MAX_SUBMIT_MS_DEFAULT 250.0
@@ -214,6 +234,10 @@ typedef struct svk_step_info {
     uint32_t valid_targets;
     bool skipped;
     uint64_t step;
+    /* The loss scale the step ran with (svk_model_params.loss_scale; 1
+     * without loss scaling); grad_norm and clip_scale are the unscaled
+     * gradients'. */
+    float loss_scale;
 } svk_step_info;
 SVK_API svk_status svk_model_last_step(svk_model *model, svk_step_info *info);
 

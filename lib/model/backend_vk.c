@@ -103,7 +103,7 @@ static void destroy(svk_model *m)
     m->backend = NULL;
 }
 
-static const char *const slab_names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "act", "inputs",
+static const char *const slab_names[SVK_SLAB_COUNT] = {"params", "grads", "adam_m", "adam_v", "state", "act", "inputs",
                                                        "outputs"};
 
 /* Room shape_requests needs. */

@@ -18,6 +18,10 @@
 
 #define CONFIG_KEY "svk.config"
 #define STEP_KEY "svk.step"
+/* fp16's loss scaler, with the optimiser state: its scale and the steps in
+ * a row without overflow (svk_model_params.loss_scale). */
+#define LOSS_SCALE_KEY "svk.loss_scale"
+#define LOSS_SCALE_GOOD_KEY "svk.loss_scale_good"
 
 static const svk_slab state_slabs[3] = {SVK_SLAB_PARAM, SVK_SLAB_ADAM_M, SVK_SLAB_ADAM_V};
 static const char *const state_prefix[3] = {"", "optimizer.m.", "optimizer.v."};
@@ -83,7 +87,7 @@ svk_status svk_model_save_ex(svk_model *m, const char *path, const svk_save_para
     const size_t n = m->n_params * (size_t)kinds;
     svk_st_entry *e = svk_calloc(n, sizeof(*e));
     char (*names)[SVK_PARAM_NAME_MAX + 16] = svk_calloc(n, sizeof(*names));
-    svk_st_meta *meta = svk_calloc(3 + (size_t)params->n_metadata, sizeof(*meta));
+    svk_st_meta *meta = svk_calloc(5 + (size_t)params->n_metadata, sizeof(*meta));
     /* The moments share the parameters' layout, so one slab size fits all. */
     const uint64_t slab = m->plan.slab_elems[SVK_SLAB_PARAM];
     float *host = svk_malloc((slab ? slab : 1) * sizeof(float) * (size_t)kinds);
@@ -111,7 +115,7 @@ svk_status svk_model_save_ex(svk_model *m, const char *path, const svk_save_para
         }
     if (st != SVK_OK)
         goto done;
-    char config[1024], step[32];
+    char config[1024], step[32], scale_text[32], good_text[32];
     if ((st = svk_model_config_to_json(&m->params.config, config, sizeof(config))) != SVK_OK)
         goto done;
     snprintf(step, sizeof(step), "%" PRIu64, m->step);
@@ -120,6 +124,16 @@ svk_status svk_model_save_ex(svk_model *m, const char *path, const svk_save_para
     meta[n_meta++] = (svk_st_meta){"format", "pt"};
     if (optimizer)
         meta[n_meta++] = (svk_st_meta){STEP_KEY, step};
+    if (optimizer && m->params.precision == SVK_PRECISION_FP16) {
+        float scale;
+        uint32_t good;
+        if ((st = svk_model_get_loss_scaler(m, &scale, &good)) != SVK_OK)
+            goto done;
+        snprintf(scale_text, sizeof(scale_text), "%.9g", (double)scale);
+        snprintf(good_text, sizeof(good_text), "%u", good);
+        meta[n_meta++] = (svk_st_meta){LOSS_SCALE_KEY, scale_text};
+        meta[n_meta++] = (svk_st_meta){LOSS_SCALE_GOOD_KEY, good_text};
+    }
     for (uint32_t i = 0; i < params->n_metadata; i++)
         meta[n_meta++] = (svk_st_meta){(char *)params->metadata[i].key, (char *)params->metadata[i].value};
     st = svk_st_write(log, path, e, n, meta, n_meta);
@@ -363,6 +377,32 @@ svk_status svk_checkpoint_config(const char *path, svk_model_config *config)
     return st;
 }
 
+/* The loss scaler a file's optimiser state carries (LOSS_SCALE_KEY), or
+ * the model's first one where it has none (a run saved in another
+ * precision, or before libsvk kept it). */
+static svk_status file_loss_scaler(svk_model *m, const svk_st_file *f, const char *path, float *scale, uint32_t *good)
+{
+    const char *s = svk_st_meta_get(f, LOSS_SCALE_KEY), *g = svk_st_meta_get(f, LOSS_SCALE_GOOD_KEY);
+    *scale = m->params.loss_scale;
+    *good = 0;
+    if (!s && !g)
+        return SVK_OK;
+    char *end = NULL;
+    const double v = s ? strtod(s, &end) : 0;
+    int e2 = 0;
+    uint64_t n = 0;
+    if (!s || !*s || *end || !(v > 0) || frexp(v, &e2) != 0.5 || e2 - 1 < -SVK_LOSS_SCALE_MAX_EXP ||
+        e2 - 1 > SVK_LOSS_SCALE_MAX_EXP || !parse_step(g, &n) || n > (1u << 24))
+        return svk_error(svk_model_log(m), SVK_ERROR_BAD_CHECKPOINT,
+                         "%s: loss scaler \"%s\"=\"%.32s\", \"%s\"=\"%.32s\": need a power of two in [2^-%d, 2^%d] "
+                         "and a count of at most 2^24",
+                         path, LOSS_SCALE_KEY, s ? s : "(missing)", LOSS_SCALE_GOOD_KEY, g ? g : "(missing)",
+                         SVK_LOSS_SCALE_MAX_EXP, SVK_LOSS_SCALE_MAX_EXP);
+    *scale = (float)v;
+    *good = (uint32_t)n;
+    return SVK_OK;
+}
+
 /* f's configuration, which must be the model's, and with the optimiser
  * state its step (*step; 0 otherwise). */
 static svk_status check_file_fits(svk_model *m, const svk_st_file *f, const char *path, bool optimizer,
@@ -452,8 +492,12 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
      * against the loaded step. An unusable model is not settled (that is
      * what failed): the load replaces all of its state. */
     svk_status st = m->unusable[0] ? SVK_OK : svk_model_settle(m);
+    float scale = m->params.loss_scale;
+    uint32_t good = 0;
     if (st == SVK_OK)
         st = check_file_fits(m, f, path, optimizer, &c, &step);
+    if (st == SVK_OK && optimizer)
+        st = file_loss_scaler(m, f, path, &scale, &good);
     if (st != SVK_OK)
         return st;
     const svk_st_tensor **found;
@@ -463,10 +507,12 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     st = write_state(m, path, found, kinds, &written);
     free(found);
     if (st == SVK_OK) {
-        if (optimizer)
+        if (optimizer) {
             m->step = step;
-        else
+            st = svk_model_set_loss_scaler(m, scale, good);
+        } else {
             st = svk_model_reset_optimizer(m);
+        }
     }
     if (st == SVK_OK) {
         /* Every slab of the state was rewritten and any step in flight
@@ -580,6 +626,17 @@ svk_status svk_model_save_grads(svk_model *model, const char *path)
         snprintf(names[i], sizeof(names[0]), "grad.%s", p->name);
         e[i] = (svk_st_entry){names[i], SVK_ST_F32, p->ndim, {p->shape[0], p->shape[1]}, at};
         at += p->elems;
+    }
+    /* Under loss scaling the slab holds the gradients times the step's
+     * scale, a power of two: its inverse gives them back exactly. */
+    if (st == SVK_OK && m->plan.loss_scaling) {
+        float out[SVK_OUT_COUNT];
+        const svk_plan_tensor *t = &m->plan.tensors[m->plan.output];
+        if ((st = m->impl->read(m, SVK_SLAB_OUTPUT, t->offset, SVK_OUT_COUNT, out)) == SVK_OK) {
+            const float inv = 1.0f / out[SVK_OUT_LOSS_SCALE];
+            for (uint64_t i = 0; i < m->n_elems; i++)
+                host[i] *= inv;
+        }
     }
     if (st == SVK_OK)
         st = svk_st_write(log, path, e, m->n_params, NULL, 0);

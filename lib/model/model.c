@@ -24,6 +24,8 @@ svk_model_params svk_model_params_default(void)
         .backend = SVK_BACKEND_VULKAN,
         .optimizer = {.beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f, .weight_decay = 0.1f, .max_norm = 1.0f},
         .max_submit_ms = SVK_MAX_SUBMIT_MS_DEFAULT,
+        .loss_scale = SVK_LOSS_SCALE_DEFAULT,
+        .loss_scale_interval = SVK_LOSS_SCALE_INTERVAL_DEFAULT,
     };
 }
 
@@ -49,6 +51,8 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
     opt.micro_batches = micro;
     opt.recompute = m->params.recompute && !decode;
     opt.precision = (uint32_t)m->params.precision;
+    opt.loss_scaling = m->params.precision == SVK_PRECISION_FP16;
+    opt.loss_scale_interval = m->params.loss_scale_interval;
     opt.decode = decode;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
@@ -89,6 +93,28 @@ static svk_status write_initial_weights(svk_model *m)
     return st;
 }
 
+svk_status svk_model_set_loss_scaler(svk_model *m, float scale, uint32_t good)
+{
+    float state[SVK_LOSS_SCALER_COUNT];
+    state[SVK_LOSS_SCALER_S] = scale;
+    state[SVK_LOSS_SCALER_INV] = 1.0f / scale; /* a power of two: exact */
+    state[SVK_LOSS_SCALER_GOOD] = (float)good;
+    const svk_plan_tensor *t = &m->plan.tensors[m->plan.loss_scaler];
+    return m->impl->write(m, SVK_SLAB_STATE, t->offset, SVK_LOSS_SCALER_COUNT, state);
+}
+
+svk_status svk_model_get_loss_scaler(svk_model *m, float *scale, uint32_t *good)
+{
+    float state[SVK_LOSS_SCALER_COUNT];
+    const svk_plan_tensor *t = &m->plan.tensors[m->plan.loss_scaler];
+    svk_status st = m->impl->read(m, SVK_SLAB_STATE, t->offset, SVK_LOSS_SCALER_COUNT, state);
+    if (st == SVK_OK) {
+        *scale = state[SVK_LOSS_SCALER_S];
+        *good = (uint32_t)state[SVK_LOSS_SCALER_GOOD];
+    }
+    return st;
+}
+
 svk_status svk_model_reset_optimizer(svk_model *m)
 {
     uint64_t n = m->plan.slab_elems[SVK_SLAB_ADAM_M];
@@ -99,6 +125,8 @@ svk_status svk_model_reset_optimizer(svk_model *m)
     if (st == SVK_OK)
         st = m->impl->write(m, SVK_SLAB_ADAM_V, 0, n, zero);
     free(zero);
+    if (st == SVK_OK)
+        st = svk_model_set_loss_scaler(m, m->params.loss_scale, 0);
     /* The writes waited for any step in flight; its count no longer matters. */
     m->step = 0;
     m->step_pending = m->older_pending = false;
@@ -147,10 +175,25 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
         return svk_error(NULL, SVK_ERROR_INVALID_ARG,
                          "%s: params->precision=%d is not SVK_PRECISION_FP32, _FP16 or _BF16", __func__,
                          (int)params->precision);
+    int exp2;
+    if (params->loss_scale != 0 &&
+        (!isfinite(params->loss_scale) || frexpf(params->loss_scale, &exp2) != 0.5f ||
+         exp2 - 1 < -SVK_LOSS_SCALE_MAX_EXP || exp2 - 1 > SVK_LOSS_SCALE_MAX_EXP))
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG,
+                         "%s: params->loss_scale=%g must be a power of two in [2^-%d, 2^%d] (or 0: %g)", __func__,
+                         (double)params->loss_scale, SVK_LOSS_SCALE_MAX_EXP, SVK_LOSS_SCALE_MAX_EXP,
+                         (double)SVK_LOSS_SCALE_DEFAULT);
+    if (params->loss_scale_interval > (1u << 24))
+        return svk_error(NULL, SVK_ERROR_INVALID_ARG, "%s: params->loss_scale_interval=%u exceeds 2^24", __func__,
+                         params->loss_scale_interval);
     svk_model *m = svk_calloc(1, sizeof(*m));
     if (!m)
         return svk_error(NULL, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a model");
     m->params = *params;
+    if (m->params.loss_scale == 0)
+        m->params.loss_scale = SVK_LOSS_SCALE_DEFAULT;
+    if (m->params.loss_scale_interval == 0)
+        m->params.loss_scale_interval = SVK_LOSS_SCALE_INTERVAL_DEFAULT;
     m->ctx = params->backend == SVK_BACKEND_VULKAN ? params->ctx : NULL;
     m->impl = params->backend == SVK_BACKEND_VULKAN ? &svk_backend_vulkan : &svk_backend_cpu;
     m->n_params = svk_model_param_list(&params->config, NULL, 0);
@@ -445,9 +488,14 @@ svk_status svk_model_last_step(svk_model *m, svk_step_info *info)
     if (st == SVK_OK) {
         int32_t valid;
         memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
+        const bool scaled = m->params.precision == SVK_PRECISION_FP16;
+        const float s = scaled ? out[SVK_OUT_LOSS_SCALE] : 1.0f;
+        /* The device's clip scale multiplies the scaled gradients: times S
+         * (a power of two: exactly) it is the unscaled ones'. */
         *info = (svk_step_info){.loss = out[SVK_OUT_LOSS], .grad_norm = out[SVK_OUT_GRAD_NORM],
-                                .clip_scale = out[SVK_OUT_CLIP_SCALE], .valid_targets = (uint32_t)valid,
-                                .skipped = m->last_skipped, .step = m->step};
+                                .clip_scale = scaled ? out[SVK_OUT_CLIP_SCALE] * s : out[SVK_OUT_CLIP_SCALE],
+                                .valid_targets = (uint32_t)valid, .skipped = m->last_skipped, .step = m->step,
+                                .loss_scale = s};
     }
     return st;
 }

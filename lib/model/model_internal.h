@@ -106,6 +106,11 @@ svk_status svk_model_decode(svk_model *m, int32_t token, uint32_t pos, float *lo
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */
 svk_status svk_model_reset_optimizer(svk_model *m);
+/* fp16's loss scaler (svk_model_params.loss_scale) on the backend: its
+ * scale (a power of two) and the steps in a row without overflow. Set by
+ * svk_model_reset_optimizer and by loading a checkpoint. */
+svk_status svk_model_set_loss_scaler(svk_model *m, float scale, uint32_t good);
+svk_status svk_model_get_loss_scaler(svk_model *m, float *scale, uint32_t *good);
 
 /* The memory report of a plan's slabs (svk_model_memory's). */
 svk_memory_report svk_plan_memory_report(const svk_plan *p);

@@ -113,6 +113,10 @@ static svk_status start(svk_pb *b, const svk_model_config *c, uint32_t B, uint32
         return svk_error(b->log, SVK_ERROR_INVALID_ARG, "plan option precision=%u: not 0, fp16 or bf16",
                          opt->precision);
     p->precision = opt->decode ? 0 : opt->precision;
+    p->loss_scaling = opt->loss_scaling && p->precision == SVK_FMT_FP16;
+    if (p->loss_scaling && opt->loss_scale_interval == 0)
+        return svk_error(b->log, SVK_ERROR_INVALID_ARG, "plan option loss_scale_interval=0: must be >= 1");
+    p->loss_scale_interval = opt->loss_scale_interval;
     svk_pb_dims *d = &b->d;
     /* The ops run on one micro-batch at a time. */
     *d = (svk_pb_dims){B / micro, T, (uint64_t)(B / micro) * T, c->width, c->heads, svk_model_config_hidden(c),
@@ -155,6 +159,7 @@ static bool register_params(svk_pb *b)
     p->tokens = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N * p->micro, -1, "tokens");
     p->targets = svk_pb_tensor(b, SVK_SLAB_INPUT, b->d.N * p->micro, -1, "targets");
     p->output = svk_pb_tensor(b, SVK_SLAB_OUTPUT, SVK_OUT_COUNT, -1, "output");
+    p->loss_scaler = svk_pb_tensor(b, SVK_SLAB_STATE, SVK_LOSS_SCALER_COUNT, -1, "loss_scaler");
     return !b->oom && svk_pb_index_params(b);
 }
 
@@ -193,7 +198,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
     }
     if (b.overflow) {
         static const char *const slab_names[SVK_SLAB_COUNT] = {"parameter", "gradient", "AdamW m", "AdamW v",
-                                                               "activation", "input", "output"};
+                                                               "state", "activation", "input", "output"};
         svk_plan_free(p);
         return svk_error(log, SVK_ERROR_TOO_LARGE,
                          "batch B=%u T=%u: the %s memory of %u layers overflows 64-bit byte sizes", B, T,

@@ -29,6 +29,7 @@ typedef enum svk_slab {
     SVK_SLAB_GRAD,        /* their gradients (zeroed at the start of each step) */
     SVK_SLAB_ADAM_M,      /* AdamW first moments */
     SVK_SLAB_ADAM_V,      /* AdamW second moments */
+    SVK_SLAB_STATE,       /* what else outlives a step: fp16's loss scaler (svk_plan.loss_scaler) */
     SVK_SLAB_ACT,         /* activations and their gradients, one step's life */
     SVK_SLAB_INPUT,       /* int32 tokens [B, T] and targets [B, T], written by the host each step */
     SVK_SLAB_OUTPUT,      /* results the host may read: loss, counts, gradient norm */
@@ -45,6 +46,7 @@ enum {
     SVK_OUT_BAD_TARGETS,    /* int32: targets outside [-1, V), right after VALID_TARGETS */
     SVK_OUT_VALID_TOKENS,   /* int32: tokens in [0, V) */
     SVK_OUT_BAD_TOKENS,     /* int32: tokens outside [0, V), right after VALID_TOKENS */
+    SVK_OUT_LOSS_SCALE,     /* the loss scale the step ran with (loss scaling only: else not written) */
     SVK_OUT_COUNT
 };
 
@@ -104,6 +106,11 @@ typedef struct svk_plan {
     bool linear_nn;       /* see svk_plan_options */
     bool recompute;       /* see svk_plan_options */
     uint32_t precision;   /* see svk_plan_options */
+    /* [SVK_LOSS_SCALER_COUNT] in SVK_SLAB_STATE (shaders/common/push_clip.h),
+     * in every plan so that the slab keeps its size across plans */
+    uint32_t loss_scaler;
+    bool loss_scaling;    /* see svk_plan_options */
+    uint32_t loss_scale_interval; /* see svk_plan_options */
     uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
 } svk_plan;
 
@@ -158,6 +165,13 @@ typedef struct svk_plan {
  *                   recomputed activations rounded alike, so the results
  *                   are the same bits as without. Decode plans
  *                   ignore it (generation keeps nothing for a backward);
+ *  loss_scaling     with precision SVK_FMT_FP16: dynamic loss scaling
+ *                   (docs/MODEL.md, "Precision"): the logits' gradient is
+ *                   multiplied by the scale in loss_scaler where it is
+ *                   rounded, and CLIP unscales the norm and the update and
+ *                   updates the scaler, doubling the scale after
+ *                   loss_scale_interval (>= 1) steps in a row without
+ *                   overflow;
  *  decode           B = 1 and T = ctx only: the plan also holds one
  *                   token's forward over a key-value cache, the forward's
  *                   own qkv tensors (svk_plan_phases.decode,
@@ -170,6 +184,8 @@ typedef struct svk_plan_options {
     uint32_t micro_batches;
     bool recompute;
     uint32_t precision;
+    bool loss_scaling;
+    uint32_t loss_scale_interval;
     bool decode;
 } svk_plan_options;
 

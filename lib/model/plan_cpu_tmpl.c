@@ -324,9 +324,28 @@ static svk_status clip(const cpu *c, const svk_plan_op *o)
     svk_real *out = F(c, o->clip.output);
     const svk_real *g = F(c, o->clip.grads);
     size_t n = o->clip.n;
-    const svk_real norm = SVK_REF(global_norm)(1, &g, &n);
+    svk_real norm = SVK_REF(global_norm)(1, &g, &n);
+    svk_real *scaler = o->clip.scaler != SVK_NONE ? F(c, o->clip.scaler) : NULL;
+    /* The device's order (shaders/clip_scale.comp): the norm unscaled,
+     * then the clip scale, then its product with 1/S; all exact but the
+     * norm's own rounding. */
+    if (scaler) {
+        /* Past sqrt(FLT_MAX) the device's float sum of squares is +inf
+         * (svk_step_finite): so is the norm here, before unscaling can
+         * bring it back into range. */
+        const float raw = (float)norm;
+        if (!isfinite(raw * raw))
+            norm = (svk_real)INFINITY;
+        norm *= scaler[SVK_LOSS_SCALER_INV];
+    }
     out[SVK_OUT_GRAD_NORM] = norm;
     out[SVK_OUT_CLIP_SCALE] = SVK_REF(clip_scale)(norm, c->h ? c->h->max_norm : 0.0f);
+    if (scaler) {
+        out[SVK_OUT_CLIP_SCALE] *= scaler[SVK_LOSS_SCALER_INV];
+        out[SVK_OUT_LOSS_SCALE] = scaler[SVK_LOSS_SCALER_S];
+        const float norm_sq = (float)norm * (float)norm;
+        SVK_REF(loss_scale_update)(scaler, !isfinite(norm_sq), o->clip.interval);
+    }
     return SVK_OK;
 }
 
@@ -378,6 +397,13 @@ static svk_status pack16(const cpu *c, const svk_plan_op *o)
 {
     const svk_plan_pack16 *k = &o->pack16;
     uint16_t *codes = k->packed != SVK_NONE ? (uint16_t *)(void *)F(c, k->packed) : NULL;
+    if (o->code == SVK_OP_PACK16 && k->scaler != SVK_NONE) {
+        /* The loss scale is a power of two: the products are exact. */
+        const svk_real s = F(c, k->scaler)[SVK_LOSS_SCALER_S];
+        svk_real *x = F(c, k->x);
+        for (uint64_t i = 0; i < k->n; i++)
+            x[i] *= s;
+    }
     if (o->code == SVK_OP_PACK16)
         SVK_REF(pack16)(k->n, k->fmt, F(c, k->x), codes);
     else

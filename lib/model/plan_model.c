@@ -96,8 +96,24 @@ static void keep16(svk_pb *b, uint32_t x, uint32_t packed)
         return;
     const svk_plan_tensor *t = &b->p->tensors[packed == ROUND16 ? x : packed];
     svk_plan_op *o = svk_pb_op(b, SVK_OP_PACK16, "%s%s", packed == ROUND16 ? "round." : "", t->name);
-    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed == ROUND16 ? SVK_NONE : packed,
+    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed == ROUND16 ? SVK_NONE : packed, .scaler = SVK_NONE,
                                   .n = b->p->tensors[x].elems, .fmt = b->p->precision};
+}
+
+/* 16-bit precision: the gradient in the first n elements of x, just made,
+ * rounded in place as the next GEMM's (or attention's, or SwiGLU's) input
+ * (docs/MODEL.md, "Precision"); scaled: multiplied by the loss scale
+ * first, where loss scaling is on (the logits' gradient, where every
+ * gradient of the backward starts). */
+static void grad16(svk_pb *b, uint32_t x, uint64_t n, bool scaled, const char *what, uint32_t l)
+{
+    if (!half(b))
+        return;
+    svk_plan_op *o = l == SVK_NONE ? svk_pb_op(b, SVK_OP_PACK16, "round.%s", what)
+                                   : svk_pb_op(b, SVK_OP_PACK16, "round.blocks.%u.%s", l, what);
+    o->pack16 = (svk_plan_pack16){.x = x, .packed = SVK_NONE,
+                                  .scaler = scaled && b->p->loss_scaling ? b->p->loss_scaler : SVK_NONE, .n = n,
+                                  .fmt = b->p->precision};
 }
 
 /* x again from its codes in packed (nothing where it is kept nowhere). */
@@ -106,7 +122,8 @@ static void unpack16(svk_pb *b, uint32_t x, uint32_t packed)
     if (packed == SVK_NONE || packed == ROUND16 || x == SVK_NONE)
         return;
     svk_plan_op *o = svk_pb_op(b, SVK_OP_UNPACK16, "%s.unpack", b->p->tensors[packed].name);
-    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed, .n = b->p->tensors[x].elems, .fmt = b->p->precision};
+    o->pack16 = (svk_plan_pack16){.x = x, .packed = packed, .scaler = SVK_NONE, .n = b->p->tensors[x].elems,
+                                  .fmt = b->p->precision};
 }
 
 /* A tensor for live's 16-bit codes, two to an element; ROUND16 where the
@@ -503,6 +520,7 @@ static void loss(svk_pb *b, const acts *a)
                               .targets = a->targets, .losses = p->losses, .step_targets = p->targets,
                               .rows = b->d.N, .V = b->d.V, .row0 = a->row0, .step_rows = step_rows,
                               .first = a->row0 == 0, .last = a->row0 + b->d.N == step_rows};
+    grad16(b, a->dlogits, b->d.N * b->d.V, true, "dlogits", SVK_NONE);
 }
 
 /* ---- backward ---- */
@@ -546,6 +564,7 @@ static void attention_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *
     snprintf(name, sizeof(name), "blocks.%u.attn.proj", l);
     svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = a->s_c, .dy = dz, .x = s->att_out, .gelu_in = SVK_NONE},
                       d->N, d->C, d->C);
+    grad16(b, a->s_c, d->N * d->C, false, "attn.dout", l);
     svk_plan_op *o = svk_pb_op(b, SVK_OP_ATTN_BWD, "blocks.%u.attn.bwd", l);
     const bool flash = b->p->flash_attention;
     o->attn_bwd = (svk_plan_attn_bwd){.dqkv = a->s_big, .dout = a->s_c, .qkv = s->qkv, .att = s->att,
@@ -555,6 +574,7 @@ static void attention_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *
         o = svk_pb_op(b, SVK_OP_ROPE_BWD, "blocks.%u.attn.rope.bwd", l);
         o->rope = (svk_plan_rope){.qkv = a->s_big, .B = d->B, .T = d->T, .C = d->C, .H = d->H, .theta = c->rope_theta};
     }
+    grad16(b, a->s_big, d->N * 3 * d->C, false, "attn.dqkv", l);
     snprintf(name, sizeof(name), "blocks.%u.attn.qkv", l);
     svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big, .x = s->h, .gelu_in = SVK_NONE},
                       d->N, 3 * d->C, d->C);
@@ -569,6 +589,7 @@ static void mlp_gelu_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts *a
     svk_pb_linear_bwd(b, name,
                       &(svk_pb_linear_grad){.dx = a->s_big, .dy = dz, .x = s->g, .gelu_in = s->a, .ld_in = mlp_ld(b)},
                       d->N, d->C, d->F);
+    grad16(b, a->s_big, d->N * d->FL, false, "mlp.da", l);
     snprintf(name, sizeof(name), "blocks.%u.mlp.fc", l);
     svk_pb_linear_bwd(b, name,
                       &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big, .x = s->h, .gelu_in = SVK_NONE,
@@ -585,9 +606,12 @@ static void mlp_swiglu_bwd(svk_pb *b, uint32_t l, const sub_acts *s, const acts 
     snprintf(name, sizeof(name), "blocks.%u.mlp.proj", l);
     svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = a->s_big, .dy = dz, .x = s->g, .gelu_in = SVK_NONE},
                       d->N, d->C, d->F);
+    grad16(b, a->s_big, d->N * d->F, false, "mlp.dg", l);
     svk_plan_op *o = svk_pb_op(b, SVK_OP_SWIGLU_BWD, "blocks.%u.swiglu.bwd", l);
     o->swiglu_bwd = (svk_plan_swiglu_bwd){.dgate = a->s_big2, .dup = s->a, .gate = s->gate, .up = s->up,
                                           .dout = a->s_big, .n = d->N * d->F};
+    grad16(b, a->s_big2, d->N * d->F, false, "mlp.dgate", l);
+    grad16(b, s->a, d->N * d->F, false, "mlp.dup", l);
     snprintf(name, sizeof(name), "blocks.%u.mlp.gate", l);
     svk_pb_linear_bwd(b, name, &(svk_pb_linear_grad){.dx = dh, .dy = a->s_big2, .x = s->h, .gelu_in = SVK_NONE},
                       d->N, d->F, d->C);
@@ -675,7 +699,8 @@ static void optimizer(svk_pb *b)
     p->phases.clip = p->n_ops;
     svk_plan_op *o = svk_pb_op(b, SVK_OP_CLIP, "clip");
     o->clip = (svk_plan_clip){.output = p->output, .grads = svk_plan_slab_start(p, SVK_SLAB_GRAD),
-                              .n = p->slab_elems[SVK_SLAB_GRAD]};
+                              .scaler = p->loss_scaling ? p->loss_scaler : SVK_NONE,
+                              .n = p->slab_elems[SVK_SLAB_GRAD], .interval = p->loss_scale_interval};
     p->phases.optimizer = p->n_ops;
     for (int decay = 1; decay >= 0; decay--) {
         uint64_t n;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/push_clip.h"   /* SVK_LOSS_SCALER_COUNT */
 #include "common/push_pack16.h" /* SVK_FMT_FP16, SVK_FMT_BF16 */
 
 #define SVK_NONE UINT32_MAX
@@ -240,10 +241,15 @@ typedef struct svk_plan_xent {
 } svk_plan_xent;
 
 /* The L2 norm of n elements from grads (the whole gradient slab) and the
- * clip scale, into output. */
+ * clip scale, into output. With a loss scaler (else SVK_NONE) the
+ * gradients are scaled by it: the norm is unscaled, the clip scale is
+ * the multiplier of the scaled gradients, the scale goes to output
+ * (SVK_OUT_LOSS_SCALE) and the scaler is updated (interval: the steps
+ * without overflow before it doubles). */
 typedef struct svk_plan_clip {
-    uint32_t output, grads;
+    uint32_t output, grads, scaler;
     uint64_t n;
+    uint32_t interval;
 } svk_plan_clip;
 
 /* AdamW over n elements from the offsets of p, g, m and v (a group of
@@ -290,9 +296,10 @@ typedef struct svk_plan_attn_decode {
  * their codes written to packed (SVK_NONE: rounded only). UNPACK16: x [n]
  * = the values of packed's codes. packed holds two codes per float-sized
  * element, element 2i in the low half of element i (the CPU backend's
- * slab of doubles: n uint16 codes in order). */
+ * slab of doubles: n uint16 codes in order). scaler (PACK16; SVK_NONE:
+ * none): x is first multiplied by its loss scale. */
 typedef struct svk_plan_pack16 {
-    uint32_t x, packed;
+    uint32_t x, packed, scaler;
     uint64_t n;
     uint32_t fmt; /* SVK_FMT_FP16 or SVK_FMT_BF16 */
 } svk_plan_pack16;

@@ -262,7 +262,10 @@ static void xent(builder *b, const svk_plan_op *o)
 static void clip(builder *b, const svk_plan_op *o)
 {
     dense(b, o->clip.grads, "gradients", IN, o->clip.n);
+    whole(b, o->clip.scaler, "loss scaler", INOUT);
     operand(b, o->clip.output, "gradient norm", OUT, SVK_OUT_GRAD_NORM, 1, 2, 0);
+    if (o->clip.scaler != SVK_NONE)
+        operand(b, o->clip.output, "loss scale", OUT, SVK_OUT_LOSS_SCALE, 1, 1, 0);
 }
 
 /* output's clip scale and guards are read too; not listed. */
@@ -307,6 +310,8 @@ typedef void (*lister)(builder *b, const svk_plan_op *o);
 static void pack16(builder *b, const svk_plan_op *o)
 {
     const svk_plan_pack16 *k = &o->pack16;
+    if (o->code == SVK_OP_PACK16)
+        operand(b, k->scaler, "loss scale", IN, SVK_LOSS_SCALER_S, 1, 1, 0);
     dense(b, k->x, "x", o->code == SVK_OP_PACK16, true, k->n);
 }
 

@@ -656,7 +656,9 @@ static svk_status clip(const svk_plan_vk_rec *r, const svk_plan_op *o)
             g[k] = svk_plan_vk_at(r, o->clip.grads, start[k], NULL);
         const svk_clip_args a = {.count = (uint32_t)parts, .grads = g, .sizes = len,
                                  .partials = (svk_tref){r->clip_partials, 0}, .max_norm = r->opt->max_norm,
-                                 .out = OUT(r, SVK_OUT_GRAD_NORM), .label = o->label};
+                                 .out = OUT(r, SVK_OUT_GRAD_NORM), .state = T(o->clip.scaler),
+                                 .out_scale = o->clip.scaler != SVK_NONE ? OUT(r, SVK_OUT_LOSS_SCALE) : (svk_tref){0},
+                                 .interval = o->clip.interval, .label = o->label};
         st = svk_clip_record(r->cl, &a);
     }
     if (heap) {
@@ -699,7 +701,9 @@ static svk_status adamw(const svk_plan_vk_rec *r, const svk_plan_op *o)
 static svk_status pack16(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_pack16 *k = &o->pack16;
-    const svk_pack16_args a = {.n = k->n, .fmt = k->fmt, .x = T(k->x), .packed = T(k->packed), .label = o->label};
+    svk_pack16_args a = {.n = k->n, .fmt = k->fmt, .x = T(k->x), .packed = T(k->packed), .label = o->label};
+    if (k->scaler != SVK_NONE)
+        a.scale = svk_plan_vk_at(r, k->scaler, SVK_LOSS_SCALER_S, NULL);
     return o->code == SVK_OP_PACK16 ? svk_pack16_record(r->cl, &a) : svk_unpack16_record(r->cl, &a);
 }
 

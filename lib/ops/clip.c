@@ -79,9 +79,20 @@ svk_status svk_clip_scale_record(svk_cmdlist *cl, const svk_clip_scale_args *a)
     if (a->n_partials >= (1ull << 31))
         return svk_error(&ctx->log, SVK_ERROR_TOO_LARGE, "%s: n_partials=%llu, at most 2^31 - 1", op,
                          (unsigned long long)a->n_partials);
-    const svk_op_operand operands[] = {{"partials", a->partials, a->n_partials}, {"out", a->out, 2}};
-    svk_range r[2];
-    svk_status st = svk_op_bind_all(ctx, op, operands, 2, r);
+    const bool scaled = a->state.buf != NULL;
+    if (scaled && (!a->out_scale.buf || a->interval == 0))
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: a loss scaler needs out_scale (%s) and interval >= 1 (%u)",
+                         op, a->out_scale.buf ? "given" : "NULL", a->interval);
+    /* Without a scaler, out stands in for its two bindings: the kernel
+     * never touches them. */
+    const svk_op_operand operands[] = {
+        {"partials", a->partials, a->n_partials},
+        {"out", a->out, 2},
+        {"state", scaled ? a->state : a->out, scaled ? SVK_LOSS_SCALER_COUNT : 2},
+        {"out_scale", scaled ? a->out_scale : a->out, 1},
+    };
+    svk_range r[4];
+    svk_status st = svk_op_bind_all(ctx, op, operands, 4, r);
     if (st != SVK_OK)
         return st;
     svk_push_clip push = {
@@ -89,8 +100,12 @@ svk_status svk_clip_scale_record(svk_cmdlist *cl, const svk_clip_scale_args *a)
         .off_partials = svk_elem_off(a->partials),
         .off_out = svk_elem_off(a->out),
         .max_norm = a->max_norm,
+        .flags = scaled ? SVK_CLIP_FLAG_LOSS_SCALE : 0u,
+        .off_state = scaled ? svk_elem_off(a->state) : 0u,
+        .off_out_scale = scaled ? svk_elem_off(a->out_scale) : 0u,
+        .interval = a->interval,
     };
-    return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CLIP_SCALE, 1, 1, r, 2, &push, sizeof(push), a->label);
+    return svk_elem_dispatch(cl, ctx, op, SVK_KERNEL_CLIP_SCALE, 1, 1, r, 4, &push, sizeof(push), a->label);
 }
 
 svk_status svk_clip_record(svk_cmdlist *cl, const svk_clip_args *a)
@@ -126,6 +141,9 @@ svk_status svk_clip_record(svk_cmdlist *cl, const svk_clip_args *a)
         .partials = a->partials,
         .max_norm = a->max_norm,
         .out = a->out,
+        .state = a->state,
+        .out_scale = a->out_scale,
+        .interval = a->interval,
         .label = a->label,
     };
     return svk_clip_scale_record(cl, &f);

@@ -14,6 +14,12 @@
  * clip_sumsq dispatch fills; one clip_scale dispatch then adds every slot.
  * svk_clip_record records all of it for a list of tensors; the two stages
  * are also available alone for callers that lay the slots out themselves.
+ *
+ * With a loss scaler (state, for fp16's dynamic loss scaling; docs/MODEL.md,
+ * "Precision") the gradients are taken to be multiplied by its scale S:
+ * out[0] is the norm of g / S, out[1] the clip scale times 1/S (what AdamW
+ * multiplies the scaled gradients by), out_scale[0] = S, and the scaler is
+ * updated as svk_ref_loss_scale_update does.
  */
 #ifndef SVK_OPS_CLIP_H
 #define SVK_OPS_CLIP_H
@@ -37,6 +43,9 @@ typedef struct svk_clip_scale_args {
     svk_tref partials;   /* [n_partials] */
     float max_norm;      /* >= 0, finite; 0 turns clipping off (scale 1) */
     svk_tref out;        /* [2], written: norm, scale */
+    svk_tref state;      /* [SVK_LOSS_SCALER_COUNT] (common/push_clip.h), updated; buf NULL: no loss scaling */
+    svk_tref out_scale;  /* [1], written with state: the loss scale the step ran with */
+    uint32_t interval;   /* with state: good steps in a row before the scale doubles, >= 1 */
     const char *label;
 } svk_clip_scale_args;
 
@@ -47,6 +56,9 @@ typedef struct svk_clip_args {
     svk_tref partials;       /* [svk_clip_scratch_elems(count, sizes)], clobbered */
     float max_norm;          /* as in svk_clip_scale_args */
     svk_tref out;            /* [2], written: norm, scale */
+    svk_tref state;          /* as in svk_clip_scale_args */
+    svk_tref out_scale;
+    uint32_t interval;
     const char *label;
 } svk_clip_args;
 

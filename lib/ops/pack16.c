@@ -16,13 +16,16 @@ static svk_status record(svk_cmdlist *cl, const svk_pack16_args *a, bool pack)
     if (!pack && !a->packed.buf)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: no packed operand to read", op);
     const bool store = a->packed.buf != NULL;
-    /* Rounding alone binds x twice: the kernel never touches the second. */
+    const bool scaled = pack && a->scale.buf != NULL;
+    /* Rounding alone binds x twice, and no scale binds x a third time: the
+     * kernel never touches those. */
     const svk_op_operand operands[] = {
         {"x", a->x, a->n},
         {"packed", store ? a->packed : a->x, store ? svk_pack16_words(a->n) : a->n},
+        {"scale", scaled ? a->scale : a->x, 1},
     };
-    svk_range r[2];
-    svk_status st = svk_op_bind_all(ctx, op, operands, 2, r);
+    svk_range r[3];
+    svk_status st = svk_op_bind_all(ctx, op, operands, pack ? 3 : 2, r);
     if (st != SVK_OK)
         return st;
     if (store && svk_range_overlap(r[0], r[1]))
@@ -34,9 +37,12 @@ static svk_status record(svk_cmdlist *cl, const svk_pack16_args *a, bool pack)
         .store = store,
         .off_x = svk_elem_off(a->x),
         .off_packed = store ? svk_elem_off(a->packed) : 0,
+        .scaled = scaled,
+        .off_scale = scaled ? svk_elem_off(a->scale) : 0,
     };
     const svk_kernel_id k = pack ? SVK_KERNEL_PACK16 : SVK_KERNEL_UNPACK16;
-    return svk_elem_dispatch_1d(cl, ctx, op, k, svk_pack16_words(a->n), r, 2, &push, sizeof(push), a->label);
+    return svk_elem_dispatch_1d(cl, ctx, op, k, svk_pack16_words(a->n), r, pack ? 3 : 2, &push, sizeof(push),
+                                a->label);
 }
 
 svk_status svk_pack16_record(svk_cmdlist *cl, const svk_pack16_args *a)

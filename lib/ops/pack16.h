@@ -21,6 +21,8 @@ typedef struct svk_pack16_args {
     uint32_t fmt;       /* SVK_FMT_FP16 or SVK_FMT_BF16 (shaders/common/push_pack16.h) */
     svk_tref x;         /* [n] floats; pack: rounded in place, unpack: written */
     svk_tref packed;    /* [svk_pack16_words(n)] words; pack with packed.buf NULL: x is only rounded */
+    svk_tref scale;     /* pack: [1], x multiplied by it before rounding (the loss scale, a power of two);
+                           buf NULL: x as it is */
     const char *label;  /* names the dispatch in messages and timings; may be NULL */
 } svk_pack16_args;
 

@@ -289,6 +289,14 @@ SVK_REF_TYPE SVK_REF_NAME(lr_schedule)(uint64_t step, uint64_t total,
 SVK_REF_TYPE SVK_REF_NAME(lr_wsd)(uint64_t step, uint64_t total, uint64_t warmup,
                                   double decay_frac, SVK_REF_TYPE peak);
 
+/* Dynamic loss scaling (docs/MODEL.md, "Precision"): the scaler's state
+ * after a step, in place. state [3] = the scale S, 1/S, and the steps in a
+ * row without overflow. An overflow (the unscaled gradient norm's square
+ * not finite) halves S unless S is 2^-24 already, and restarts the count;
+ * the interval-th good step in a row doubles S unless S is 2^24 already,
+ * and restarts it. */
+void SVK_REF_NAME(loss_scale_update)(SVK_REF_TYPE *state, int overflow, uint32_t interval);
+
 /* Keeps x [n] in 16 bits (docs/MODEL.md, "Precision"): rounds each
  * element to the nearest fp16 or bf16 value (fmt: SVK_FMT_FP16 or
  * SVK_FMT_BF16), in place, and writes its code to codes [n] unless NULL. */

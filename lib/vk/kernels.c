@@ -729,8 +729,8 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_CLIP_SCALE] = {
         .name = "clip_scale",
         SPV(svk_spv_clip_scale),
-        .n_buffers = 2,      /* partials, out (norm, scale) */
-        .write_mask = 1u << 1,
+        .n_buffers = 4,      /* partials, out (norm, scale), loss scaler state, out_scale */
+        .write_mask = (1u << 1) | (1u << 2) | (1u << 3),
         .push_size = sizeof(svk_push_clip),
         .n_spec = 3,
         .spec_defaults = {256, 1, 1},
@@ -799,7 +799,7 @@ static const svk_kernel_info kernels[SVK_KERNEL_COUNT] = {
     [SVK_KERNEL_PACK16] = {
         .name = "pack16",
         SPV(svk_spv_pack16),
-        .n_buffers = 2,      /* x (rounded in place), packed */
+        .n_buffers = 3,      /* x (rounded in place), packed, scale */
         .write_mask = (1u << 0) | (1u << 1),
         .push_size = sizeof(svk_push_pack16),
         .n_spec = 3,

@@ -70,7 +70,7 @@ class ModelParams(C.Structure):
     _fields_ = [
         ("config", ModelConfig), ("seed", u64), ("backend", enum), ("ctx", C.c_void_p),
         ("optimizer", Optimizer), ("max_submit_ms", f64), ("recompute", cbool), ("precision", enum),
-        ("reserved", u64 * 2),
+        ("loss_scale", f32), ("loss_scale_interval", u32), ("reserved", u64 * 2),
     ]
 
 
@@ -78,7 +78,7 @@ class StepInfo(C.Structure):
     """svk_step_info (svk/model.h)."""
     _fields_ = [
         ("loss", f32), ("grad_norm", f32), ("clip_scale", f32), ("valid_targets", u32),
-        ("skipped", cbool), ("step", u64),
+        ("skipped", cbool), ("step", u64), ("loss_scale", f32),
     ]
 
 

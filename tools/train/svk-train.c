@@ -557,9 +557,14 @@ static bool look_at_steps(bad_steps *b, const svk_step_info *info, uint64_t appl
             fprintf(stderr, "%ssvk-train: warning: %llu of steps %llu-%llu skipped", tty ? "\n" : "",
                     (unsigned long long)skipped, (unsigned long long)from, (unsigned long long)to);
         fprintf(stderr, " (non-finite loss or gradient norm; the last: loss %g, gradient norm %g): no update, the "
-                        "weights are unchanged; %llu in a row%s\n",
+                        "weights are unchanged; %llu in a row%s",
                 (double)info->loss, (double)info->grad_norm, (unsigned long long)b->run,
                 new_applied && info->skipped ? " at least" : "");
+        /* fp16's loss scaling skips a step whose scaled gradients overflow,
+         * and lowers the scale: expected now and then. */
+        if (info->loss_scale != 1.0f)
+            fprintf(stderr, " (fp16 loss scale of the latest step: %g)", (double)info->loss_scale);
+        fputc('\n', stderr);
     } else {
         b->run = 0;
     }
