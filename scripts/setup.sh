@@ -26,6 +26,9 @@ packages=(
     python3-torch python3-numpy
     # svk-bench: OpenBLAS's sgemm, the reference beside each GEMM row
     libopenblas-dev
+    # svk-train's data parallelism under mpirun (meson option mpi,
+    # docs/DISTRIBUTED.md) and its tests: Open MPI
+    libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include "buffer.h"
 #include "config.h"
 #include "model.h"
+#include "grad_reduce.h"
 #include "data.h"
 #include "file.h"
 #include "tokenizer.h"

@@ -224,6 +224,7 @@ void svk_model_destroy(svk_model **pm)
     if (m->has_plan)
         svk_plan_free(&m->plan);
     free(m->info);
+    free(m->reduce_grads);
     free(m);
     *pm = NULL;
 }
@@ -421,7 +422,8 @@ static svk_status train_step(svk_model *m, const int32_t *tokens, const int32_t 
                              uint32_t micro, float lr, float *loss, const char *func)
 {
     svk_status st = check_lr(m, lr, func);
-    if (st != SVK_OK || (st = begin_shape(m, B, T, micro, true, func)) != SVK_OK ||
+    /* A reduced step waits for its backward anyway: no overlap. */
+    if (st != SVK_OK || (st = begin_shape(m, B, T, micro, !m->reduce_fn, func)) != SVK_OK ||
         (st = check_tokens(m, tokens, targets, B, T, func)) != SVK_OK || (st = check_step_room(m, func)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
@@ -435,7 +437,9 @@ static svk_status train_step(svk_model *m, const int32_t *tokens, const int32_t 
     const svk_plan *p = &m->plan;
     /* Not waited for here: once submitted the step counts as pending, so a
      * failed wait below still leaves the count to be settled. */
-    if ((st = m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, false)) != SVK_OK)
+    st = m->reduce_fn ? svk_model_reduced_step(m, tokens, targets, &h, func)
+                      : m->impl->run(m, p->phases.forward, p->phases.end, tokens, targets, &h, false);
+    if (st != SVK_OK)
         return st;
     m->older_pending = m->step_pending;
     m->step_pending = true;

@@ -2,6 +2,7 @@
 #ifndef SVK_MODEL_INTERNAL_H
 #define SVK_MODEL_INTERNAL_H
 
+#include "svk/grad_reduce.h"
 #include "svk/model.h"
 #include "core/error.h"
 #include "plan.h"
@@ -70,6 +71,12 @@ struct svk_model {
     bool has_plan;
     const svk_backend_impl *impl;
     void *backend;
+    /* svk_model_set_grad_reduce's reducer (NULL: none) and the host copy
+     * of the gradients it is handed, kept from step to step */
+    svk_grad_reduce_fn reduce_fn;
+    void *reduce_user;
+    float *reduce_grads;
+    uint64_t reduce_cap;
 };
 
 /* The log messages go to: the context's, or the model's own. */
@@ -102,6 +109,13 @@ svk_status svk_model_begin_generation(svk_model *m, const char *func);
  * rows 0..pos-1 a window's forward (the prefill) or earlier calls left;
  * its logits [V] into logits (generate.c). */
 svk_status svk_model_decode(svk_model *m, int32_t token, uint32_t pos, float *logits);
+
+/* A training step with m's reducer (grad_reduce.c), in place of the
+ * whole step's run: forward and backward, the reducer over the gradient
+ * sums, then clipping and AdamW, submitted and not waited for. h is the
+ * step's, from a settled model. */
+svk_status svk_model_reduced_step(svk_model *m, const int32_t *tokens, const int32_t *targets,
+                                  const svk_step_hparams *h, const char *func);
 
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */

@@ -17,8 +17,10 @@
 #include "addition_eval.h"
 #include "cli_exit.h"
 #include "cli_parse.h"
+#include "dist.h"
 #include "heldout.h"
 #include "interrupt.h"
+#include "param_hash.h"
 #include "plan_report.h"
 #include "run_state.h"
 #include "svg_plot.h"
@@ -69,6 +71,8 @@ typedef struct options {
     bool eval_set;
     bool digits_set;
     bool answer_set, operands_set, eval_every_set;
+    uint32_t check_every;        /* --check-every: compare the ranks' parameter hashes every N steps; 0 = never */
+    svk_train_dist *dist;        /* this process's place in a data-parallel run (dist.h) */
 } options;
 
 /* The ranges of the numeric options. --digits is the addition task's own
@@ -188,6 +192,9 @@ static void usage(FILE *f)
 "                          checkpoint, as --resume would, up to %u times (needs --save; --save-every N\n"
 "                          loses fewer steps). Without it a lost device ends the run (exit 1), the\n"
 "                          checkpoint intact\n"
+"  --check-every N         under mpirun (docs/DISTRIBUTED.md): compare a hash of every rank's parameters\n"
+"                          every N steps and stop, saying so on every rank, if they differ (default 0:\n"
+"                          never)\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
 "  --eval-every N          ... and every N steps of the run, the accuracy curve; for --data and\n"
 "                          --val-data, the held-out loss's steps (default: every tenth of --steps,\n"
@@ -208,7 +215,7 @@ static const char *const valued[] = {
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
     "--train-data", "--val-data", "--token-format", "--eval-tokens", "--save-best", "--schedule", "--decay-frac",
-    "--max-submit-ms", "--precision",
+    "--max-submit-ms", "--precision", "--check-every",
 };
 
 static bool is_valued(const char *a)
@@ -342,6 +349,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--seq")) ok = o->seq_set = svk_cli_u32(a, v, 1, UINT32_MAX, &o->seq, &err);
         else if (!strcmp(a, "--warmup")) ok = o->warmup_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
         else if (!strcmp(a, "--save-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->save_every, &err);
+        else if (!strcmp(a, "--check-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->check_every, &err);
         else if (!strcmp(a, "--log-every")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->log_every, &err);
         else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->max_bad_steps, &err);
         /* The library's own bounds (finite, >= 0); no upper one: a huge
@@ -972,6 +980,12 @@ static bool open_device(const options *o, svk_ctx **ctx, svk_model_params *mp)
     }
     svk_ctx_params cp = svk_ctx_params_default();
     cp.device_index = o->device.index;
+    /* Ranks on one machine take its devices in turn, unless --device or
+     * SVK_DEVICE names one (then every rank of the machine shares it). */
+    uint32_t n_devices = 0;
+    if (o->dist->size > 1 && cp.device_index < 0 && !getenv("SVK_DEVICE") &&
+        svk_list_devices(NULL, &n_devices) == SVK_OK && n_devices)
+        cp.device_index = (int32_t)((uint32_t)o->dist->local_rank % n_devices);
     cp.log_fn = log_warning;
     if (svk_ctx_create(&cp, ctx) != SVK_OK) {
         /* svk_ctx_create names an index past the devices, and their count. */
@@ -1112,6 +1126,17 @@ static int run(options o, const char *from, run_outcome *res)
         return SVK_EXIT_USAGE;
     }
     const uint32_t SB = B * o.accum;
+    /* --batch is the global batch: each rank takes LB contiguous rows of
+     * every step's SB, the same windows a single process reads. */
+    const int ranks = o.dist->size;
+    if (B % (uint32_t)ranks) {
+        fprintf(stderr, "svk-train: --batch %u is the global batch, split between the %d ranks: it must divide by "
+                        "%d\n", B, ranks, ranks);
+        return SVK_EXIT_USAGE;
+    }
+    const uint32_t LB = SB / (uint32_t)ranks;
+    const size_t rows0 = (size_t)o.dist->rank * LB * T;
+    const bool rank0 = o.dist->rank == 0;
     bool addition = data == SVK_TRAIN_DATA_ADDITION;
     if ((addition || o.data) && o.config.vocab < 256) {
         fprintf(stderr, "svk-train: byte-level data needs vocab >= 256 (the config has %u)\n", o.config.vocab);
@@ -1244,10 +1269,14 @@ static int run(options o, const char *from, run_outcome *res)
     }
 
     svk_model_params mp;
-    if (!open_device(&o, &ctx, &mp) || !check_fit(&mp, &o, SB, T))
+    if (!open_device(&o, &ctx, &mp) || !check_fit(&mp, &o, LB, T))
         goto out;
     if (svk_model_create(&mp, &m) != SVK_OK) {
         fail("creating the model");
+        goto out;
+    }
+    if (ranks > 1 && svk_model_set_grad_reduce(m, svk_train_dist_reduce, o.dist) != SVK_OK) {
+        fail("data parallelism");
         goto out;
     }
     if (o.resume && svk_model_load(m, o.resume, true) != SVK_OK) {
@@ -1282,11 +1311,14 @@ static int run(options o, const char *from, run_outcome *res)
         char accum[64] = "";
         if (o.accum > 1)
             snprintf(accum, sizeof(accum), " (%u micro-batches of %u)", o.accum, B);
+        char split[64] = "";
+        if (ranks > 1)
+            snprintf(split, sizeof(split), " on %d ranks (%u rows each)", ranks, B / (uint32_t)ranks);
         printf("svk-train: %s placement, %s, %u layers x %u wide, %llu parameters, on %s\n"
-               "           batch %u x %u%s, %s, lr %g%s, data: %s\n",
+               "           batch %u x %u%s%s, %s, lr %g%s, data: %s\n",
                o.config.placement == SVK_PLACEMENT_SIAMESE ? "siamese" : o.config.placement == SVK_PLACEMENT_PRE ? "pre" : "post",
                o.config.norm == SVK_NORM_RMSNORM ? "rmsnorm" : "layernorm", o.config.layers, o.config.width,
-               (unsigned long long)svk_model_param_count(m), dev, SB, T, accum, steps, (double)o.lr,
+               (unsigned long long)svk_model_param_count(m), dev, SB, T, split, accum, steps, (double)o.lr,
                o.schedule == SVK_LR_CONSTANT ? " constant" : o.schedule == SVK_LR_WSD ? " warm-up + stable + decay"
                                                                                     : " warm-up + cosine",
                data_name(&o));
@@ -1330,7 +1362,7 @@ static int run(options o, const char *from, run_outcome *res)
     for (uint64_t s = first; s < end; s++) {
         /* Ctrl-C or SIGTERM (interrupt.h): the run ends after the step it
          * was in, as if that were its --stop-at. */
-        if (svk_train_interrupted()) {
+        if (ranks > 1 ? o.dist->stop : svk_train_interrupted()) {
             end = s;
             break;
         }
@@ -1370,7 +1402,11 @@ static int run(options o, const char *from, run_outcome *res)
          * device runs the one before (within the noise on lavapipe,
          * where the batch is a few microseconds of work). */
         look = look || log_on;
-        if (svk_model_train_step_accum(m, tok, tgt, SB, T, o.accum, lr, look ? &loss : NULL) != SVK_OK) {
+        /* Every rank looks at every step, so that all stop at the same one
+         * (a rank > 0 keeps no log); a reduced step is waited for anyway. */
+        look = look || ranks > 1;
+        if (svk_model_train_step_accum(m, tok + rows0, tgt + rows0, LB, T, o.accum, lr, look ? &loss : NULL) !=
+            SVK_OK) {
             fail("training step");
             goto out;
         }
@@ -1404,7 +1440,7 @@ static int run(options o, const char *from, run_outcome *res)
         /* Every --eval-every steps, and at the run's end (not at --stop-at
          * or an interrupt, so that a run in legs measures where the
          * straight run does). */
-        if (held.batches && ((o.eval_every && (s + 1) % o.eval_every == 0) || s + 1 == total)) {
+        if (rank0 && held.batches && ((o.eval_every && (s + 1) % o.eval_every == 0) || s + 1 == total)) {
             const double took = heldout_point(&held, m, &run_log, log_on, &o, s + 1, total, tty, &ds, &best);
             if (took < 0)
                 goto out;
@@ -1464,6 +1500,16 @@ static int run(options o, const char *from, run_outcome *res)
             rc = SVK_EXIT_DIVERGED;
             goto out;
         }
+        if (ranks > 1 && o.check_every && (s + 1) % o.check_every == 0) {
+            const char *tmp = getenv("TMPDIR");
+            uint64_t h = 0;
+            if (svk_train_param_hash(m, tmp && *tmp ? tmp : "/tmp", o.dist->rank, &h) != SVK_OK) {
+                fail("--check-every");
+                goto out;
+            }
+            if (!svk_train_dist_agree(o.dist, h, s + 1))
+                goto out;
+        }
         /* Before a checkpoint: the CSV beside it then holds every step it
          * does (a resume drops rows past its position). */
         if (log_on && (save_now || svk_train_log_due(&run_log)))
@@ -1483,7 +1529,7 @@ static int run(options o, const char *from, run_outcome *res)
                 goto out;
             }
         }
-        if (addition && o.eval_n && o.eval_every && (s + 1) % o.eval_every == 0 && s + 1 < end) {
+        if (rank0 && addition && o.eval_n && o.eval_every && (s + 1) % o.eval_every == 0 && s + 1 < end) {
             const double before = cv.seconds;
             if (curve_point(&cv, m, task, &o, s + 1, total, tty) != SVK_OK) {
                 fail("evaluating");
@@ -1498,6 +1544,10 @@ static int run(options o, const char *from, run_outcome *res)
     if (!o.jsonl && ran)
         printf("trained %llu steps in %.1f s (%.0f tokens/s), final loss %.4f\n", (unsigned long long)ran, elapsed,
                (double)ran * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
+    if (!o.jsonl && ran && ranks > 1 && o.dist->reduces)
+        printf("data parallel: %d ranks, all-reduce of %llu gradients %.2f ms a step (rank 0's wait included), "
+               "step %.2f ms\n", ranks, (unsigned long long)svk_model_param_count(m),
+               1e3 * o.dist->reduce_s / (double)o.dist->reduces, 1e3 * elapsed / (double)ran);
     if (bad.total)
         fprintf(stderr, "svk-train: warning: %llu of the %llu steps were skipped (non-finite); updates applied: %llu\n",
                 (unsigned long long)bad.total, (unsigned long long)ran,
@@ -1542,7 +1592,7 @@ static int run(options o, const char *from, run_outcome *res)
             goto out;
         }
     }
-    if (svk_train_interrupted()) {
+    if (ranks > 1 ? o.dist->stop : svk_train_interrupted()) {
         if (ran)
             fprintf(stderr, "svk-train: interrupted after step %llu of %llu: %s%s\n", (unsigned long long)end,
                     (unsigned long long)total, o.save ? "saved; go on with --resume " : "not saved (no --save)",
@@ -1555,7 +1605,7 @@ static int run(options o, const char *from, run_outcome *res)
     /* What is left is the evaluation: from here a signal ends the process
      * at once, the run being saved. */
     svk_train_interrupt_disarm();
-    if (addition && o.eval_n) {
+    if (rank0 && addition && o.eval_n) {
         size_t correct = 0;
         if (!o.jsonl)
             printf("held-out problems (%u digits, operands %s, answers %s):\n", o.digits,
@@ -1626,12 +1676,34 @@ int main(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc;
+    svk_train_dist dist;
+    if (!svk_train_dist_init(&argc, &argv, &dist))
+        return SVK_EXIT_FAILURE;
+    o.dist = &dist;
+    if (dist.size > 1) {
+        if (o.recover) {
+            fprintf(stderr, "svk-train: --recover is for one process; under mpirun a lost device ends the job, and "
+                            "it goes on from the last checkpoint with --resume\n");
+            return svk_train_dist_end(&dist, SVK_EXIT_USAGE);
+        }
+        /* Rank 0 alone reports and writes files; the others train in
+         * silence, but for their errors (stderr stays theirs). */
+        if (dist.rank > 0) {
+            if (!freopen("/dev/null", "w", stdout)) {
+                fprintf(stderr, "svk-train: rank %d: cannot silence its output: %s\n", dist.rank, strerror(errno));
+                return svk_train_dist_end(&dist, SVK_EXIT_FAILURE);
+            }
+            o.no_log = true;
+            o.log = NULL;
+            o.save = o.save_best = o.export_to = o.dump_grads = o.dump_logits = NULL;
+        }
+    }
     run_outcome res = {0};
     rc = run(o, NULL, &res);
     for (unsigned tries = 0; res.lost; tries++) {
         if (!o.recover || tries == RECOVER_MAX) {
             lost_note(&o, &res, tries);
-            return rc;
+            return svk_train_dist_end(&dist, rc);
         }
         const char *from = res.saved ? o.save : o.resume;
         fprintf(stderr, "svk-train: the device was lost: recovering (%u of %u): a new context, and the run %s%s",
@@ -1642,5 +1714,5 @@ int main(int argc, char **argv)
         res.lost = false;
         rc = run(o, from, &res);
     }
-    return rc;
+    return svk_train_dist_end(&dist, rc);
 }

@@ -1,0 +1,85 @@
+#!/bin/bash
+# svk-train under mpirun (docs/DISTRIBUTED.md): two ranks with the global
+# --batch 4 (2 rows each) give the per-step losses of one process with
+# --batch 4 within 1e-5 relative over 20 steps, for the siamese and pre
+# placements, their parameter hashes agreeing (--check-every); ranks whose
+# parameters differ stop, each saying so; a rank killed mid-run ends the
+# job, non-zero, within seconds; a --batch that does not divide by the ranks
+# is refused by name. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
+# machine would otherwise each start a thread a core.
+# usage: svk_train_mpi.sh SVK_TRAIN MPIRUN
+set -u
+train=$1
+mpirun=$2
+# shellcheck source=tests/cli_checks.sh
+. "$(dirname "$0")/cli_checks.sh"
+export LP_NUM_THREADS=1
+# Root is allowed here (CI runs as root); two ranks on fewer cores too.
+mpi=("$mpirun" --allow-run-as-root --oversubscribe -x LP_NUM_THREADS)
+# The addition task's 2 x 32 model; one submission a step, so that the
+# first step is not a timed replay.
+small=(--steps 20 --batch 4 --eval 0 --no-log --jsonl --max-submit-ms 0)
+cat > "$dir/same.py" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1]) if '"step"' in l]
+b = [json.loads(l) for l in open(sys.argv[2]) if '"step"' in l]
+assert len(a) == len(b) == 20, (len(a), len(b))
+worst = max(abs(x["loss"] - y["loss"]) / abs(y["loss"]) for x, y in zip(a, b))
+print("worst relative difference %.3g over %d steps (first %g, last %g)" % (worst, len(a), b[0]["loss"], b[-1]["loss"]))
+assert worst <= 1e-5, worst
+assert not any(x["skipped"] for x in a)
+PY
+for placement in siamese pre; do
+    check "$placement: mpirun -np 2 --batch 4 = one process --batch 4 within 1e-5 relative, 20 steps; hashes agree" \
+        bash -c "
+        '$train' ${small[*]} --config placement=$placement > '$dir/one.jsonl' &&
+        timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --config placement=$placement --check-every 10 \
+            > '$dir/two.jsonl' &&
+        python3 '$dir/same.py' '$dir/two.jsonl' '$dir/one.jsonl'"
+done
+
+# Ranks started from different seeds hold different weights: the first
+# comparison stops them, every rank naming the hashes.
+expect_mismatch() {
+    timeout 120 "${mpi[@]}" -np 1 "$train" --steps 6 --batch 4 --eval 0 --no-log --max-submit-ms 0 --seed 1 \
+        --check-every 2 : -np 1 "$train" --steps 6 --batch 4 --eval 0 --no-log --max-submit-ms 0 --seed 2 \
+        --check-every 2 > "$dir/mm.out" 2>&1
+    local rc=$?
+    cat "$dir/mm.out"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(grep -c "parameters differ after step 2" "$dir/mm.out")" -eq 2 ] &&
+        grep -q "rank 0: the ranks' parameters differ" "$dir/mm.out" &&
+        grep -q "rank 1: the ranks' parameters differ" "$dir/mm.out"
+}
+check "--check-every: ranks with different weights stop at the first comparison, each saying so" expect_mismatch
+
+# A rank killed with SIGKILL after a few steps: mpirun ends the other and
+# exits non-zero, well before the run would have ended.
+kill_one() {
+    timeout 120 "${mpi[@]}" -np 2 "$train" --steps 100000 --batch 4 --eval 0 --no-log --jsonl --max-submit-ms 0 \
+        > "$dir/k.jsonl" 2> "$dir/k.err" &
+    local outer=$! runner="" victim="" i
+    for ((i = 0; i < 600; i++)); do
+        [ -z "$victim" ] || break
+        sleep 0.1
+        [ "$(grep -c '"step"' "$dir/k.jsonl" 2>/dev/null)" -ge 3 ] || continue
+        runner=$(ps --ppid "$outer" -o pid= | tr -d ' ')
+        for p in $(ps --ppid "$runner" -o pid=); do
+            if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then
+                victim=$p
+            fi
+        done
+    done
+    [ -n "$victim" ] || { echo "rank 1 was not found"; kill "$outer"; wait "$outer"; return 1; }
+    local t0=$SECONDS
+    kill -9 "$victim"
+    wait "$outer"
+    local rc=$? took=$((SECONDS - t0))
+    cat "$dir/k.err"
+    echo "mpirun exited $rc, $took s after rank 1 (pid $victim) was killed"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -le 30 ]
+}
+check "a rank killed mid-run ends the job non-zero within 30 s" kill_one
+
+refused "--batch must divide by the ranks" "--batch 3 is the global batch" \
+    timeout 120 "${mpi[@]}" -np 2 "$train" --steps 2 --batch 3 --eval 0 --no-log
+summary

@@ -1,0 +1,143 @@
+/*
+ * dist.h over MPI (Open MPI from Debian). The whole gradient is summed
+ * with one MPI_Allreduce in float32 after the backward pass, from the host
+ * copy the library hands over: the simple path, with no overlap of the
+ * communication with the backward (docs/DISTRIBUTED.md). MPI's default
+ * error handler stays: a failed call ends the job, and mpirun ends every
+ * rank when one dies, so no rank waits for a peer that is gone.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "cli_exit.h"
+#include "dist.h"
+#include "interrupt.h"
+
+/* Whether a launcher started this process as a rank of a job: Open MPI's
+ * mpirun, or one speaking PMIx or PMI (srun, hydra). A process started
+ * alone stays one, and never initialises MPI, whose singleton start would
+ * cost every plain run a daemon. */
+static bool launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
+static bool initialised(void)
+{
+    int on = 0, off = 0;
+    MPI_Initialized(&on);
+    MPI_Finalized(&off);
+    return on && !off;
+}
+
+static void mpi_message(int rank, const char *call, int rc)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof(text), "error %d", rc);
+    fprintf(stderr, "svk-train: rank %d: %s failed: %s\n", rank, call, text);
+}
+
+bool svk_train_dist_init(int *argc, char ***argv, svk_train_dist *d)
+{
+    *d = (svk_train_dist){.rank = 0, .size = 1};
+    if (!launched())
+        return true;
+    int rc = MPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+    MPI_Comm local;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &local);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Comm_rank(local, &d->local_rank);
+        MPI_Comm_free(&local);
+    }
+    if (rc != MPI_SUCCESS) {
+        mpi_message(d->rank, "starting MPI", rc);
+        return false;
+    }
+    return true;
+}
+
+/* MPI counts are int: the gradient goes in pieces of at most 2^30. */
+#define PIECE (1u << 30)
+
+int svk_train_dist_reduce(void *user, svk_grad_sums *s)
+{
+    svk_train_dist *d = user;
+    const double t0 = MPI_Wtime();
+    /* The loss, the count (exact in a double up to 2^53) and the
+     * interrupts in one call: every rank then knows whether any was
+     * interrupted, and all stop after the same step. */
+    double small[3] = {s->loss_sum, (double)s->targets, svk_train_interrupted() ? 1.0 : 0.0};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, small, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (uint64_t at = 0; rc == MPI_SUCCESS && at < s->count; at += PIECE) {
+        const uint64_t n = s->count - at < PIECE ? s->count - at : PIECE;
+        rc = MPI_Allreduce(MPI_IN_PLACE, s->grads + at, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rc != MPI_SUCCESS) {
+        mpi_message(d->rank, "MPI_Allreduce of the gradients", rc);
+        return rc;
+    }
+    s->loss_sum = small[0];
+    s->targets = (uint64_t)small[1];
+    d->stop = d->stop || small[2] > 0;
+    d->reduce_s += MPI_Wtime() - t0;
+    d->reduces++;
+    return 0;
+}
+
+bool svk_train_dist_agree(svk_train_dist *d, uint64_t h, uint64_t step)
+{
+    if (d->size == 1)
+        return true;
+    uint64_t *all = calloc((size_t)d->size, sizeof(*all));
+    if (!all) {
+        fprintf(stderr, "svk-train: rank %d: out of memory comparing the ranks' parameters\n", d->rank);
+        return false;
+    }
+    int rc = MPI_Allgather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    bool same = rc == MPI_SUCCESS;
+    for (int r = 1; same && r < d->size; r++)
+        same = all[r] == all[0];
+    if (rc != MPI_SUCCESS) {
+        mpi_message(d->rank, "MPI_Allgather of the parameter hashes", rc);
+    } else if (!same) {
+        /* One write, so that the ranks' lines do not interleave. */
+        char line[1024];
+        int at = snprintf(line, sizeof(line), "svk-train: rank %d: the ranks' parameters differ after step %" PRIu64
+                          " (--check-every), so their updates have diverged; stopping. Hashes:", d->rank, step);
+        for (int r = 0; r < d->size && at > 0 && (size_t)at < sizeof(line); r++)
+            at += snprintf(line + at, sizeof(line) - (size_t)at, " rank %d %016" PRIx64 "%s", r, all[r],
+                           all[r] == h ? "" : " (differs)");
+        fprintf(stderr, "%s%s\n", line, at > 0 && (size_t)at >= sizeof(line) ? "..." : "");
+        d->differ = true;
+    }
+    free(all);
+    return same;
+}
+
+int svk_train_dist_end(svk_train_dist *d, int rc)
+{
+    if (!initialised())
+        return rc;
+    fflush(stdout);
+    fflush(stderr);
+    /* MPI_Abort only where a rank may be waiting for this one: when
+     * several ranks abort at once, Debian's Open MPI 4.1.4 mpirun can
+     * crash (in pmix_server_log_fn) instead of reporting. */
+    const bool together = d->differ || rc == SVK_EXIT_OK || rc == SVK_EXIT_USAGE || rc == SVK_EXIT_DIVERGED ||
+                          rc == SVK_EXIT_INTERRUPTED;
+    if (!together && d->size > 1)
+        MPI_Abort(MPI_COMM_WORLD, rc);
+    MPI_Finalize();
+    return rc;
+}
