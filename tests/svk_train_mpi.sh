@@ -5,7 +5,7 @@
 # placements, their parameter hashes agreeing (--check-every); ranks whose
 # parameters differ stop, each saying so; a rank killed mid-run ends the
 # job, non-zero, within seconds; a --batch that does not divide by the ranks
-# is refused by name. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
+# is refused by name; fp16 with --accum 2 composes. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
 # machine would otherwise each start a thread a core.
 # usage: svk_train_mpi.sh SVK_TRAIN MPIRUN
 set -u
@@ -37,6 +37,15 @@ for placement in siamese pre; do
             > '$dir/two.jsonl' &&
         python3 '$dir/same.py' '$dir/two.jsonl' '$dir/one.jsonl'"
 done
+
+# It composes with 16-bit activations (fp16: loss scaling too) and
+# gradient accumulation: one all-reduce per optimizer step.
+check "siamese fp16 --accum 2: mpirun -np 2 = one process within 1e-5 relative, 20 steps" \
+    bash -c "
+    '$train' ${small[*]} --precision fp16 --accum 2 > '$dir/one.jsonl' &&
+    timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --precision fp16 --accum 2 --check-every 10 > '$dir/two.jsonl' &&
+    python3 '$dir/same.py' '$dir/two.jsonl' '$dir/one.jsonl' &&
+    grep -q '\"loss_scale\": 65536' '$dir/two.jsonl'"
 
 # Ranks started from different seeds hold different weights: the first
 # comparison stops them, every rank naming the hashes.

@@ -170,7 +170,8 @@ static void usage(FILE *f)
 "                          report the first whose output holds NaN or infinity, and its inputs\n"
 "  --dump-grads PATH       first step's gradients before clipping, tensors grad.<name>\n"
 "  --dump-logits PATH      first step's logits, tensor logits [B, T, V]\n"
-"  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s)\n"
+"  --jsonl                 one JSON object per step on stdout (step, loss, lr, grad_norm, tokens_per_s,\n"
+"                          skipped; with --precision fp16 also loss_scale, the step's)\n"
 "  --log PATH              the run's CSV, one row per step (default: beside --save, its extension .csv;\n"
 "                          else svk-train.csv here), rewritten as the run goes and before every save;\n"
 "                          at the end its loss curve beside it, PATH with .svg for .csv. Columns:\n"
@@ -1461,9 +1462,13 @@ static int run(options o, const char *from, run_outcome *res)
                     snprintf(jl, sizeof(jl), "%.6f", (double)loss);
                 if (isfinite(info.grad_norm))
                     snprintf(jg, sizeof(jg), "%.6g", (double)info.grad_norm);
+                /* fp16 steps also say the loss scale they ran with. */
+                char js[40] = "";
+                if (o.precision == SVK_PRECISION_FP16)
+                    snprintf(js, sizeof(js), ", \"loss_scale\": %g", (double)info.loss_scale);
                 printf("{\"step\": %llu, \"loss\": %s, \"lr\": %.6g, \"grad_norm\": %s, \"tokens_per_s\": %.1f, "
-                       "\"skipped\": %s}\n",
-                       (unsigned long long)(s + 1), jl, (double)lr, jg, tps, info.skipped ? "true" : "false");
+                       "\"skipped\": %s%s}\n",
+                       (unsigned long long)(s + 1), jl, (double)lr, jg, tps, info.skipped ? "true" : "false", js);
                 fflush(stdout);
             } else {
                 double done = (double)(s + 1 - first) / (double)(end - first);
