@@ -76,6 +76,8 @@ if want tests; then
     stage "test accum" 120 "$out/test_accum.txt" "${test_env[@]}" "$t/test_accum"
     stage "test recompute" 120 "$out/test_recompute.txt" "${test_env[@]}" "$t/test_recompute"
     stage "test precision" 120 "$out/test_precision.txt" "${test_env[@]}" "$t/test_precision"
+    stage "test loss_scale" 120 "$out/test_loss_scale.txt" "${test_env[@]}" "$t/test_loss_scale"
+    stage "test grad_reduce" 120 "$out/test_grad_reduce.txt" "${test_env[@]}" "$t/test_grad_reduce"
     stage "test memory_plan" 120 "$out/test_memory_plan.txt" "${test_env[@]}" "$t/test_memory_plan"
     stage "test big_tensors" 120 "$out/test_big_tensors.txt" "${test_env[@]}" "$t/test_big_tensors"
     stage "test gpt2_shape" 300 "$out/test_gpt2_shape.txt" "${test_env[@]}" "$t/test_gpt2_shape"
