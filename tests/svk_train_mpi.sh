@@ -6,7 +6,8 @@
 # parameters differ stop, each saying so; a rank killed mid-run ends the
 # job, non-zero, within seconds; a --batch that does not divide by the ranks
 # is refused by name; fp16 with --accum 2 composes; the gradients reduced
-# in buckets (the default) and whole (--reduce whole) give the same losses. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
+# in buckets (the default) and whole (--reduce whole) give the same losses,
+# and ranks whose buckets differ stop, each saying so. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
 # machine would otherwise each start a thread a core.
 # usage: svk_train_mpi.sh SVK_TRAIN MPIRUN
 set -u
@@ -72,6 +73,18 @@ expect_mismatch() {
         grep -q "rank 1: the ranks' parameters differ" "$dir/mm.out"
 }
 check "--check-every: ranks with different weights stop at the first comparison, each saying so" expect_mismatch
+
+# Ranks asked for buckets of different sizes would sum unrelated
+# gradients: the first step's comparison stops them, each saying so.
+expect_bucket_mismatch() {
+    local c=(--steps 2 --batch 4 --eval 0 --no-log --max-submit-ms 0)
+    timeout 120 "${mpi[@]}" -np 1 "$train" "${c[@]}" --bucket-kb 16 : -np 1 "$train" "${c[@]}" --bucket-kb 32 \
+        > "$dir/bm.out" 2>&1
+    local rc=$?
+    cat "$dir/bm.out"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(grep -c "cut their gradients into different buckets" "$dir/bm.out")" -eq 2 ]
+}
+check "ranks cutting different buckets stop at the first step, each saying so" expect_bucket_mismatch
 
 # A rank killed with SIGKILL after a few steps: mpirun ends the other and
 # exits non-zero, well before the run would have ended.

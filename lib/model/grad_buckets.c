@@ -113,7 +113,6 @@ svk_status svk_grad_layout_build(svk_log *log, const svk_plan *p, uint64_t bucke
         svk_grad_layout_free(out);
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory cutting the gradients into buckets");
     }
-    out->bucket_bytes = bytes;
     size_t i = 0, spans = 0;
     for (uint32_t b = 0; b < out->n; b++) {
         const size_t i0 = i;

@@ -34,7 +34,6 @@ typedef struct svk_grad_layout {
     uint64_t *first;      /* [n + 1]; first[n] is the gradient slab's size */
     size_t *span_first;   /* [n + 1] */
     svk_grad_span *span;  /* [span_first[n]] */
-    uint64_t bucket_bytes; /* the size asked for, resolved (never 0) */
 } svk_grad_layout;
 
 /* The size a bucket reaches before the next begins, for bucket_bytes 0:

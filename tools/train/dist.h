@@ -21,8 +21,9 @@ typedef struct svk_train_dist {
     double reduce_s;     /* seconds spent in the all-reduces so far */
     uint64_t reduces;    /* steps reduced so far */
     uint32_t buckets;    /* the latest step's buckets (svk_train_dist_bucket) */
+    bool checking;       /* this step's buckets are being compared across the ranks */
     bool stop;           /* some rank was interrupted: every rank ends after the step that said so */
-    bool differ;         /* the ranks' parameter hashes differed: every rank knows, and ends */
+    bool differ;         /* the ranks' parameter hashes (or gradient buckets) differed: every rank knows, and ends */
 } svk_train_dist;
 
 /* Joins the run (MPI_Init where mpirun started this process); false, after

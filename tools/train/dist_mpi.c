@@ -118,12 +118,44 @@ int svk_train_dist_reduce(void *user, svk_grad_sums *s)
  * the time between buckets waiting for the device, so the bucket would
  * travel at the finish call, after the backward. Blocking here, it travels
  * while the device runs the rest of the backward. */
+/* Whether every rank cut the same bucket here: the layout follows from
+ * the configuration and --accum, which the ranks share, but ranks whose
+ * buckets differed would sum unrelated gradients (or wait forever for a
+ * call of another size), so a step whose bucket count is new (the first)
+ * has its buckets compared: one
+ * MPI_MAX of each number and of its negation gives the largest and the
+ * smallest. */
+static int same_bucket(svk_train_dist *d, const svk_grad_bucket *b)
+{
+    const int64_t mine[3] = {(int64_t)b->buckets, (int64_t)b->offset, (int64_t)b->count};
+    int64_t all[6] = {mine[0], mine[1], mine[2], -mine[0], -mine[1], -mine[2]};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, all, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        mpi_message(d->rank, "MPI_Allreduce comparing the ranks' gradient buckets", rc);
+        return rc;
+    }
+    if (all[0] != -all[3] || all[1] != -all[4] || all[2] != -all[5]) {
+        fprintf(stderr, "svk-train: rank %d: the ranks cut their gradients into different buckets (bucket %u: "
+                        "this rank's %" PRIu64 " gradients from %" PRIu64 " of %u buckets; the ranks' counts span "
+                        "%" PRId64 "..%" PRId64 "); every rank needs the same model, --accum and --bucket-kb\n",
+                d->rank, b->index, b->count, b->offset, b->buckets, -all[5], all[2]);
+        /* Every rank has seen the same numbers: all end, together. */
+        d->differ = true;
+        return 1;
+    }
+    return 0;
+}
+
 int svk_train_dist_bucket(void *user, const svk_grad_bucket *b)
 {
     svk_train_dist *d = user;
     const double t0 = MPI_Wtime();
+    int rc = b->buckets != d->buckets || d->checking ? same_bucket(d, b) : 0;
+    /* The step's later buckets are compared too. */
+    d->checking = b->index + 1 < b->buckets && (b->buckets != d->buckets || d->checking);
     d->buckets = b->buckets;
-    const int rc = reduce_floats(d, b->grads, b->count);
+    if (rc == 0)
+        rc = reduce_floats(d, b->grads, b->count);
     d->reduce_s += MPI_Wtime() - t0;
     return rc;
 }
