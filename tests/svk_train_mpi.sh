@@ -5,7 +5,9 @@
 # placements, their parameter hashes agreeing (--check-every); ranks whose
 # parameters differ stop, each saying so; a rank killed mid-run ends the
 # job, non-zero, within seconds; a --batch that does not divide by the ranks
-# is refused by name; fp16 with --accum 2 composes. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
+# is refused by name; fp16 with --accum 2 composes; the gradients reduced
+# in buckets (the default) and whole (--reduce whole) give the same losses,
+# and ranks whose buckets differ stop, each saying so. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
 # machine would otherwise each start a thread a core.
 # usage: svk_train_mpi.sh SVK_TRAIN MPIRUN
 set -u
@@ -29,21 +31,32 @@ print("worst relative difference %.3g over %d steps (first %g, last %g)" % (wors
 assert worst <= 1e-5, worst
 assert not any(x["skipped"] for x in a)
 PY
+# The gradients go in buckets of 16 KiB (several, for this model of 134
+# KiB of gradients) as the backward completes them, the default way, or
+# whole after the backward (--reduce whole, the reference): the same losses.
 for placement in siamese pre; do
-    check "$placement: mpirun -np 2 --batch 4 = one process --batch 4 within 1e-5 relative, 20 steps; hashes agree" \
+    check "$placement: mpirun -np 2 --batch 4, buckets of 16 KiB = one process --batch 4 within 1e-5 relative, 20 steps; hashes agree; several buckets" \
         bash -c "
-        '$train' ${small[*]} --config placement=$placement > '$dir/one.jsonl' &&
+        '$train' ${small[*]} --config placement=$placement > '$dir/one.$placement.jsonl' &&
         timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --config placement=$placement --check-every 10 \
-            > '$dir/two.jsonl' &&
-        python3 '$dir/same.py' '$dir/two.jsonl' '$dir/one.jsonl'"
+            --bucket-kb 16 > '$dir/two.$placement.jsonl' 2> '$dir/two.err' &&
+        cat '$dir/two.err' && grep -Eq 'gradients \(in ([2-9]|[1-9][0-9]) buckets\)' '$dir/two.err' &&
+        python3 '$dir/same.py' '$dir/two.$placement.jsonl' '$dir/one.$placement.jsonl'"
 done
+check "siamese: mpirun -np 2 --reduce whole = one process and = buckets within 1e-5 relative, 20 steps" \
+    bash -c "
+    timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --reduce whole --check-every 10 > '$dir/whole.jsonl' &&
+    python3 '$dir/same.py' '$dir/whole.jsonl' '$dir/one.siamese.jsonl' &&
+    python3 '$dir/same.py' '$dir/whole.jsonl' '$dir/two.siamese.jsonl'"
 
 # It composes with 16-bit activations (fp16: loss scaling too) and
-# gradient accumulation: one all-reduce per optimizer step.
-check "siamese fp16 --accum 2: mpirun -np 2 = one process within 1e-5 relative, 20 steps" \
+# gradient accumulation: one all-reduce per optimizer step, the buckets
+# those of the last micro-batch's backward.
+check "siamese fp16 --accum 2, buckets of 16 KiB: mpirun -np 2 = one process within 1e-5 relative, 20 steps" \
     bash -c "
     '$train' ${small[*]} --precision fp16 --accum 2 > '$dir/one.jsonl' &&
-    timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --precision fp16 --accum 2 --check-every 10 > '$dir/two.jsonl' &&
+    timeout 120 ${mpi[*]} -np 2 '$train' ${small[*]} --precision fp16 --accum 2 --check-every 10 --bucket-kb 16 \
+        > '$dir/two.jsonl' &&
     python3 '$dir/same.py' '$dir/two.jsonl' '$dir/one.jsonl' &&
     grep -q '\"loss_scale\": 65536' '$dir/two.jsonl'"
 
@@ -60,6 +73,18 @@ expect_mismatch() {
         grep -q "rank 1: the ranks' parameters differ" "$dir/mm.out"
 }
 check "--check-every: ranks with different weights stop at the first comparison, each saying so" expect_mismatch
+
+# Ranks asked for buckets of different sizes would sum unrelated
+# gradients: the first step's comparison stops them, each saying so.
+expect_bucket_mismatch() {
+    local c=(--steps 2 --batch 4 --eval 0 --no-log --max-submit-ms 0)
+    timeout 120 "${mpi[@]}" -np 1 "$train" "${c[@]}" --bucket-kb 16 : -np 1 "$train" "${c[@]}" --bucket-kb 32 \
+        > "$dir/bm.out" 2>&1
+    local rc=$?
+    cat "$dir/bm.out"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(grep -c "cut their gradients into different buckets" "$dir/bm.out")" -eq 2 ]
+}
+check "ranks cutting different buckets stop at the first step, each saying so" expect_bucket_mismatch
 
 # A rank killed with SIGKILL after a few steps: mpirun ends the other and
 # exits non-zero, well before the run would have ended.

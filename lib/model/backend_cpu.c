@@ -10,6 +10,8 @@
 typedef struct cpu_state {
     void *slabs[SVK_SLAB_COUNT];
     uint64_t elems[SVK_SLAB_COUNT];
+    float *stage;        /* the buckets' gradients, packed (run_bucket) */
+    uint64_t stage_cap;
 } cpu_state;
 
 static cpu_state *state(svk_model *m)
@@ -47,6 +49,45 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     const svk_plan *p = &m->plan;
     svk_plan_write_inputs(p, s->slabs[SVK_SLAB_INPUT], tokens, targets);
     return svk_plan_cpu_run_f32(svk_model_log(m), p, s->slabs, begin, end, h);
+}
+
+/* Runs a bucket's range at once (nothing overlaps here) and copies the
+ * bucket out right after it, as the device does: a gradient written after
+ * its bucket's range would then differ from the whole step's, and the
+ * tests comparing the two would see it. */
+static svk_status run_bucket(svk_model *m, const svk_grad_layout *g, uint32_t k, const int32_t *tokens,
+                             const int32_t *targets, const svk_step_hparams *h)
+{
+    cpu_state *s = m->backend;
+    const uint64_t n = g->first[g->n];
+    if (s->stage_cap < n) {
+        float *stage = svk_calloc(n ? n : 1, sizeof(float));
+        if (!stage)
+            return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY,
+                             "cpu backend: out of host memory for the %llu gradients of the buckets",
+                             (unsigned long long)n);
+        free(s->stage);
+        s->stage = stage;
+        s->stage_cap = n;
+    }
+    const size_t begin = k ? g->end[k - 1] : m->plan.phases.forward;
+    svk_status st = run(m, begin, g->end[k], k ? NULL : tokens, k ? NULL : targets, h, true);
+    float *dst = s->stage + g->first[k];
+    const float *grads = s->slabs[SVK_SLAB_GRAD];
+    for (size_t j = g->span_first[k]; j < g->span_first[k + 1] && st == SVK_OK; j++) {
+        memcpy(dst, grads + g->span[j].offset, g->span[j].n * sizeof(float));
+        dst += g->span[j].n;
+    }
+    return st;
+}
+
+static svk_status staged(svk_model *m, const svk_grad_layout *g, uint32_t k, float *dst, float out[SVK_OUT_COUNT])
+{
+    cpu_state *s = m->backend;
+    memcpy(dst, s->stage + g->first[k], (g->first[k + 1] - g->first[k]) * sizeof(float));
+    memcpy(out, (const float *)s->slabs[SVK_SLAB_OUTPUT] + m->plan.tensors[m->plan.output].offset,
+           SVK_OUT_COUNT * sizeof(float));
+    return SVK_OK;
 }
 
 static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n, void *host, bool to_host)
@@ -107,6 +148,7 @@ static void destroy(svk_model *m)
         return;
     for (int k = 0; k < SVK_SLAB_COUNT; k++)
         free(s->slabs[k]);
+    free(s->stage);
     free(s);
     m->backend = NULL;
 }
@@ -127,5 +169,5 @@ static void estimate(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out)
 
 const svk_backend_impl svk_backend_cpu = {
     .name = "cpu", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
-    .check = check, .estimate = estimate,
+    .check = check, .estimate = estimate, .run_bucket = run_bucket, .staged = staged,
 };

@@ -56,6 +56,12 @@ typedef struct vk_state {
     svk_vk_ranges ranges;               /* the op ranges' recordings, by parity (vk_submit.h) */
     svk_cmdlist *external;              /* a step recorded into the app's command buffer (parity 0) */
     int cur;                            /* the parity of the latest run: its outputs are the model's */
+    /* A step reduced in buckets: its layout while its ranges are recorded
+     * (record_bucket), each bucket's range in flight, and the mapped
+     * buffer its gradients are copied to, packed, in the ranges' lists */
+    const svk_grad_layout *layout;
+    svk_vk_range *bucket_range[SVK_GRAD_BUCKETS_MAX];
+    svk_buffer *stage;
     bool shape_ready;                   /* the current plan's buffers all exist */
 } vk_state;
 
@@ -99,6 +105,7 @@ static void destroy(svk_model *m)
     }
     svk_buffer_release(&s->hparams[0]);
     svk_buffer_release(&s->hparams[1]);
+    svk_buffer_release(&s->stage);
     free(s);
     m->backend = NULL;
 }
@@ -438,7 +445,7 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
         st = write_inputs(m, q, tokens, targets, h);
     if (st == SVK_OK) {
         st = svk_vk_range_submit(m, &s->ranges, l);
-        if (s->ranges.inflight[q] == l) /* (from its first list on) */
+        if (svk_vk_range_in_flight(&s->ranges, l)) /* (from its first list on) */
             s->cur = q;
     }
     if (st != SVK_OK)
@@ -449,6 +456,104 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
         return st;
     }
     return wait ? finish_pending(m) : SVK_OK;
+}
+
+/* Records ops [begin, end) as record_ops does, and where end is where a
+ * bucket of the layout is complete (the last list of that bucket's range),
+ * the bucket's copy into the staging buffer after them: in the list, so
+ * that the host waits for that list alone, not for the queue. */
+static svk_status record_bucket(svk_model *m, svk_cmdlist *cl, int parity, size_t begin, size_t end,
+                                uint32_t *op_first)
+{
+    vk_state *s = m->backend;
+    const svk_grad_layout *g = s->layout;
+    svk_status st = record_ops(m, cl, parity, begin, end, op_first);
+    uint32_t k = 0;
+    while (k < g->n && g->end[k] != end)
+        k++;
+    if (st != SVK_OK || k == g->n)
+        return st;
+    const svk_plan_vk_rec r = recording(m, cl, parity);
+    const uint32_t grads = svk_plan_slab_start(&m->plan, SVK_SLAB_GRAD);
+    uint64_t to = g->first[k];
+    for (size_t j = g->span_first[k]; j < g->span_first[k + 1] && st == SVK_OK; j++) {
+        /* In parts that each lie in one window of a windowed slab. */
+        for (uint64_t e = 0, len; e < g->span[j].n && st == SVK_OK; e += len, to += len) {
+            uint64_t reach;
+            const svk_tref src = svk_plan_vk_at(&r, grads, g->span[j].offset + e, &reach);
+            len = g->span[j].n - e < reach ? g->span[j].n - e : reach;
+            const svk_transfer t = {
+                .kind = SVK_TRANSFER_COPY, .label = "grad bucket to host", .dst = {s->stage, to * 4, len * 4},
+                .src = {src.buf, src.off * 4, len * 4},
+            };
+            st = svk_cmdlist_transfer(cl, &t);
+        }
+    }
+    return st;
+}
+
+/* The staging buffer of the buckets' gradients, made on first use (its
+ * size is the gradient slab's, which never changes). */
+static svk_status ensure_stage(svk_model *m, uint64_t elems)
+{
+    vk_state *s = m->backend;
+    if (s->stage && s->stage->size >= elems * 4)
+        return SVK_OK;
+    /* A larger one is bound in other recordings: they go first. */
+    if (s->stage) {
+        svk_vk_ranges_free(&s->ranges, false);
+        svk_buffer_destroy(&s->stage);
+    }
+    svk_buffer_params bp = svk_buffer_params_default();
+    bp.size = (elems ? elems : 1) * 4;
+    bp.memory = SVK_MEMORY_HOST_MAPPED;
+    bp.name = "gradient buckets";
+    /* Copies, not bindings, reach it: only the allocation limits apply. */
+    return svk_vk_windows_needed(m->ctx, bp.size) ? svk_buffer_create_unbound(m->ctx, &bp, &s->stage)
+                                                   : svk_buffer_create(m->ctx, &bp, &s->stage);
+}
+
+static svk_status run_bucket(svk_model *m, const svk_grad_layout *g, uint32_t k, const int32_t *tokens,
+                             const int32_t *targets, const svk_step_hparams *h)
+{
+    vk_state *s = m->backend;
+    const int q = s->cur;
+    svk_vk_range *l = NULL;
+    svk_status st = ensure_shape(m);
+    /* The first settles what ran before the step; the others go in
+     * behind it on the same parity. */
+    if (st == SVK_OK && k == 0)
+        st = finish_pending(m);
+    if (st == SVK_OK)
+        st = ensure_stage(m, g->first[g->n]);
+    if (st == SVK_OK) {
+        s->layout = g;
+        st = svk_vk_range_get(m, &s->ranges, record_bucket, k ? g->end[k - 1] : m->plan.phases.forward, g->end[k],
+                              q, &l);
+        s->layout = NULL;
+    }
+    if (st == SVK_OK && k == 0)
+        st = write_inputs(m, q, tokens, targets, h);
+    if (st == SVK_OK)
+        st = svk_vk_range_submit(m, &s->ranges, l);
+    s->bucket_range[k] = st == SVK_OK ? l : NULL;
+    return st;
+}
+
+static svk_status staged(svk_model *m, const svk_grad_layout *g, uint32_t k, float *dst, float out[SVK_OUT_COUNT])
+{
+    vk_state *s = m->backend;
+    const float *stage, *outputs;
+    svk_status st = s->bucket_range[k] ? svk_vk_range_finish_through(m, &s->ranges, s->bucket_range[k]) : SVK_OK;
+    s->bucket_range[k] = NULL;
+    /* Mapped and coherent, and the list ends with a barrier that makes
+     * its writes visible to the host (svk_cmdlist_end). */
+    if (st == SVK_OK && (st = svk_buffer_map(s->stage, (void **)&stage)) == SVK_OK &&
+        (st = svk_buffer_map(io_buffer(s, SVK_SLAB_OUTPUT, s->cur), (void **)&outputs)) == SVK_OK) {
+        memcpy(dst, stage + g->first[k], (g->first[k + 1] - g->first[k]) * sizeof(float));
+        memcpy(out, outputs + m->plan.tensors[m->plan.output].offset, SVK_OUT_COUNT * sizeof(float));
+    }
+    return st;
 }
 
 /* The outputs of the step before the latest run (model.c settles it while
@@ -724,4 +829,5 @@ const svk_backend_impl svk_backend_vulkan = {
     .name = "vulkan", .set_plan = set_plan, .run = run, .read = read_slab, .write = write_slab, .destroy = destroy,
     .forget_recordings = forget_recordings, .record_external = record_external,
     .plan_options = plan_options, .estimate = estimate, .prepare = prepare, .read_prev_output = read_prev_output, .check = check,
+    .run_bucket = run_bucket, .staged = staged,
 };

@@ -64,6 +64,8 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
         svk_plan_free(&m->plan);
     m->plan = p;
     m->has_plan = true;
+    /* The buckets are the plan's: cut again for the new one on use. */
+    svk_grad_layout_free(&m->layout);
     return SVK_OK;
 }
 
@@ -225,6 +227,7 @@ void svk_model_destroy(svk_model **pm)
         svk_plan_free(&m->plan);
     free(m->info);
     free(m->reduce_grads);
+    svk_grad_layout_free(&m->layout);
     free(m);
     *pm = NULL;
 }

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "plan.h"
 #include "finite.h"
+#include "grad_buckets.h"
 
 /* What a backend does for the model (model.c drives it). */
 typedef struct svk_backend_impl {
@@ -50,6 +51,17 @@ typedef struct svk_backend_impl {
      * Waits for everything. */
     svk_status (*check)(svk_model *m, size_t begin, size_t end, const int32_t *tokens, const int32_t *targets,
                         const svk_step_hparams *h, const svk_finite_probe *probes, size_t n, svk_ref_finite *out);
+    /* A step reduced in buckets (grad_reduce.c), its ranges [begin, end)
+     * the layout's, run in order: bucket 0's settles the model, writes the
+     * batch and h as run does and runs ops [forward, g->end[0]); bucket k's
+     * runs [g->end[k - 1], g->end[k]) behind the ones before it, then
+     * copies bucket k's gradients where staged finds them. Neither waits. */
+    svk_status (*run_bucket)(svk_model *m, const svk_grad_layout *g, uint32_t k, const int32_t *tokens,
+                             const int32_t *targets, const svk_step_hparams *h);
+    /* Waits for run_bucket(k) alone (not for the buckets after it), then
+     * copies its gradients, packed, to dst [first[k + 1] - first[k]] and
+     * the step's outputs to out. */
+    svk_status (*staged)(svk_model *m, const svk_grad_layout *g, uint32_t k, float *dst, float out[SVK_OUT_COUNT]);
 } svk_backend_impl;
 
 struct svk_model {
@@ -77,6 +89,12 @@ struct svk_model {
     void *reduce_user;
     float *reduce_grads;
     uint64_t reduce_cap;
+    /* svk_model_set_grad_reduce_buckets's bucket call (NULL: the whole
+     * gradient at once; reduce_fn is then its finish call), the size it
+     * asked for, and the current plan's buckets (n 0: not cut yet) */
+    svk_grad_bucket_fn bucket_fn;
+    uint64_t bucket_bytes;
+    svk_grad_layout layout;
 };
 
 /* The log messages go to: the context's, or the model's own. */

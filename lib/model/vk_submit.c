@@ -20,9 +20,13 @@ static void range_free(svk_vk_ranges *r, svk_vk_range *l)
     free(l->op_ms);
     free(l->new_cut);
     free(l->ns);
-    for (int q = 0; q < 2; q++)
-        if (r->inflight[q] == l)
-            r->inflight[q] = NULL;
+    for (int q = 0; q < 2; q++) {
+        size_t kept = 0;
+        for (size_t i = 0; i < r->n_inflight[q]; i++)
+            if (r->inflight[q][i] != l)
+                r->inflight[q][kept++] = r->inflight[q][i];
+        r->n_inflight[q] = kept;
+    }
     *l = (svk_vk_range){0};
 }
 
@@ -130,7 +134,7 @@ svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn rec
     svk_vk_range *l = NULL;
     for (int i = 0; i < SVK_VK_RANGES; i++) {
         svk_vk_range *li = &r->range[i];
-        if (li->cl && li->begin == begin && li->end == end && li->parity == parity) {
+        if (li->cl && li->begin == begin && li->end == end && li->parity == parity && li->record == record) {
             *out = li;
             return SVK_OK;
         }
@@ -140,7 +144,7 @@ svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn rec
     if (!l)
         return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: more than %d op ranges",
                          SVK_VK_RANGES);
-    *l = (svk_vk_range){.begin = begin, .end = end, .parity = parity};
+    *l = (svk_vk_range){.begin = begin, .end = end, .parity = parity, .record = record};
     svk_status st = plan_cuts(m, r, l);
     if (st == SVK_OK && !(l->cl = svk_calloc(l->n, sizeof(*l->cl))))
         st = svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
@@ -170,9 +174,9 @@ svk_status svk_vk_range_submit(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
          * tried again; the first is not, the range then not having run. */
         for (int again = 0; i > 0 && again < 2 && st != SVK_OK && st != SVK_ERROR_DEVICE_LOST; again++)
             st = svk_cmdlist_submit(l->cl[i]);
-        if (st == SVK_OK)
-            r->inflight[l->parity] = l;
-        else if (i > 0 && st != SVK_ERROR_DEVICE_LOST)
+        if (st == SVK_OK && !svk_vk_range_in_flight(r, l))
+            r->inflight[l->parity][r->n_inflight[l->parity]++] = l;
+        else if (st != SVK_OK && i > 0 && st != SVK_ERROR_DEVICE_LOST)
             snprintf(m->unusable, sizeof(m->unusable),
                      "submission %zu of the %zu of its ops could not be made after those before it ran (%s)", i + 1,
                      l->n, svk_last_error());
@@ -251,16 +255,49 @@ static void measure_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
         range_free(r, l);
 }
 
-svk_status svk_vk_range_finish(svk_model *m, svk_vk_ranges *r, int parity)
+bool svk_vk_range_in_flight(const svk_vk_ranges *r, const svk_vk_range *l)
 {
-    svk_vk_range *l = r->inflight[parity];
+    for (int q = 0; q < 2; q++)
+        for (size_t i = 0; i < r->n_inflight[q]; i++)
+            if (r->inflight[q][i] == l)
+                return true;
+    return false;
+}
+
+/* Waits for the oldest range in flight on a parity and takes it off. */
+static svk_status finish_oldest(svk_model *m, svk_vk_ranges *r, int parity)
+{
+    svk_vk_range *l = r->inflight[parity][0];
     svk_status st = SVK_OK;
-    for (size_t i = 0; l && i < l->n && st == SVK_OK; i++)
+    for (size_t i = 0; i < l->n && st == SVK_OK; i++)
         st = svk_cmdlist_wait(l->cl[i]);
-    if (!l || st != SVK_OK)
+    if (st != SVK_OK)
         return st;
-    r->inflight[parity] = NULL;
+    r->n_inflight[parity]--;
+    memmove(&r->inflight[parity][0], &r->inflight[parity][1], r->n_inflight[parity] * sizeof(r->inflight[parity][0]));
     if (l->timing)
         measure_cuts(m, r, l);
     return SVK_OK;
+}
+
+svk_status svk_vk_range_finish(svk_model *m, svk_vk_ranges *r, int parity)
+{
+    svk_status st = SVK_OK;
+    while (r->n_inflight[parity] && st == SVK_OK)
+        st = finish_oldest(m, r, parity);
+    return st;
+}
+
+svk_status svk_vk_range_finish_through(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
+{
+    svk_status st = SVK_OK;
+    /* The queue runs a parity's ranges in the order submitted: those before
+     * l are done when l is, and waiting for them first costs nothing. */
+    while (st == SVK_OK && svk_vk_range_in_flight(r, l)) {
+        const svk_vk_range *oldest = r->inflight[l->parity][0];
+        st = finish_oldest(m, r, l->parity);
+        if (oldest == l)
+            break;
+    }
+    return st;
 }

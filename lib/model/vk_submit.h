@@ -28,6 +28,7 @@ typedef svk_status (*svk_vk_record_fn)(svk_model *m, svk_cmdlist *cl, int parity
 typedef struct svk_vk_range {
     size_t begin, end;
     int parity;
+    svk_vk_record_fn record; /* what recorded it: ranges of the same ops recorded otherwise are others */
     size_t n;
     svk_cmdlist **cl;
     size_t *cut;
@@ -50,18 +51,23 @@ typedef struct svk_vk_cuts {
     double longest_ms;
 } svk_vk_cuts;
 
-#define SVK_VK_RANGES 8
+/* A step's ranges, a reduced step's buckets (grad_buckets.h) among them,
+ * and evaluation's, for both parities. */
+#define SVK_VK_RANGES 48
 
 typedef struct svk_vk_ranges {
     svk_vk_range range[SVK_VK_RANGES];
     svk_vk_cuts cuts[SVK_VK_RANGES];
-    svk_vk_range *inflight[2];  /* by parity: submitted, not yet waited for */
+    /* by parity: submitted, not yet waited for, in submission order (a
+     * step reduced in buckets has several ranges in flight at once) */
+    svk_vk_range *inflight[2][SVK_VK_RANGES];
+    size_t n_inflight[2];
     bool warned_long;           /* an op over max_submit_ms was logged */
     bool noted_count;           /* a split by op count (no timestamps) was logged */
 } svk_vk_ranges;
 
 /* The recorded lists of ops [begin, end) for a parity, made with record on
- * first use. */
+ * first use (a range is found again by its ops, parity and record). */
 svk_status svk_vk_range_get(svk_model *m, svk_vk_ranges *r, svk_vk_record_fn record, size_t begin, size_t end,
                             int parity, svk_vk_range **out);
 
@@ -76,6 +82,15 @@ svk_status svk_vk_range_submit(svk_model *m, svk_vk_ranges *r, svk_vk_range *l);
  * waited for again). A finished timed replay is measured, and its range
  * recorded again on its next use. */
 svk_status svk_vk_range_finish(svk_model *m, svk_vk_ranges *r, int parity);
+
+/* Waits for the lists in flight on l's parity up to l's last (those of
+ * ranges submitted after l still run); as svk_vk_range_finish otherwise.
+ * SVK_OK at once if l is not in flight. l may be freed (a measured
+ * replay). */
+svk_status svk_vk_range_finish_through(svk_model *m, svk_vk_ranges *r, svk_vk_range *l);
+
+/* Whether l is in flight (submitted and not waited for). */
+bool svk_vk_range_in_flight(const svk_vk_ranges *r, const svk_vk_range *l);
 
 /* Frees every range's lists (each waits for its submission); with cuts,
  * the measured cuts too (they belong to a batch shape). */

@@ -95,6 +95,23 @@ typedef struct bench_step_row {
     char skipped[200];
 } bench_step_row;
 
+/* A training step with its gradients reduced across ranks, one way
+ * (bench_reduce.c). */
+typedef struct bench_reduce_row {
+    char name[32];          /* the configuration */
+    char mode[16];          /* none, whole, buckets, buckets/8 */
+    int ranks;              /* processes (mpirun -np), each running the row */
+    uint64_t params;        /* gradients reduced a step: 4 params bytes */
+    uint32_t buckets;       /* the step's buckets (whole: 1; none: 0) */
+    uint32_t steps;         /* steps timed */
+    double step_ms;         /* wall time a step, as a training loop runs them */
+    double reduce_ms;       /* of which in the reducer's calls (the all-reduces, waits for the slower rank included) */
+    float loss;             /* the last step's */
+    char skipped[256];      /* why the row failed; empty otherwise */
+} bench_reduce_row;
+
+struct svk_train_dist;
+
 typedef struct bench {
     bench_opts opt;
     svk_ctx *ctx;
@@ -129,6 +146,9 @@ typedef struct bench {
     size_t n_rows, cap_rows;
     bench_step_row *steps;
     size_t n_steps, cap_steps;
+    bench_reduce_row *reduces;
+    size_t n_reduces, cap_reduces;
+    struct svk_train_dist *dist; /* this process's rank among those mpirun started (one, alone) */
     /* SiameseNorm's overhead measured in pairs (bench_step.c): the siamese
      * and the pre-norm step of the first two configurations timed
      * alternately, the median of the pairs' ratios; pairs 0 when not. */
@@ -236,6 +256,8 @@ void bench_run_gemm(bench *b);
 const char *bench_gemm_step_variant(const bench *b);
 void bench_run_kernels(bench *b);
 void bench_run_steps(bench *b);
+/* The step with its gradients reduced, whole and in buckets (bench_reduce.c). */
+void bench_run_reduce(bench *b);
 
 /* ---- bench_blas.c ---- */
 /* Fills b->blas, blas_core, blas_config and sets OpenBLAS's thread count. */
@@ -271,6 +293,7 @@ void bench_vkcmd_destroy(bench_vkcmd *t);
 void bench_print_header(bench *b);
 void bench_print_row(bench *b, const bench_row *r);
 void bench_print_step(bench *b, const bench_step_row *s);
+void bench_print_reduce(bench *b, const bench_reduce_row *r);
 void bench_print_summary(bench *b);
 /* The JSON document of the whole run on stdout; false if it could not be built. */
 bool bench_print_json(bench *b);

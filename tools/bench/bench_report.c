@@ -133,6 +133,22 @@ static double mib(uint64_t bytes)
     return (double)bytes / (1 << 20);
 }
 
+void bench_print_reduce(bench *b, const bench_reduce_row *r)
+{
+    FILE *f = out(b);
+    if (r->skipped[0]) {
+        fprintf(f, "reduce %-10s %-9s failed: %s\n", r->name, r->mode, r->skipped);
+        return;
+    }
+    char buckets[24] = "";
+    if (r->buckets)
+        snprintf(buckets, sizeof(buckets), ", %u bucket%s", r->buckets, r->buckets == 1 ? "" : "s");
+    fprintf(f, "reduce %-10s %-9s %d rank%s, %.2f M params (%.2f MB a step)%s: step %8.2f ms, all-reduce %7.3f ms "
+               "(%u steps)\n", r->name, r->mode, r->ranks, r->ranks == 1 ? "" : "s", (double)r->params * 1e-6,
+            4e-6 * (double)r->params, buckets, r->step_ms, r->reduce_ms, r->steps);
+    fflush(f);
+}
+
 void bench_print_step(bench *b, const bench_step_row *s)
 {
     FILE *f = out(b);
@@ -447,6 +463,26 @@ static cJSON *row_json(const bench *b, const bench_row *r)
     return o;
 }
 
+static cJSON *reduce_json(const bench_reduce_row *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", r->name);
+    cJSON_AddStringToObject(o, "mode", r->mode);
+    num(o, "ranks", r->ranks);
+    num(o, "params", (double)r->params);
+    num(o, "bytes_per_step", 4.0 * (double)r->params);
+    if (r->skipped[0]) {
+        cJSON_AddStringToObject(o, "skipped", r->skipped);
+        return o;
+    }
+    num(o, "buckets", r->buckets);
+    num(o, "steps", r->steps);
+    num(o, "step_ms", r->step_ms);
+    num(o, "reduce_ms", r->reduce_ms);
+    num(o, "loss", r->loss);
+    return o;
+}
+
 static cJSON *step_json(const bench_step_row *s)
 {
     cJSON *o = cJSON_CreateObject();
@@ -545,6 +581,9 @@ bool bench_print_json(bench *b)
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < b->n_steps; i++)
         cJSON_AddItemToArray(steps, step_json(&b->steps[i]));
+    cJSON *reduces = cJSON_AddArrayToObject(root, "reduce");
+    for (size_t i = 0; i < b->n_reduces; i++)
+        cJSON_AddItemToArray(reduces, reduce_json(&b->reduces[i]));
     if (b->overhead_pairs) {
         cJSON *o = cJSON_AddObjectToObject(root, "siamese_overhead");
         num(o, "pairs", b->overhead_pairs);

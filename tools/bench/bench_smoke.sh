@@ -1,6 +1,6 @@
 #!/bin/sh
 # svk-bench --quick --json, whose output must be one JSON document with
-# rows and steps, every GB/s kernel row with the copy run among its runs,
+# rows and steps, the reduce rows (every way, the reduced ones at one loss), every GB/s kernel row with the copy run among its runs,
 # and the GEMM target of the variant the step does not run informational;
 # times are never judged. bench_compare.py must then match every measured
 # row of that run with itself (ratios of 1) and refuse a document that is
@@ -47,8 +47,18 @@ assert gemm and all(r["variant"] == variant for r in d["steps"]), d["steps"]
 for v, status in gemm.items():
     assert (status == "informational") == (variant in gemm and v != variant), \
         "GEMM (%s): %s, the step runs %s" % (v, status, variant)
-print("bench_smoke: %d rows (%d measured), %d steps, %d targets"
-      % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"])))
+# The step with its gradients reduced, one rank: every way measured, the
+# reduced ones at the same loss (the same sums, whole or in buckets).
+red = {r["mode"]: r for r in d["reduce"] if r["name"] == "tiny"}
+assert sorted(red) == ["buckets", "buckets/8", "none", "whole"], red
+for m, r in red.items():
+    assert "skipped" not in r and r["step_ms"] > 0 and r["ranks"] == 1, r
+    assert r["bytes_per_step"] == 4 * r["params"], r
+assert red["whole"]["buckets"] == 1 and red["buckets/8"]["buckets"] > 1, red
+for m in ("buckets", "buckets/8"):
+    assert abs(red[m]["loss"] - red["whole"]["loss"]) <= 1e-5 * abs(red["whole"]["loss"]), red
+print("bench_smoke: %d rows (%d measured), %d steps, %d targets, %d reduce rows"
+      % (len(d["rows"]), len(measured), len(d["steps"]), len(d["targets"]), len(d["reduce"])))
 PY
 
 python3 "$2" "$out" "$out" >"$cmp_out" || {
@@ -116,6 +126,6 @@ assert ("residual", "residual", "fwd") in names, "the filter's second alternativ
 for s, k, dr in names:
     assert (s == "limit" and k.startswith("copy")) or (k, dr) == ("residual", "fwd"), \
         "row %s %s %s passed the filter" % (s, k, dr)
-assert not d["steps"], "--no-step ran steps"
+assert not d["steps"] and not d["reduce"], "--no-step ran steps"
 print("bench_smoke: --filter 'limit copy|residual fwd' kept %d rows" % len(d["rows"]))
 PY

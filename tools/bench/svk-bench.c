@@ -14,18 +14,22 @@
 #include "bench.h"
 #include "cli_exit.h"
 #include "cli_parse.h"
+#include "dist.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
 "usage: svk-bench [options]\n"
 "  every kernel family at training shapes, the machine's limits (a copy kernel,\n"
-"  OpenBLAS sgemm when built with it) and the whole training step\n"
+"  OpenBLAS sgemm when built with it), the whole training step, and the step with its\n"
+"  gradients all-reduced (reduce rows; under mpirun -np N, those alone, N ranks:\n"
+"  docs/DISTRIBUTED.md)\n"
 "  --quick           tiny shapes, few runs (the test suite's smoke test)\n"
 "  --json            the whole run as JSON on stdout (the table goes to stderr)\n"
 "  --filter TEXT     only rows whose 'section kernel dir variant shape' contains TEXT;\n"
 "                    A|B: rows containing A or B (e.g. --filter 'limit|siamese')\n"
-"                    (steps: 'step NAME', e.g. --filter step or --filter 'step default')\n"
+"                    (steps: 'step NAME', e.g. --filter step or --filter 'step default';\n"
+"                    reduce rows: 'reduce NAME')\n"
 "  --reps N          most timed runs per row (default 20; quick 3)\n"
 "  --budget S        GPU seconds per row after which no more runs are added (default 0.3)\n"
 "  --max-run S       skip a row whose one run is estimated to take longer (default 0.5)\n"
@@ -143,9 +147,18 @@ int main(int argc, char **argv)
     bench b;
     memset(&b, 0, sizeof(b));
     svk_ctx_params cp = svk_ctx_params_default();
+    svk_train_dist dist;
+    if (!svk_train_dist_init(&argc, &argv, &dist))
+        return SVK_EXIT_FAILURE;
+    b.dist = &dist;
     int rc = parse_args(argc, argv, &b.opt, &cp);
     if (rc)
-        return rc;
+        return svk_train_dist_end(&dist, rc);
+    /* Rank 0 reports; the others run the same rows, silently. */
+    if (dist.rank > 0 && !freopen("/dev/null", "w", stdout)) {
+        fprintf(stderr, "svk-bench: rank %d: cannot silence its output\n", dist.rank);
+        return svk_train_dist_end(&dist, SVK_EXIT_FAILURE);
+    }
     cf_rng_seed(&b.rng, b.opt.seed);
 
     /* One thread count for everything: lavapipe's (read when its device
@@ -185,15 +198,18 @@ int main(int argc, char **argv)
 
     bench_print_header(&b);
     double t0 = bench_now();
-    if (!b.opt.no_kernels) {
+    /* Under mpirun the ranks share the machine: the reduce rows alone. */
+    if (!b.opt.no_kernels && dist.size == 1) {
         bench_run_copy_limit(&b);
         bench_run_fma_limit(&b);
         bench_run_gemm(&b);
         bench_run_kernels(&b);
         bench_recheck_copy_limit(&b);
     }
-    if (!b.opt.no_step)
+    if (!b.opt.no_step && dist.size == 1)
         bench_run_steps(&b);
+    if (!b.opt.no_step)
+        bench_run_reduce(&b);
 
     svk_validation_counts vc;
     if (svk_ctx_validation_counts(b.ctx, &vc) == SVK_OK && vc.errors + vc.warnings) {
@@ -209,6 +225,7 @@ int main(int argc, char **argv)
     }
     free(b.rows);
     free(b.steps);
+    free(b.reduces);
     svk_ctx_destroy(&b.ctx);
-    return b.errors || b.validation_messages ? 1 : 0;
+    return svk_train_dist_end(&dist, b.errors || b.validation_messages ? 1 : 0);
 }

@@ -19,9 +19,11 @@ typedef struct svk_train_dist {
     int rank, size;      /* this process and the processes of the run (1: no data parallelism) */
     int local_rank;      /* this process among those of its machine: its device */
     double reduce_s;     /* seconds spent in the all-reduces so far */
-    uint64_t reduces;    /* all-reduces so far */
+    uint64_t reduces;    /* steps reduced so far */
+    uint32_t buckets;    /* the latest step's buckets (svk_train_dist_bucket) */
+    bool checking;       /* this step's buckets are being compared across the ranks */
     bool stop;           /* some rank was interrupted: every rank ends after the step that said so */
-    bool differ;         /* the ranks' parameter hashes differed: every rank knows, and ends */
+    bool differ;         /* the ranks' parameter hashes (or gradient buckets) differed: every rank knows, and ends */
 } svk_train_dist;
 
 /* Joins the run (MPI_Init where mpirun started this process); false, after
@@ -32,6 +34,13 @@ bool svk_train_dist_init(int *argc, char ***argv, svk_train_dist *d);
  * svk_train_dist): sums the gradients, the loss and the counted targets
  * over the ranks, and whether any rank was interrupted (into d->stop). */
 int svk_train_dist_reduce(void *user, svk_grad_sums *sums);
+
+/* svk_model_set_grad_reduce_buckets's calls (user: the svk_train_dist):
+ * each bucket summed over the ranks as the library hands it over, while
+ * the device goes on with the backward; then the loss, the counted
+ * targets and the interrupts, as svk_train_dist_reduce sums them. */
+int svk_train_dist_bucket(void *user, const svk_grad_bucket *bucket);
+int svk_train_dist_finish(void *user, svk_grad_sums *sums);
 
 /* Whether every rank's parameters have hash h at step (--check-every);
  * on a mismatch each rank says so, naming the ranks and their hashes. */

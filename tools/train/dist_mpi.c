@@ -1,8 +1,10 @@
 /*
- * dist.h over MPI (Open MPI from Debian). The whole gradient is summed
- * with one MPI_Allreduce in float32 after the backward pass, from the host
- * copy the library hands over: the simple path, with no overlap of the
- * communication with the backward (docs/DISTRIBUTED.md). MPI's default
+ * dist.h over MPI (Open MPI from Debian). The gradients are summed with
+ * MPI_Allreduce in float32 from the host copies the library hands over:
+ * bucket by bucket while the device runs the rest of the backward
+ * (svk_model_set_grad_reduce_buckets, the default), or whole after the
+ * backward pass (svk-train --reduce whole, the reference;
+ * docs/DISTRIBUTED.md). MPI's default
  * error handler stays: a failed call ends the job, and mpirun ends every
  * rank when one dies, so no rank waits for a peer that is gone.
  */
@@ -70,29 +72,102 @@ bool svk_train_dist_init(int *argc, char ***argv, svk_train_dist *d)
 /* MPI counts are int: the gradient goes in pieces of at most 2^30. */
 #define PIECE (1u << 30)
 
-int svk_train_dist_reduce(void *user, svk_grad_sums *s)
+/* The loss, the count (exact in a double up to 2^53) and the interrupts
+ * in one call: every rank then knows whether any was interrupted, and all
+ * stop after the same step. */
+static int reduce_small(svk_train_dist *d, svk_grad_sums *s)
 {
-    svk_train_dist *d = user;
-    const double t0 = MPI_Wtime();
-    /* The loss, the count (exact in a double up to 2^53) and the
-     * interrupts in one call: every rank then knows whether any was
-     * interrupted, and all stop after the same step. */
     double small[3] = {s->loss_sum, (double)s->targets, svk_train_interrupted() ? 1.0 : 0.0};
-    int rc = MPI_Allreduce(MPI_IN_PLACE, small, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    for (uint64_t at = 0; rc == MPI_SUCCESS && at < s->count; at += PIECE) {
-        const uint64_t n = s->count - at < PIECE ? s->count - at : PIECE;
-        rc = MPI_Allreduce(MPI_IN_PLACE, s->grads + at, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    }
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, small, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
-        mpi_message(d->rank, "MPI_Allreduce of the gradients", rc);
+        mpi_message(d->rank, "MPI_Allreduce of the loss and the counted targets", rc);
         return rc;
     }
     s->loss_sum = small[0];
     s->targets = (uint64_t)small[1];
     d->stop = d->stop || small[2] > 0;
-    d->reduce_s += MPI_Wtime() - t0;
-    d->reduces++;
     return 0;
+}
+
+static int reduce_floats(svk_train_dist *d, float *x, uint64_t count)
+{
+    int rc = MPI_SUCCESS;
+    for (uint64_t at = 0; rc == MPI_SUCCESS && at < count; at += PIECE) {
+        const uint64_t n = count - at < PIECE ? count - at : PIECE;
+        rc = MPI_Allreduce(MPI_IN_PLACE, x + at, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rc != MPI_SUCCESS)
+        mpi_message(d->rank, "MPI_Allreduce of the gradients", rc);
+    return rc;
+}
+
+int svk_train_dist_reduce(void *user, svk_grad_sums *s)
+{
+    svk_train_dist *d = user;
+    const double t0 = MPI_Wtime();
+    int rc = reduce_small(d, s);
+    if (rc == 0)
+        rc = reduce_floats(d, s->grads, s->count);
+    d->reduce_s += MPI_Wtime() - t0;
+    d->reduces += rc == 0;
+    return rc;
+}
+
+/* Blocking, not MPI_Iallreduce: without a progress thread Open MPI moves a
+ * non-blocking collective only inside MPI calls, and this thread spends
+ * the time between buckets waiting for the device, so the bucket would
+ * travel at the finish call, after the backward. Blocking here, it travels
+ * while the device runs the rest of the backward. */
+/* Whether every rank cut the same bucket here: the layout follows from
+ * the configuration and --accum, which the ranks share, but ranks whose
+ * buckets differed would sum unrelated gradients (or wait forever for a
+ * call of another size), so a step whose bucket count is new (the first)
+ * has its buckets compared: one
+ * MPI_MAX of each number and of its negation gives the largest and the
+ * smallest. */
+static int same_bucket(svk_train_dist *d, const svk_grad_bucket *b)
+{
+    const int64_t mine[3] = {(int64_t)b->buckets, (int64_t)b->offset, (int64_t)b->count};
+    int64_t all[6] = {mine[0], mine[1], mine[2], -mine[0], -mine[1], -mine[2]};
+    int rc = MPI_Allreduce(MPI_IN_PLACE, all, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        mpi_message(d->rank, "MPI_Allreduce comparing the ranks' gradient buckets", rc);
+        return rc;
+    }
+    if (all[0] != -all[3] || all[1] != -all[4] || all[2] != -all[5]) {
+        fprintf(stderr, "svk-train: rank %d: the ranks cut their gradients into different buckets (bucket %u: "
+                        "this rank's %" PRIu64 " gradients from %" PRIu64 " of %u buckets; the ranks' counts span "
+                        "%" PRId64 "..%" PRId64 "); every rank needs the same model, --accum and --bucket-kb\n",
+                d->rank, b->index, b->count, b->offset, b->buckets, -all[5], all[2]);
+        /* Every rank has seen the same numbers: all end, together. */
+        d->differ = true;
+        return 1;
+    }
+    return 0;
+}
+
+int svk_train_dist_bucket(void *user, const svk_grad_bucket *b)
+{
+    svk_train_dist *d = user;
+    const double t0 = MPI_Wtime();
+    int rc = b->buckets != d->buckets || d->checking ? same_bucket(d, b) : 0;
+    /* The step's later buckets are compared too. */
+    d->checking = b->index + 1 < b->buckets && (b->buckets != d->buckets || d->checking);
+    d->buckets = b->buckets;
+    if (rc == 0)
+        rc = reduce_floats(d, b->grads, b->count);
+    d->reduce_s += MPI_Wtime() - t0;
+    return rc;
+}
+
+int svk_train_dist_finish(void *user, svk_grad_sums *s)
+{
+    svk_train_dist *d = user;
+    const double t0 = MPI_Wtime();
+    const int rc = reduce_small(d, s);
+    d->reduce_s += MPI_Wtime() - t0;
+    d->reduces += rc == 0;
+    return rc;
 }
 
 bool svk_train_dist_agree(svk_train_dist *d, uint64_t h, uint64_t step)

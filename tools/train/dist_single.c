@@ -20,6 +20,20 @@ int svk_train_dist_reduce(void *user, svk_grad_sums *sums)
     return 0;
 }
 
+int svk_train_dist_bucket(void *user, const svk_grad_bucket *bucket)
+{
+    (void)user;
+    (void)bucket;
+    return 0;
+}
+
+int svk_train_dist_finish(void *user, svk_grad_sums *sums)
+{
+    (void)user;
+    (void)sums;
+    return 0;
+}
+
 bool svk_train_dist_agree(svk_train_dist *d, uint64_t h, uint64_t step)
 {
     (void)d;

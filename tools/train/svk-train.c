@@ -72,6 +72,8 @@ typedef struct options {
     bool digits_set;
     bool answer_set, operands_set, eval_every_set;
     uint32_t check_every;        /* --check-every: compare the ranks' parameter hashes every N steps; 0 = never */
+    bool reduce_whole;           /* --reduce whole: the gradients in one all-reduce after the backward */
+    uint32_t bucket_kb;          /* --bucket-kb: the buckets' size, KiB; 0 = the library's default */
     svk_train_dist *dist;        /* this process's place in a data-parallel run (dist.h) */
 } options;
 
@@ -196,6 +198,11 @@ static void usage(FILE *f)
 "  --check-every N         under mpirun (docs/DISTRIBUTED.md): compare a hash of every rank's parameters\n"
 "                          every N steps and stop, saying so on every rank, if they differ (default 0:\n"
 "                          never)\n"
+"  --reduce buckets|whole  under mpirun: all-reduce the gradients in buckets as the backward completes\n"
+"                          them, overlapping the rest of the backward (default), or whole after it (the\n"
+"                          reference); the same results\n"
+"  --bucket-kb N           the buckets' size in KiB (default 0: a quarter of the gradients, at least\n"
+"                          1 MiB; at most 32 buckets)\n"
 "  --eval N                held-out addition problems to score at the end, 0..%u (default 500)\n"
 "  --eval-every N          ... and every N steps of the run, the accuracy curve; for --data and\n"
 "                          --val-data, the held-out loss's steps (default: every tenth of --steps,\n"
@@ -216,7 +223,7 @@ static const char *const valued[] = {
     "--log", "--holdout",
     "--answer", "--operands", "--eval-every",
     "--train-data", "--val-data", "--token-format", "--eval-tokens", "--save-best", "--schedule", "--decay-frac",
-    "--max-submit-ms", "--precision", "--check-every",
+    "--max-submit-ms", "--precision", "--check-every", "--reduce", "--bucket-kb",
 };
 
 static bool is_valued(const char *a)
@@ -351,6 +358,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--warmup")) ok = o->warmup_set = svk_cli_u32(a, v, 0, UINT32_MAX, &o->warmup, &err);
         else if (!strcmp(a, "--save-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->save_every, &err);
         else if (!strcmp(a, "--check-every")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->check_every, &err);
+        else if (!strcmp(a, "--bucket-kb")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->bucket_kb, &err);
         else if (!strcmp(a, "--log-every")) ok = svk_cli_u32(a, v, 1, UINT32_MAX, &o->log_every, &err);
         else if (!strcmp(a, "--max-bad-steps")) ok = svk_cli_u32(a, v, 0, UINT32_MAX, &o->max_bad_steps, &err);
         /* The library's own bounds (finite, >= 0); no upper one: a huge
@@ -388,6 +396,11 @@ static int parse(int argc, char **argv, options *o)
                 ok = false;
                 snprintf(err.text, sizeof(err.text), "--token-format '%.32s': not llmc, u16 or u32", v);
             }
+        } else if (!strcmp(a, "--reduce")) {
+            ok = !strcmp(v, "whole") || !strcmp(v, "buckets");
+            o->reduce_whole = !strcmp(v, "whole");
+            if (!ok)
+                snprintf(err.text, sizeof(err.text), "--reduce '%.32s': not buckets or whole", v);
         } else if (!strcmp(a, "--precision")) {
             ok = o->precision_set = svk_precision_parse(v, &o->precision) == SVK_OK;
             if (!ok)
@@ -1276,7 +1289,12 @@ static int run(options o, const char *from, run_outcome *res)
         fail("creating the model");
         goto out;
     }
-    if (ranks > 1 && svk_model_set_grad_reduce(m, svk_train_dist_reduce, o.dist) != SVK_OK) {
+    const svk_grad_reducer reducer = {
+        .bucket = svk_train_dist_bucket, .finish = svk_train_dist_finish, .user = o.dist,
+        .bucket_bytes = (uint64_t)o.bucket_kb * 1024,
+    };
+    if (ranks > 1 && (o.reduce_whole ? svk_model_set_grad_reduce(m, svk_train_dist_reduce, o.dist)
+                                     : svk_model_set_grad_reduce_buckets(m, &reducer)) != SVK_OK) {
         fail("data parallelism");
         goto out;
     }
@@ -1549,10 +1567,16 @@ static int run(options o, const char *from, run_outcome *res)
     if (!o.jsonl && ran)
         printf("trained %llu steps in %.1f s (%.0f tokens/s), final loss %.4f\n", (unsigned long long)ran, elapsed,
                (double)ran * B * T / (elapsed > 0 ? elapsed : 1), (double)loss);
-    if (!o.jsonl && ran && ranks > 1 && o.dist->reduces)
-        printf("data parallel: %d ranks, all-reduce of %llu gradients %.2f ms a step (rank 0's wait included), "
-               "step %.2f ms\n", ranks, (unsigned long long)svk_model_param_count(m),
-               1e3 * o.dist->reduce_s / (double)o.dist->reduces, 1e3 * elapsed / (double)ran);
+    /* With --jsonl on stderr, stdout being the steps' objects alone. */
+    if (ran && ranks > 1 && o.dist->reduces) {
+        char how[32] = "whole";
+        if (!o.reduce_whole)
+            snprintf(how, sizeof(how), "in %u bucket%s", o.dist->buckets, o.dist->buckets == 1 ? "" : "s");
+        fprintf(o.jsonl ? stderr : stdout,
+                "data parallel: %d ranks, all-reduce of %llu gradients (%s) %.2f ms a step (rank 0's wait "
+                "included), step %.2f ms\n", ranks, (unsigned long long)svk_model_param_count(m), how,
+                1e3 * o.dist->reduce_s / (double)o.dist->reduces, 1e3 * elapsed / (double)ran);
+    }
     if (bad.total)
         fprintf(stderr, "svk-train: warning: %llu of the %llu steps were skipped (non-finite); updates applied: %llu\n",
                 (unsigned long long)bad.total, (unsigned long long)ran,
