@@ -3,16 +3,19 @@
 # --batch 4 (2 rows each) give the per-step losses of one process with
 # --batch 4 within 1e-5 relative over 20 steps, for the siamese and pre
 # placements, their parameter hashes agreeing (--check-every); ranks whose
-# parameters differ stop, each saying so; a rank killed mid-run ends the
-# job, non-zero, within seconds; a --batch that does not divide by the ranks
+# parameters differ stop, each saying so; a rank killed mid-run, or one
+# whose device is lost, ends the job, non-zero, within seconds, the last
+# checkpoint loadable; a --batch that does not divide by the ranks
 # is refused by name; fp16 with --accum 2 composes; the gradients reduced
 # in buckets (the default) and whole (--reduce whole) give the same losses,
 # and ranks whose buckets differ stop, each saying so. LP_NUM_THREADS=1: two lavapipe ranks on a 2-core
 # machine would otherwise each start a thread a core.
-# usage: svk_train_mpi.sh SVK_TRAIN MPIRUN
+# usage: svk_train_mpi.sh SVK_TRAIN MPIRUN SVK_TRAIN_FAULT
 set -u
 train=$1
 mpirun=$2
+fault=$3
+[ "${fault#/}" = "$fault" ] && fault=$PWD/$fault
 # shellcheck source=tests/cli_checks.sh
 . "$(dirname "$0")/cli_checks.sh"
 export LP_NUM_THREADS=1
@@ -116,6 +119,25 @@ kill_one() {
         "$(dirname "$train")/svk-generate" "$dir/k.safetensors" --tokens 4 --device cpu
 }
 check "a rank killed mid-run ends the job non-zero within 30 s; the last checkpoint loads" kill_one
+
+# Rank 1's device lost mid-run (SVK_TRAIN_FAULT: svk-train over fault
+# injection, tests/svk_train_fault.c; its FV_LOSE_SUBMIT-th submission loses
+# the device, in step 2 or 3 here): the job ends non-zero within seconds,
+# rank 1 saying why and where the checkpoint is, and rank 0's checkpoint of
+# step 2 loads.
+lose_one() {
+    local c=(--steps 40 --batch 4 --eval 0 --no-log --max-submit-ms 0 --save "$dir/l.safetensors" --save-every 2)
+    local t0=$SECONDS
+    timeout 120 "${mpi[@]}" -np 1 "$fault" "${c[@]}" : -np 1 env FV_LOSE_SUBMIT=100 "$fault" "${c[@]}" \
+        > "$dir/l.out" 2>&1
+    local rc=$? took=$((SECONDS - t0))
+    cat "$dir/l.out"
+    echo "mpirun exited $rc after $took s"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -le 60 ] &&
+        grep -q "rank 1: the device was lost; this ends the job on every rank" "$dir/l.out" &&
+        "$(dirname "$train")/svk-generate" "$dir/l.safetensors" --tokens 4 --device cpu
+}
+check "rank 1's device lost mid-run: the job ends non-zero, rank 1 says why; rank 0's checkpoint loads" lose_one
 
 refused "--batch must divide by the ranks" "--batch 3 is the global batch" \
     timeout 120 "${mpi[@]}" -np 2 "$train" --steps 2 --batch 3 --eval 0 --no-log

@@ -1359,9 +1359,12 @@ static int run(options o, const char *from, run_outcome *res)
     const bool tty = isatty(fileno(stderr)) && !o.jsonl;
     const char *saving = o.save ? o.save : o.export_to; /* the end's save, or its export alone */
     snprintf(interrupt_note, sizeof(interrupt_note), "%ssvk-train: interrupted: finishing the step in progress, "
-             "then %s%s%s (interrupt again to quit at once%s)\n", tty ? "\n" : "", saving ? "saving " : "",
+             "then %s%s%s (interrupt again to quit at once%s)%s\n", tty ? "\n" : "", saving ? "saving " : "",
              saving ? saving : "", log_on ? (saving ? " and the log" : "writing the log") : (saving ? "" : "stopping"),
-             saving ? ", leaving the files as they were" : "");
+             saving ? ", leaving the files as they were" : "",
+             /* mpirun's SIGTERM to the ranks of a job another rank ended */
+             ranks > 1 ? "; if another rank failed, mpirun ends this one too, and the last checkpoint stays as it was"
+                       : "");
     svk_train_interrupt_arm(interrupt_note);
     /* t_rate: when the leg's first step ended. The ETA is reckoned from the
      * steps after it: the first also builds the step's pipelines, which on
@@ -1681,6 +1684,13 @@ out:
 /* Why a lost device ends the run, and where it can go on from. */
 static void lost_note(const options *o, const run_outcome *res, unsigned recoveries)
 {
+    /* Under mpirun the other ranks end with this one (it aborts the job),
+     * and rank 0 keeps the checkpoints. */
+    if (o->dist->size > 1 && o->dist->rank > 0) {
+        fprintf(stderr, "svk-train: rank %d: the device was lost; this ends the job on every rank. Rank 0's last "
+                        "--save checkpoint is intact: go on with --resume from it\n", o->dist->rank);
+        return;
+    }
     if (recoveries)
         fprintf(stderr, "svk-train: the device was lost again, after %u recoveries: giving up; ", recoveries);
     else
