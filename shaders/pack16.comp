@@ -7,7 +7,9 @@
  * no two invocations write the same word and no 16-bit storage feature is
  * needed. With `scaled`, x is first multiplied by scale[0]: the loss
  * scale, applied where the logits' gradient is rounded (docs/MODEL.md,
- * "Precision"). Reference: lib/ref/pack16.c. Conformance:
+ * "Precision"). With `codes_only`, x is left as it is: the codes are a
+ * 16-bit copy for the backward pass of a value the forward pass goes on
+ * from in float32 (the residual streams). Reference: lib/ref/pack16.c. Conformance:
  * tools/conformance/conform_pack16.c.
  */
 #extension GL_GOOGLE_include_directive : require
@@ -38,9 +40,11 @@ void main()
     }
     const uint lo = svk_half_encode(pc.fmt, v0);
     const uint hi = pair ? svk_half_encode(pc.fmt, v1) : 0u;
-    x[i] = svk_half_decode(pc.fmt, lo);
-    if (pair)
-        x[i + 1u] = svk_half_decode(pc.fmt, hi);
+    if (pc.codes_only == 0u) {
+        x[i] = svk_half_decode(pc.fmt, lo);
+        if (pair)
+            x[i + 1u] = svk_half_decode(pc.fmt, hi);
+    }
     if (pc.store != 0u)
         packed[pc.off_packed + w] = lo | (hi << 16);
 }

@@ -404,7 +404,9 @@ static svk_status pack16(const cpu *c, const svk_plan_op *o)
         for (uint64_t i = 0; i < k->n; i++)
             x[i] *= s;
     }
-    if (o->code == SVK_OP_PACK16)
+    if (o->code == SVK_OP_PACK16 && k->codes_only)
+        SVK_REF(pack16_codes)(k->n, k->fmt, F(c, k->x), codes);
+    else if (o->code == SVK_OP_PACK16)
         SVK_REF(pack16)(k->n, k->fmt, F(c, k->x), codes);
     else
         SVK_REF(unpack16)(k->n, k->fmt, codes, F(c, k->x));

@@ -297,11 +297,13 @@ typedef struct svk_plan_attn_decode {
  * = the values of packed's codes. packed holds two codes per float-sized
  * element, element 2i in the low half of element i (the CPU backend's
  * slab of doubles: n uint16 codes in order). scaler (PACK16; SVK_NONE:
- * none): x is first multiplied by its loss scale. */
+ * none): x is first multiplied by its loss scale. codes_only (PACK16, with
+ * packed): x is left as it is, its codes a 16-bit copy. */
 typedef struct svk_plan_pack16 {
     uint32_t x, packed, scaler;
     uint64_t n;
     uint32_t fmt; /* SVK_FMT_FP16 or SVK_FMT_BF16 */
+    bool codes_only;
 } svk_plan_pack16;
 
 typedef struct svk_plan_op {

@@ -312,7 +312,7 @@ static void pack16(builder *b, const svk_plan_op *o)
     const svk_plan_pack16 *k = &o->pack16;
     if (o->code == SVK_OP_PACK16)
         operand(b, k->scaler, "loss scale", IN, SVK_LOSS_SCALER_S, 1, 1, 0);
-    dense(b, k->x, "x", o->code == SVK_OP_PACK16, true, k->n);
+    dense(b, k->x, "x", o->code == SVK_OP_PACK16, o->code == SVK_OP_UNPACK16 || !k->codes_only, k->n);
 }
 
 static const lister listers[SVK_OP_COUNT_] = {SVK_PLAN_OPS(SVK_PLAN_OP_FN)};

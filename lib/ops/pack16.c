@@ -16,6 +16,9 @@ static svk_status record(svk_cmdlist *cl, const svk_pack16_args *a, bool pack)
     if (!pack && !a->packed.buf)
         return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: no packed operand to read", op);
     const bool store = a->packed.buf != NULL;
+    if (pack && a->codes_only && !store)
+        return svk_error(&ctx->log, SVK_ERROR_INVALID_ARG, "%s: codes_only without a packed operand writes nothing",
+                         op);
     const bool scaled = pack && a->scale.buf != NULL;
     /* Rounding alone binds x twice, and no scale binds x a third time: the
      * kernel never touches those. */
@@ -39,6 +42,7 @@ static svk_status record(svk_cmdlist *cl, const svk_pack16_args *a, bool pack)
         .off_packed = store ? svk_elem_off(a->packed) : 0,
         .scaled = scaled,
         .off_scale = scaled ? svk_elem_off(a->scale) : 0,
+        .codes_only = pack && a->codes_only,
     };
     const svk_kernel_id k = pack ? SVK_KERNEL_PACK16 : SVK_KERNEL_UNPACK16;
     return svk_elem_dispatch_1d(cl, ctx, op, k, svk_pack16_words(a->n), r, pack ? 3 : 2, &push, sizeof(push),

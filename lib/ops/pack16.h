@@ -23,6 +23,7 @@ typedef struct svk_pack16_args {
     svk_tref packed;    /* [svk_pack16_words(n)] words; pack with packed.buf NULL: x is only rounded */
     svk_tref scale;     /* pack: [1], x multiplied by it before rounding (the loss scale, a power of two);
                            buf NULL: x as it is */
+    bool codes_only;    /* pack: x is left as it is, only the codes written (packed.buf must be set) */
     const char *label;  /* names the dispatch in messages and timings; may be NULL */
 } svk_pack16_args;
 

@@ -15,6 +15,12 @@ void SVK_REF(pack16)(size_t n, uint32_t fmt, svk_real *x, uint16_t *codes)
     }
 }
 
+void SVK_REF(pack16_codes)(size_t n, uint32_t fmt, const svk_real *x, uint16_t *codes)
+{
+    for (size_t i = 0; i < n; i++)
+        codes[i] = svk_half_encode(fmt, (float)x[i]);
+}
+
 void SVK_REF(unpack16)(size_t n, uint32_t fmt, const uint16_t *codes, svk_real *x)
 {
     for (size_t i = 0; i < n; i++)

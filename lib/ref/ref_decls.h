@@ -301,5 +301,7 @@ void SVK_REF_NAME(loss_scale_update)(SVK_REF_TYPE *state, int overflow, uint32_t
  * element to the nearest fp16 or bf16 value (fmt: SVK_FMT_FP16 or
  * SVK_FMT_BF16), in place, and writes its code to codes [n] unless NULL. */
 void SVK_REF_NAME(pack16)(size_t n, uint32_t fmt, SVK_REF_TYPE *x, uint16_t *codes);
+/* The codes pack16 writes, x left as it is. */
+void SVK_REF_NAME(pack16_codes)(size_t n, uint32_t fmt, const SVK_REF_TYPE *x, uint16_t *codes);
 /* x [n] = the values of codes [n] in format fmt. */
 void SVK_REF_NAME(unpack16)(size_t n, uint32_t fmt, const uint16_t *codes, SVK_REF_TYPE *x);

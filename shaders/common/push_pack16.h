@@ -13,6 +13,7 @@ SVK_PUSH_BEGIN(svk_push_pack16)
     SVK_PUSH_U32(off_packed) /* packed: [ceil(n / 2)] words, element 2i in word i's low half */
     SVK_PUSH_U32(scaled)    /* pack16: 1 multiplies x by scale[off_scale] before rounding */
     SVK_PUSH_U32(off_scale) /* scale: [1], the loss scale (a power of two: the product is exact) */
+    SVK_PUSH_U32(codes_only) /* pack16 with store: 1 writes the codes alone and leaves x as it is */
 SVK_PUSH_END(svk_push_pack16)
 
 #define SVK_FMT_FP16 1u /* IEEE binary16 */

@@ -1,7 +1,8 @@
 /*
  * Activations kept in 16 bits (shaders/pack16.comp, unpack16.comp;
  * lib/ref/pack16.c): pack rounds x in place and writes two codes to a
- * word, unpack gives the floats back. Both are integer steps on the bits,
+ * word (or rounds alone, or writes the codes alone leaving x, or first
+ * multiplies by a loss scale), unpack gives the floats back. Both are integer steps on the bits,
  * so the device must match the reference bit for bit (tolerance 0), for
  * fp16 and bf16, at sizes 1, 2, primes, around the 256-wide workgroup and
  * a million; odd sizes leave the last word's high half zero. Inputs mix
@@ -80,28 +81,49 @@ static void compare_bits(cf_case *c, const cf_out *out, const uint32_t *want, si
     cf_compare_scalar(c, out->name, 0.0f, 0.0, 0.0);
 }
 
-static void run_pack(cf_state *cf, uint32_t fmt, uint32_t n, bool store)
+/* How a pack row runs: the codes written and x rounded; x rounded alone;
+ * the codes alone, x left; x multiplied by a loss scale, then rounded and
+ * its codes written (the large inputs then overflow fp16, as they must). */
+typedef enum { PACK_STORE, PACK_ROUND, PACK_CODES, PACK_SCALED } pack_mode;
+
+static const char *const mode_names[] = {"", " round", " codes-only", " scaled"};
+
+/* The loss scale of the scaled rows: a power of two, as the scaler keeps. */
+#define SCALE 1024.0f
+
+static void run_pack(cf_state *cf, uint32_t fmt, uint32_t n, pack_mode mode)
 {
     char shape[64];
-    snprintf(shape, sizeof(shape), "%s n=%u%s", fmt == SVK_FMT_BF16 ? "bf16" : "fp16", n, store ? "" : " round");
+    snprintf(shape, sizeof(shape), "%s n=%u%s", fmt == SVK_FMT_BF16 ? "bf16" : "fp16", n, mode_names[mode]);
     cf_case *c = cf_begin(cf, "pack16", "fwd", shape);
     if (!c)
         return;
+    const bool store = mode != PACK_ROUND;
     const size_t words = svk_pack16_words(n);
     float *x = inputs(c, cf, n), *rounded = cf_alloc(c, n * sizeof(float));
     uint16_t *codes = cf_alloc(c, 2 * words * sizeof(uint16_t));
     uint32_t *want_x = cf_alloc(c, n * sizeof(uint32_t)), *want_w = cf_alloc(c, words * sizeof(uint32_t));
     if (!x || !rounded || !codes || !want_x || !want_w)
         goto end;
+    const float scale = SCALE;
+    svk_tref scale_ref = mode == PACK_SCALED ? cf_input(c, "scale", &scale, 1) : (svk_tref){0};
     cf_out *ox = cf_output(c, "x", n, x), *op = store ? cf_output(c, "packed", words, NULL) : NULL;
     if (!ox || (store && !op))
         goto end;
-    const svk_pack16_args a = {.n = n, .fmt = fmt, .x = cf_tref(ox), .packed = store ? cf_tref(op) : (svk_tref){0}};
+    const svk_pack16_args a = {.n = n, .fmt = fmt, .x = cf_tref(ox), .packed = store ? cf_tref(op) : (svk_tref){0},
+                               .scale = scale_ref, .codes_only = mode == PACK_CODES};
     if (!cf_ok(c, svk_pack16_record(cf_list(c), &a)) || !cf_run(c))
         goto end;
     memcpy(rounded, x, n * sizeof(float));
     memset(codes, 0, 2 * words * sizeof(uint16_t));
-    svk_ref_pack16_f32(n, fmt, rounded, codes);
+    if (mode == PACK_CODES) {
+        svk_ref_pack16_codes_f32(n, fmt, x, codes);
+    } else {
+        /* As lib/model/plan_cpu_tmpl.c scales: exactly, by a power of two. */
+        for (size_t i = 0; mode == PACK_SCALED && i < n; i++)
+            rounded[i] *= scale;
+        svk_ref_pack16_f32(n, fmt, rounded, codes);
+    }
     for (size_t i = 0; i < n; i++)
         want_x[i] = bits(rounded[i]);
     for (size_t w = 0; w < words; w++)
@@ -151,9 +173,10 @@ void cf_run_pack16(cf_state *cf)
         for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
             if (cf->quick && sizes[i] > 100000)
                 continue;
-            run_pack(cf, fmt, sizes[i], true);
-            if (sizes[i] == 257)
-                run_pack(cf, fmt, sizes[i], false);
+            run_pack(cf, fmt, sizes[i], PACK_STORE);
+            if (sizes[i] == 257 || sizes[i] == 4099)
+                for (pack_mode m = PACK_ROUND; m <= PACK_SCALED; m++)
+                    run_pack(cf, fmt, sizes[i], m);
             run_unpack(cf, fmt, sizes[i]);
         }
 }
