@@ -24,10 +24,10 @@
 #include "test_util.h"
 
 enum { V = 24, T = 16, B = 8 };
-/* The underflow check's shape: 256 tokens and 512 targets, so that a
- * logit's gradient, about 1 / (256 x 512), is below fp16's least normal
- * 2^-14 unless scaled. */
-enum { V_BIG = 256, T_BIG = 32, B_BIG = 16 };
+/* The underflow check's shape: 256 tokens and 1024 targets, so that a
+ * logit's gradient, about 1 / (256 x 1024), lies deep among fp16's
+ * subnormals (below 2^-14, in steps of 2^-24) unless scaled. */
+enum { V_BIG = 256, T_BIG = 32, B_BIG = 32 };
 
 static tu_tally tally;
 static uint64_t seed;

@@ -8,7 +8,8 @@
  *    float32 difference moves a value across a 16-bit rounding boundary);
  *  - the losses are float32's to within 16-bit rounding, and the weights
  *    they leave are not float32's bits (the rounding is there);
- *  - activations take less memory, and a bad precision is refused by name.
+ *  - each layer's activations take half the memory, in every form, and a
+ *    bad precision is refused by name.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,8 +26,11 @@ enum { V = 24, T = 8, B = 4, STEPS = 4 };
  * activation may round to neighbouring values (2^-8 relative for bf16) on
  * the two backends; the loss moves far less. */
 #define TOL_BACKENDS 2e-5
-/* 16-bit against float32, each step's loss: bf16 keeps 8 bits. */
-#define TOL_FP32 1e-3
+/* 16-bit against float32, each step's loss: within one bf16 unit in the
+ * last place, 2^-8 (bf16 keeps 8 bits). Most forms and seeds stay under
+ * 5e-4; a few seeds reach 2.3e-3 (post with SwiGLU and RoPE, in bf16,
+ * already before the streams were rounded for the backward). */
+#define TOL_FP32 3.9e-3
 
 static tu_tally tally;
 static uint64_t seed;
@@ -135,25 +139,42 @@ static void near_fp32(svk_ctx *ctx, svk_backend backend, const char *be, const t
         remove(path[p]);
 }
 
-/* Activation bytes by precision, after a step, at 6 layers. */
-static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f)
+/* Activation bytes of form f at width 64 after a step, by precision and
+ * depth. */
+static uint64_t activations(svk_ctx *ctx, svk_backend backend, const tu_form *f, uint32_t layers, svk_precision pr)
 {
-    uint64_t act[3] = {0, 0, 0};
+    svk_model_params p = svk_model_params_default();
+    p.config.vocab = V, p.config.ctx = T, p.config.width = 64, p.config.heads = 2, p.config.layers = layers;
+    tu_form_apply(f, &p.config);
+    p.backend = backend, p.ctx = ctx, p.seed = 3, p.precision = pr;
     int32_t tokens[B * T], targets[B * T];
     batch(0, tokens, targets);
+    svk_model *m = NULL;
+    svk_memory_report rep = {0};
+    if (svk_model_create(&p, &m) != SVK_OK || svk_model_train_step(m, tokens, targets, B, T, 1e-3f, NULL) != SVK_OK ||
+        svk_model_memory(m, &rep) != SVK_OK)
+        rep.activations = 0;
+    svk_model_destroy(&m);
+    return rep.activations;
+}
+
+/* Each layer's activations, the difference between 6 layers and 2 over 4,
+ * take half their float32 bytes in 16 bits; all that stays float32 there
+ * is the norms' statistics, a few floats a position against the 64 and
+ * more of each activation (here 0.50 to 0.51; less with SwiGLU, one of
+ * whose float32 activations the 16-bit step keeps in scratch). */
+static void memory(svk_ctx *ctx, svk_backend backend, const char *be, const tu_form *f)
+{
+    uint64_t layer[3] = {0, 0, 0};
     for (int p = 0; p < 3; p++) {
-        svk_model *m = make_model(ctx, backend, f, 6, (svk_precision)p, false);
-        svk_memory_report rep = {0};
-        if (m && svk_model_train_step(m, tokens, targets, B, T, 1e-3f, NULL) == SVK_OK &&
-            svk_model_memory(m, &rep) == SVK_OK)
-            act[p] = rep.activations;
-        svk_model_destroy(&m);
+        const uint64_t deep = activations(ctx, backend, f, 6, (svk_precision)p);
+        const uint64_t shallow = activations(ctx, backend, f, 2, (svk_precision)p);
+        layer[p] = deep > shallow && shallow ? (deep - shallow) / 4 : 0;
     }
-    /* The streams, float32, and the backward's scratch are the same in
-     * both: here, 6 layers of width 16 at 32 positions, some 0.79. */
-    tu_check(&tally, act[0] && act[1] == act[2] && 5 * act[1] < 4 * act[0],
-             "%s %s: 6 layers: activations %llu bytes in fp16 and %llu in bf16, under 4/5 of fp32's %llu", be,
-             f->name, (unsigned long long)act[1], (unsigned long long)act[2], (unsigned long long)act[0]);
+    tu_check(&tally, layer[0] && layer[1] == layer[2] && 100 * layer[1] <= 51 * layer[0],
+             "%s %s: activations a layer: %llu bytes in fp16 and bf16, at most 0.51 of fp32's %llu (%.3f)", be,
+             f->name, (unsigned long long)layer[1], (unsigned long long)layer[0],
+             layer[0] ? (double)layer[1] / (double)layer[0] : 0.0);
 }
 
 static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
@@ -167,7 +188,10 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
         }
         near_fp32(ctx, backend, be, &tu_forms[i], dir);
     }
-    memory(ctx, backend, be, &tu_forms[0]);
+    /* The plans are the same on both backends: every form on the device,
+     * one on the CPU, for the time. */
+    for (size_t i = 0; i < (backend == SVK_BACKEND_VULKAN ? TU_N_FORMS : 1); i++)
+        memory(ctx, backend, be, &tu_forms[i]);
 }
 
 /* Names, and what is refused. */

@@ -124,10 +124,11 @@ typedef struct svk_model_params {
      * step). The results are the same, bit for bit. Default false. */
     bool recompute;
     /* How activations are kept: SVK_PRECISION_FP16 or _BF16 keeps those
-     * the backward pass reads inside each sublayer in 16 bits (the
-     * residual streams stay float32, as under PyTorch's autocast: rounding
-     * them to bf16 lost the small updates that add up along them, and
-     * trained measurably worse), for less activation memory
+     * the backward pass reads in 16 bits (the forward pass runs the
+     * residual streams in float32, keeping 16-bit copies of them for the
+     * backward: rounding the streams themselves to bf16 lost the small
+     * updates that add up along them, and trained measurably worse), for
+     * half the activation memory a layer
      * (svk_model_memory says how much); the losses then follow float32's
      * to about 16-bit rounding. Evaluation and svk_model_forward_logits
      * round the same way; generation runs in float32. The CPU backend

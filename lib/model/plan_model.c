@@ -20,9 +20,13 @@
  * set of float32 tensors; each activation a sublayer's backward reads is
  * rounded where it is made and its codes kept per sublayer (keep16:
  * PACK16), and before each sublayer's backward they are unpacked into the
- * shared set (UNPACK16). The streams stay float32 (docs/MODEL.md,
- * "Precision"). With recomputation as well nothing is kept in 16 bits:
- * the recomputed activations are rounded the same way.
+ * shared set (UNPACK16). The forward pass runs the streams in float32
+ * (docs/MODEL.md, "Precision"), through two tensors each used in turn,
+ * keeping each boundary's 16-bit codes alone for the backward; each
+ * sublayer's backward reads its input streams rounded, as the codes give
+ * them back (post's stream is its sublayers' input h). With recomputation as well nothing is kept in
+ * 16 bits: the recomputed activations, and the streams before each
+ * sublayer's backward, are rounded the same way, to the same bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +63,7 @@ typedef struct acts {
     uint32_t tokens, targets;              /* the micro-batch's rows of the step's inputs */
     uint64_t row0;                         /* its first position among the step's */
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
+    uint32_t *x16, *y16;                   /* [2L + 1]: 16-bit streams: each boundary's codes, or SVK_NONE */
     sub_acts *sub;                         /* [2L] */
     uint32_t final_out, final_mean, final_rstd, logits, dlogits;
     stream_grads gr;
@@ -256,13 +261,58 @@ static void step_tensors(svk_pb *b, acts *a)
         b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
+/* Whether the sublayers' backward reads the streams rounded to 16 bits
+ * (docs/MODEL.md, "Precision"). */
+static bool round_streams(const svk_pb *b)
+{
+    return half(b);
+}
+
+/* 16-bit streams kept as codes: two float32 tensors a stream, used in
+ * turn by the sublayers' forward (x_k and x_{k+1} are never the same),
+ * and the codes of every boundary the backward reads from them: all but
+ * the last sublayer's input, whose float32 tensor nothing writes after
+ * it, and the output, which the final norm reads in float32. */
+static void stream_codes(svk_pb *b, acts *a)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    const uint64_t NC = b->d.N * b->d.C;
+    const uint32_t x2[2] = {svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.even"),
+                            svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.odd")};
+    uint32_t y2[2] = {SVK_NONE, SVK_NONE};
+    if (siamese(b)) {
+        y2[0] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.even");
+        y2[1] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.odd");
+    }
+    for (uint32_t k = 0; k <= S; k++) {
+        a->x[k] = x2[k % 2];
+        /* y_0 = x_0 = e: one tensor, which nothing writes after the
+         * embedding. */
+        a->y[k] = k == 0 ? (siamese(b) ? a->x[0] : SVK_NONE) : y2[k % 2];
+        a->x16[k] = a->y16[k] = SVK_NONE;
+        if (k + 2 > S)
+            continue;
+        a->x16[k] = svk_pb_tensor(b, SVK_SLAB_ACT, (NC + 1) / 2, -1, "x.%u.16", k);
+        if (siamese(b))
+            a->y16[k] = k == 0 ? a->x16[0] : svk_pb_tensor(b, SVK_SLAB_ACT, (NC + 1) / 2, -1, "y.%u.16", k);
+    }
+    a->x_out = a->y_out = SVK_NONE;
+}
+
 /* The streams: every boundary's, or with recomputation the blocks'
- * inputs, the stream between a block's sublayers in one tensor for all. */
-static void stream_tensors(svk_pb *b, acts *a)
+ * inputs, the stream between a block's sublayers in one tensor for all;
+ * for a step's 16-bit backward without recomputation, stream_codes'. */
+static void stream_tensors(svk_pb *b, acts *a, bool backward)
 {
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = b->d.N * b->d.C;
     const bool rc = b->p->recompute;
+    for (uint32_t k = 0; k <= S; k++)
+        a->x16[k] = a->y16[k] = SVK_NONE;
+    if (backward && round_streams(b) && !rc) {
+        stream_codes(b, a);
+        return;
+    }
     const uint32_t x_mid = rc ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.mid") : SVK_NONE;
     const uint32_t y_mid = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.mid") : SVK_NONE;
     /* y_0 = x_0 = e: one tensor, which nothing writes after the embedding. */
@@ -278,16 +328,19 @@ static void stream_tensors(svk_pb *b, acts *a)
     a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
 }
 
-/* Every activation of the step; false when out of host memory. */
-static bool alloc_acts(svk_pb *b, acts *a)
+/* Every activation of the step (backward: a training step's, which a
+ * backward pass follows); false when out of host memory. */
+static bool alloc_acts(svk_pb *b, acts *a, bool backward)
 {
     const uint32_t S = 2 * b->p->config.layers;
     a->x = svk_calloc(S + 1, sizeof(*a->x));
     a->y = svk_calloc(S + 1, sizeof(*a->y));
+    a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
+    a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
     a->sub = svk_calloc(S, sizeof(*a->sub));
-    if (!a->x || !a->y || !a->sub)
+    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
         return false;
-    stream_tensors(b, a);
+    stream_tensors(b, a, backward);
     for (uint32_t k = 0; k < S; k++) {
         if (k < 2 || (!b->p->recompute && !half(b))) {
             sublayer_tensors(b, k, a->x[k], &a->sub[k]);
@@ -315,6 +368,8 @@ static void free_acts(acts *a)
 {
     free(a->x);
     free(a->y);
+    free(a->x16);
+    free(a->y16);
     free(a->sub);
 }
 
@@ -716,21 +771,58 @@ static void optimizer(svk_pb *b)
     }
 }
 
+/* Boundary k's streams' 16-bit codes, where the plan keeps them
+ * (stream_codes), once the sublayer before has written them. */
+static void keep_streams(svk_pb *b, const acts *a, uint32_t k)
+{
+    const uint32_t x[2] = {a->x[k], a->y[k]}, codes[2] = {a->x16[k], k > 0 ? a->y16[k] : SVK_NONE};
+    for (int i = 0; i < 2; i++) {
+        if (codes[i] == SVK_NONE)
+            continue;
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_PACK16, "%s", b->p->tensors[codes[i]].name);
+        o->pack16 = (svk_plan_pack16){.x = x[i], .packed = codes[i], .scaler = SVK_NONE,
+                                      .n = b->p->tensors[x[i]].elems, .fmt = b->p->precision, .codes_only = true};
+    }
+}
+
+/* Sublayer k's input streams rounded to 16 bits before its backward
+ * (round_streams): back from their codes, or rounded in place where the
+ * float32 tensor holds them still (the last sublayer's, and with
+ * recomputation every one: nothing reads them in float32 after). */
+static void round_sublayer_streams(svk_pb *b, const acts *a, uint32_t k)
+{
+    if (!round_streams(b))
+        return;
+    const uint32_t x[2] = {a->x[k], a->y[k] != a->x[k] ? a->y[k] : SVK_NONE};
+    const uint32_t codes[2] = {a->x16[k], a->y16[k] != a->x16[k] ? a->y16[k] : SVK_NONE};
+    for (int i = 0; i < 2; i++) {
+        if (x[i] == SVK_NONE)
+            continue;
+        if (codes[i] != SVK_NONE)
+            unpack16(b, x[i], codes[i]);
+        else
+            keep16(b, x[i], ROUND16);
+    }
+}
+
 /* The embedding, the blocks and the output. */
 static void forward(svk_pb *b, const acts *a)
 {
     void (*const block_fwd)(svk_pb *, const acts *, uint32_t) =
         siamese(b) ? siamese_sublayer_fwd : post(b) ? post_sublayer_fwd : pre_sublayer_fwd;
     embedding_fwd(b, a);
-    for (uint32_t k = 0; k < 2 * b->p->config.layers; k++)
+    keep_streams(b, a, 0);
+    for (uint32_t k = 0; k < 2 * b->p->config.layers; k++) {
         block_fwd(b, a, k);
+        keep_streams(b, a, k + 1);
+    }
     output_fwd(b, a);
 }
 
 uint32_t svk_pb_forward(svk_pb *b)
 {
     acts a = {0};
-    const bool ok = alloc_acts(b, &a);
+    const bool ok = alloc_acts(b, &a, false);
     if (ok)
         forward(b, &a);
     else
@@ -792,6 +884,7 @@ static void micro_batch(svk_pb *b, acts *a)
         if (p->recompute && k % 2 == 1 && k + 1 < S)
             recompute_block(b, a, k / 2, block_fwd);
         unpack_sublayer(b, a, k);
+        round_sublayer_streams(b, a, k);
         block_bwd(b, a, k, &g);
         g = (stream_grads){g.dx_next, g.dx, g.dy_next, g.dy};
     }
@@ -802,7 +895,7 @@ void svk_pb_model(svk_pb *b)
 {
     svk_plan *p = b->p;
     acts a = {0};
-    if (!alloc_acts(b, &a)) {
+    if (!alloc_acts(b, &a, true)) {
         free_acts(&a);
         b->oom = true;
         return;
