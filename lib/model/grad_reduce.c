@@ -82,6 +82,23 @@ static float *grads_room(svk_model *m, uint64_t n)
     return m->reduce_grads;
 }
 
+/* The step's count of this process's targets, from its outputs. */
+static int32_t valid_targets(const float out[SVK_OUT_COUNT])
+{
+    int32_t valid;
+    memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
+    return valid;
+}
+
+/* The device divided the gradients g [n] by this process's count: times
+ * it, they are sums over the targets, which add across processes. */
+static void to_sums(float *g, uint64_t n, const float out[SVK_OUT_COUNT])
+{
+    const float local = (float)valid_targets(out);
+    for (uint64_t i = 0; i < n; i++)
+        g[i] *= local;
+}
+
 /* A bucketed step's forward and backward: every bucket's range
  * submitted, then each bucket, as the device completes it, into its place
  * in g (the packed array), multiplied by this process's count, and handed
@@ -94,21 +111,14 @@ static svk_status bucketed(svk_model *m, const int32_t *tokens, const int32_t *t
     svk_status st = SVK_OK;
     for (uint32_t k = 0; k < L->n && st == SVK_OK; k++)
         st = m->impl->run_bucket(m, L, k, tokens, targets, h);
-    float local = 0;
     for (uint32_t k = 0; k < L->n && st == SVK_OK; k++) {
         float *b = g + L->first[k], o[SVK_OUT_COUNT];
         const uint64_t count = L->first[k + 1] - L->first[k];
         if ((st = m->impl->staged(m, L, k, b, o)) != SVK_OK)
             break;
-        if (k == 0) {
-            int32_t valid;
+        if (k == 0)
             memcpy(out, o, sizeof(o));
-            memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
-            local = (float)valid;
-        }
-        /* As the whole step does: sums over this process's targets. */
-        for (uint64_t i = 0; i < count; i++)
-            b[i] *= local;
+        to_sums(b, count, out);
         const svk_grad_bucket gb = {.grads = b, .offset = L->first[k], .count = count, .index = k, .buckets = L->n};
         const int rc = m->bucket_fn(m->reduce_user, &gb);
         if (rc != 0)
@@ -150,7 +160,6 @@ svk_status svk_model_reduced_step(svk_model *m, const int32_t *tokens, const int
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory for the %llu gradients to reduce",
                          func, (unsigned long long)n);
     float out[SVK_OUT_COUNT];
-    int32_t valid;
     if (buckets) {
         st = bucketed(m, tokens, targets, h, g, out, func);
     } else {
@@ -159,19 +168,12 @@ svk_status svk_model_reduced_step(svk_model *m, const int32_t *tokens, const int
             st = m->impl->read(m, SVK_SLAB_OUTPUT, out_at, SVK_OUT_COUNT, out);
         if (st == SVK_OK)
             st = m->impl->read(m, SVK_SLAB_GRAD, 0, n, g);
-        if (st == SVK_OK) {
-            /* The device divided by this process's count: multiplied back,
-             * the gradients are sums over the targets, which add across
-             * processes. */
-            memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
-            const float local = (float)valid;
-            for (uint64_t i = 0; i < n; i++)
-                g[i] *= local;
-        }
+        if (st == SVK_OK)
+            to_sums(g, n, out);
     }
     if (st != SVK_OK)
         return st;
-    memcpy(&valid, &out[SVK_OUT_VALID_TARGETS], sizeof(valid));
+    const int32_t valid = valid_targets(out);
     svk_grad_sums sums = {
         .grads = g, .count = n, .loss_sum = valid > 0 ? (double)out[SVK_OUT_LOSS] * valid : 0.0,
         .targets = valid > 0 ? (uint64_t)valid : 0,
