@@ -12,6 +12,7 @@
 
 #include "svk/model.h"
 #include "test_util.h"
+#include "vk/vk_context.h"
 
 enum { B = 4, T = 16 };
 
@@ -27,10 +28,15 @@ static svk_model_params params_for(svk_ctx *ctx, svk_backend backend)
 }
 
 /* The plan's report is the model's, kind by kind, after a step at the
- * planned shape. */
+ * planned shape; on the device, what the model and the step allocate is
+ * the plan's device_bytes, and with the context's staging memory, which
+ * the model's first upload takes, what the plan's fit counted. */
 static void matches_model(const svk_model_params *p, const char *be)
 {
     svk_memory_plan plan;
+    const bool device = p->backend == SVK_BACKEND_VULKAN;
+    const uint64_t in_use0 = device ? p->ctx->memory.bytes_in_use : 0;
+    const uint64_t staging = device ? svk_transfer_staging_pending(p->ctx) : 0;
     svk_status st = svk_model_plan_memory(p, B, T, 2, &plan);
     tu_check(&tally, st == SVK_OK && plan.fits && plan.max_batch >= B && plan.max_batch % 2 == 0 &&
                          plan.device_bytes >= plan.model.total,
@@ -45,6 +51,13 @@ static void matches_model(const svk_model_params *p, const char *be)
     tu_check(&tally, st == SVK_OK && !memcmp(&r, &plan.model, sizeof(r)),
              "%s: the planned memory is svk_model_memory's after a step: total %llu planned, %llu held", be,
              (unsigned long long)plan.model.total, (unsigned long long)r.total);
+    if (device) {
+        const uint64_t took = p->ctx->memory.bytes_in_use - in_use0;
+        tu_check(&tally, st == SVK_OK && took == plan.device_bytes + staging,
+                 "%s: the model and its step took %llu bytes of device memory: the plan's %llu, and %llu of the "
+                 "context's staging memory, which its fit counted", be, (unsigned long long)took,
+                 (unsigned long long)plan.device_bytes, (unsigned long long)staging);
+    }
     svk_model_destroy(&m);
 }
 

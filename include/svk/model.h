@@ -484,7 +484,9 @@ typedef struct svk_memory_plan {
     uint64_t heap_available;  /* what it can take now: its size less what the context holds on it, and
                                  where the heap is the system's memory (an integrated GPU, a CPU device;
                                  the CPU backend) at most what the system has free; 0 = not known */
-    bool fits;                /* every buffer within the device's limits, and their sum within heap_available */
+    bool fits;                /* every buffer within the device's limits, and their sum within heap_available,
+                                 with the context's staging memory for transfers (8 MiB) where the context does
+                                 not hold it yet: the model's first upload takes it */
     char why_not[512];        /* when it does not fit: what is too large, as a training step would say */
     uint32_t max_batch;       /* the largest B, a multiple of accum (and at most 2^20), with which it fits at
                                  this T, accum and params->recompute; 0 when none does */

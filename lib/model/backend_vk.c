@@ -139,7 +139,7 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
             released[freed[i]->alloc.pool] += freed[i]->alloc.size;
 #define ADD(dst, name_, note_, bytes, memory_)                                                   \
     do {                                                                                         \
-        req[n] = (svk_buffer_request){(name_), (note_), (bytes), (memory_), false};              \
+        req[n] = (svk_buffer_request){(name_), (note_), (bytes), (memory_), false, false};       \
         if (dest)                                                                                \
             dest[n] = (dst);                                                                     \
         n++;                                                                                     \
@@ -805,7 +805,7 @@ static svk_status plan_options(svk_ctx *ctx, const svk_model_config *c, svk_plan
 static void estimate(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out)
 {
     vk_state empty = {0};
-    svk_buffer_request *req = svk_calloc(max_requests(p), sizeof(*req));
+    svk_buffer_request *req = svk_calloc(max_requests(p) + 1, sizeof(*req)); /* + staging */
     if (!req) {
         snprintf(out->why_not, sizeof(out->why_not), "out of host memory working out the plan");
         return;
@@ -816,11 +816,20 @@ static void estimate(svk_ctx *ctx, const svk_plan *p, svk_memory_plan *out)
     out->device_bytes = 0;
     for (size_t i = 0; i < n; i++)
         out->device_bytes += (req[i].size + SVK_MEM_ALIGN - 1) / SVK_MEM_ALIGN * SVK_MEM_ALIGN;
+    /* Not the model's, but it takes its share of the heap: the context's
+     * staging memory, which the model's first upload allocates and the
+     * context keeps (lib/vk/transfer.c). Unless the context holds it
+     * already, the model fits only with it. */
+    const uint64_t staging = svk_transfer_staging_pending(ctx);
+    size_t m = n;
+    if (staging)
+        req[m++] = (svk_buffer_request){.name = "staging", .note = " (the context's transfer memory)",
+                                        .size = staging, .staging = true};
     out->heap = svk_mem_pool_heap(ctx, SVK_POOL_DEVICE);
     out->heap_size = ctx->vk.mem_props.memoryHeaps[out->heap].size;
     out->heap_available = svk_mem_heap_available(ctx, out->heap, 0, NULL);
     memset(released, 0, sizeof(released));
-    out->fits = svk_buffer_check_fit(ctx, NULL, "the model", req, n, released) == SVK_OK;
+    out->fits = svk_buffer_check_fit(ctx, NULL, "the model", req, m, released) == SVK_OK;
     snprintf(out->why_not, sizeof(out->why_not), "%s", out->fits ? "" : svk_last_error());
     free(req);
 }

@@ -86,7 +86,7 @@ svk_status svk_buffer_check_fit(svk_ctx *ctx, svk_log *log, const char *what, co
         uint64_t need = 0, in_use = svk_mem_heap_in_use(ctx, heap);
         size_t top[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}; /* the largest requests, for the message */
         for (size_t j = 0; j < n; j++) {
-            if (heap_of[svk_buffer_pool(req[j].memory)] != heap)
+            if (heap_of[req[j].staging ? SVK_POOL_STAGING : svk_buffer_pool(req[j].memory)] != heap)
                 continue;
             /* Each size passed the limits above: no sum of them can wrap. */
             need += (req[j].size + SVK_MEM_ALIGN - 1) / SVK_MEM_ALIGN * SVK_MEM_ALIGN;

@@ -75,6 +75,11 @@ fail:
     return st;
 }
 
+uint64_t svk_transfer_staging_pending(const svk_ctx *ctx)
+{
+    return ctx->transfer.staging.block ? 0 : STAGING_SIZE;
+}
+
 static svk_status ensure_staging(svk_ctx *ctx)
 {
     if (ctx->transfer.staging.block)

@@ -76,6 +76,8 @@ typedef struct svk_buffer_request {
     uint64_t size;           /* bytes, >= 1 */
     svk_memory_kind memory;
     bool unbound;            /* to be made with svk_buffer_create_unbound */
+    bool staging;            /* not a buffer: the context's staging memory (svk_transfer_staging_pending), whose
+                                pool memory does not name */
 } svk_buffer_request;
 
 /* Whether the n buffers could be created together, decided before any is:

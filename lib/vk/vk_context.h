@@ -161,5 +161,8 @@ svk_status svk_oneshot_init(svk_ctx *ctx);
 svk_status svk_oneshot_begin(svk_ctx *ctx);
 svk_status svk_oneshot_submit_wait(svk_ctx *ctx, const char *what);
 void svk_oneshot_destroy(svk_ctx *ctx);
+/* The bytes the context's staging buffer will take at its first transfer
+ * (it is kept from then on); 0 once it holds them. */
+uint64_t svk_transfer_staging_pending(const svk_ctx *ctx);
 
 #endif
