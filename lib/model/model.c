@@ -36,12 +36,20 @@ static bool has_shape(const svk_model *m, uint32_t B, uint32_t T, uint32_t micro
 }
 
 /* Makes the plan for batches [B, T] in micro micro-batches current;
- * decode: one with the key-value cache's ops too (a plan with them serves
- * [B, T] batches as well). The cache is the forward's own per-layer
- * tensors, so a decode plan recomputes nothing. */
-static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool decode)
+ * decode: generation's, the window's forward alone and the key-value
+ * cache's ops (plan_decode.c). The cache is the forward's own per-layer
+ * qkv tensors, so a decode plan recomputes nothing. */
+/* What a plan is wanted for: a training or evaluation step, a forward
+ * alone (the logits), or generation. */
+typedef enum { PLAN_STEP, PLAN_FORWARD, PLAN_DECODE } plan_use;
+
+static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, plan_use use)
 {
-    if (has_shape(m, B, T, micro) && (!decode || m->plan.phases.decode_end > m->plan.phases.decode))
+    const bool decode = use == PLAN_DECODE;
+    /* A decode plan's step is a forward alone: it serves the logits, not a
+     * training or evaluation step. */
+    if (has_shape(m, B, T, micro) && (decode ? m->plan.phases.decode_end > m->plan.phases.decode
+                                             : use == PLAN_FORWARD || !m->plan.prefill_only))
         return SVK_OK;
     svk_plan p;
     svk_plan_options opt = {0};
@@ -71,7 +79,7 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
 
 static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
 {
-    return use_plan(m, B, T, micro, false);
+    return use_plan(m, B, T, micro, PLAN_STEP);
 }
 
 static svk_status write_initial_weights(svk_model *m)
@@ -368,7 +376,8 @@ static svk_status check_lr(svk_model *m, float lr, const char *func)
  * both steps' outputs), which then stays pending; the one before it is
  * settled, so that its parity is free and the update count is known up to
  * the step in flight. */
-static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool overlap, const char *func)
+static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool overlap, plan_use use,
+                              const char *func)
 {
     svk_status st = svk_model_check_usable(m, func);
     if (st == SVK_OK)
@@ -377,14 +386,14 @@ static svk_status begin_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t mic
     if (st == SVK_OK)
         st = overlap ? (m->older_pending ? settle_one(m, true) : SVK_OK) : svk_model_settle(m);
     if (st == SVK_OK)
-        st = use_shape(m, B, T, micro);
+        st = use_plan(m, B, T, micro, use);
     return st;
 }
 
 static svk_status begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
-                              bool overlap, const char *func)
+                              bool overlap, plan_use use, const char *func)
 {
-    svk_status st = begin_shape(m, B, T, 1, overlap, func);
+    svk_status st = begin_shape(m, B, T, 1, overlap, use, func);
     return st == SVK_OK ? check_tokens(m, tokens, targets, B, T, func) : st;
 }
 
@@ -393,13 +402,13 @@ svk_status svk_model_begin_generation(svk_model *m, const char *func)
     svk_status st = svk_model_check_usable(m, func);
     if (st == SVK_OK)
         st = svk_model_settle(m);
-    return st == SVK_OK ? use_plan(m, 1, m->params.config.ctx, 1, true) : st;
+    return st == SVK_OK ? use_plan(m, 1, m->params.config.ctx, 1, PLAN_DECODE) : st;
 }
 
 svk_status svk_model_begin_batch(svk_model *m, const int32_t *tokens, const int32_t *targets, uint32_t B, uint32_t T,
                                  const char *func)
 {
-    return begin_batch(m, tokens, targets, B, T, false, func);
+    return begin_batch(m, tokens, targets, B, T, false, PLAN_STEP, func);
 }
 
 /* The update count ends at SVK_MAX_STEP (svk/model.h) instead of
@@ -426,7 +435,7 @@ static svk_status train_step(svk_model *m, const int32_t *tokens, const int32_t 
 {
     svk_status st = check_lr(m, lr, func);
     /* A reduced step waits for its backward anyway: no overlap. */
-    if (st != SVK_OK || (st = begin_shape(m, B, T, micro, !m->reduce_fn, func)) != SVK_OK ||
+    if (st != SVK_OK || (st = begin_shape(m, B, T, micro, !m->reduce_fn, PLAN_STEP, func)) != SVK_OK ||
         (st = check_tokens(m, tokens, targets, B, T, func)) != SVK_OK || (st = check_step_room(m, func)) != SVK_OK)
         return st;
     const svk_optimizer *o = &m->params.optimizer;
@@ -516,7 +525,7 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, targets);
     SVK_CHECK_PTR(log, loss);
-    svk_status st = begin_batch(m, tokens, targets, B, T, false, __func__);
+    svk_status st = begin_batch(m, tokens, targets, B, T, false, PLAN_STEP, __func__);
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
@@ -535,7 +544,7 @@ svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_
     svk_log *log = svk_model_log(m);
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, logits);
-    svk_status st = begin_batch(m, tokens, NULL, B, T, false, __func__);
+    svk_status st = begin_batch(m, tokens, NULL, B, T, false, PLAN_FORWARD, __func__);
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
@@ -555,7 +564,7 @@ svk_status svk_model_record_train_step(svk_model *m, VkCommandBuffer cmd, uint32
     if (!m->impl->record_external)
         return svk_error(log, SVK_ERROR_UNSUPPORTED, "%s: the %s backend records no command buffers", __func__,
                          m->impl->name);
-    svk_status st = begin_shape(m, B, T, 1, false, __func__);
+    svk_status st = begin_shape(m, B, T, 1, false, PLAN_STEP, __func__);
     return st == SVK_OK ? m->impl->record_external(m, (void *)cmd) : st;
 }
 

@@ -181,12 +181,13 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         return svk_error(log, SVK_ERROR_INTERNAL, "a decode plan is B=1 T=ctx=%u, not B=%u T=%u", c->ctx, B, T);
     }
     p->decode_step = p->decode_logits = SVK_NONE;
-    if (opt->decode && !(b.kv_cache = svk_calloc(c->layers, sizeof(*b.kv_cache))))
+    if ((opt->decode && !(b.kv_cache = svk_calloc(c->layers, sizeof(*b.kv_cache)))) || !register_params(&b))
         b.oom = true;
-    else if (register_params(&b))
-        svk_pb_model(&b);
+    else if (opt->decode)
+        svk_pb_prefill(&b);
     else
-        b.oom = true;
+        svk_pb_model(&b);
+    p->prefill_only = opt->decode;
     p->phases.decode = p->phases.decode_end = p->phases.end;
     if (opt->decode && !b.oom)
         svk_pb_decode(&b);

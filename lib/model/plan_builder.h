@@ -112,6 +112,11 @@ void svk_pb_model(svk_pb *b);
  * tensor (SVK_NONE when out of memory). */
 uint32_t svk_pb_forward(svk_pb *b);
 
+/* A decode plan's step: the forward over the window alone, its
+ * activations one set for every block but each attention's qkv (the
+ * key-value cache, into b->kv_cache), with phases.loss at its end. */
+void svk_pb_prefill(svk_pb *b);
+
 /* Appends one token's forward over the key-value cache of the step's
  * forward (svk_plan_options.decode) to a plan of B = 1, T = ctx
  * (plan_decode.c). */

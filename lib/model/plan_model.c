@@ -364,6 +364,59 @@ static bool alloc_acts(svk_pb *b, acts *a, bool backward)
     return true;
 }
 
+/* A decode plan's window forward (svk_pb_prefill): nothing reads a
+ * sublayer's activations once the next sublayer has run, so every block
+ * shares the first block's set, and each stream two tensors used in turn;
+ * only each attention's qkv is its own, the key-value cache the decode
+ * reads. */
+static bool alloc_prefill(svk_pb *b, acts *a)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint32_t S = 2 * b->p->config.layers;
+    const uint64_t NC = d->N * d->C;
+    a->x = svk_calloc(S + 1, sizeof(*a->x));
+    a->y = svk_calloc(S + 1, sizeof(*a->y));
+    a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
+    a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
+    a->sub = svk_calloc(S, sizeof(*a->sub));
+    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
+        return false;
+    const uint32_t x2[2] = {svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.even"),
+                            svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.odd")};
+    uint32_t y2[2] = {SVK_NONE, SVK_NONE};
+    if (siamese(b)) {
+        y2[0] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.even");
+        y2[1] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.odd");
+    }
+    for (uint32_t k = 0; k <= S; k++) {
+        a->x[k] = x2[k % 2];
+        a->y[k] = k == 0 ? (siamese(b) ? a->x[0] : SVK_NONE) : y2[k % 2];
+        a->x16[k] = a->y16[k] = SVK_NONE;
+    }
+    for (uint32_t k = 0; k < S; k++) {
+        if (k < 2) {
+            sublayer_tensors(b, k, a->x[k], &a->sub[k]);
+            continue;
+        }
+        a->sub[k] = a->sub[k % 2];
+        if (post(b))
+            a->sub[k].h = a->x[k];
+        if (k % 2 == 0)
+            a->sub[k].qkv = svk_pb_tensor(b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
+    }
+    const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
+    if (b->p->linear_nn)
+        b->wt = svk_pb_tensor(b, SVK_SLAB_ACT, (d->F > 3 * d->C ? d->F : 3 * d->C) * d->C, -1, "linear.wt");
+    a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
+    a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
+    a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
+    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+    a->work = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
+    a->dlogits = a->dz = a->dh = a->s_big = a->s_big2 = a->s_c = a->x_out = a->y_out = SVK_NONE;
+    a->gr = (stream_grads){SVK_NONE, SVK_NONE, SVK_NONE, SVK_NONE};
+    return true;
+}
+
 static void free_acts(acts *a)
 {
     free(a->x);
@@ -910,10 +963,29 @@ void svk_pb_model(svk_pb *b)
         a.targets = p->micro == 1 ? p->targets : svk_pb_view(b, p->targets, a.row0, N, "targets.%u", m);
         micro_batch(b, &a);
     }
-    /* The attentions' qkv, RoPE'd in place, are the decode's cache. */
-    for (uint32_t l = 0; b->kv_cache && l < p->config.layers; l++)
-        b->kv_cache[l] = a.sub[2 * l].qkv;
     optimizer(b);
     p->phases.end = p->n_ops;
+    free_acts(&a);
+}
+
+void svk_pb_prefill(svk_pb *b)
+{
+    svk_plan *p = b->p;
+    acts a = {0};
+    if (!alloc_prefill(b, &a)) {
+        free_acts(&a);
+        b->oom = true;
+        return;
+    }
+    a.tokens = p->tokens;
+    a.targets = p->targets;
+    p->losses = SVK_NONE;
+    p->phases.forward = p->n_ops;
+    forward(b, &a);
+    p->logits = a.logits;
+    p->phases.loss = p->phases.backward = p->phases.clip = p->phases.optimizer = p->phases.end = p->n_ops;
+    /* The attentions' qkv, RoPE'd in place, are the decode's cache. */
+    for (uint32_t l = 0; l < p->config.layers; l++)
+        b->kv_cache[l] = a.sub[2 * l].qkv;
     free_acts(&a);
 }
