@@ -230,22 +230,29 @@ static void sublayer_tensors(svk_pb *b, uint32_t k, uint32_t x_k, sub_acts *s)
     }
 }
 
-/* The tensors after the blocks': the output's, the logits', the backward
- * pass's gradients and scratch. */
-static void step_tensors(svk_pb *b, acts *a)
+/* The blocks' transposed weights, the final norm's and the logits'. */
+static void output_tensors(svk_pb *b, acts *a)
 {
     const svk_pb_dims *d = &b->d;
-    const uint64_t NC = d->N * d->C, big = (3 * d->C > d->FL ? 3 * d->C : d->FL) * d->N;
     const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
     /* One tensor for the blocks' transposed weights, each transposed just
      * before its product: the largest is qkv's [C, 3C] or the MLP's
      * [C, F] (or [F, C]). */
     if (b->p->linear_nn)
         b->wt = svk_pb_tensor(b, SVK_SLAB_ACT, (d->F > 3 * d->C ? d->F : 3 * d->C) * d->C, -1, "linear.wt");
-    a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
+    a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->C, -1, "final");
     a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
     a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
     a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+}
+
+/* The tensors after the blocks': the output's, the logits', the backward
+ * pass's gradients and scratch. */
+static void step_tensors(svk_pb *b, acts *a)
+{
+    const svk_pb_dims *d = &b->d;
+    const uint64_t NC = d->N * d->C, big = (3 * d->C > d->FL ? 3 * d->C : d->FL) * d->N;
+    output_tensors(b, a);
     a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
     a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
     a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
@@ -268,12 +275,9 @@ static bool round_streams(const svk_pb *b)
     return half(b);
 }
 
-/* 16-bit streams kept as codes: two float32 tensors a stream, used in
- * turn by the sublayers' forward (x_k and x_{k+1} are never the same),
- * and the codes of every boundary the backward reads from them: all but
- * the last sublayer's input, whose float32 tensor nothing writes after
- * it, and the output, which the final norm reads in float32. */
-static void stream_codes(svk_pb *b, acts *a)
+/* The streams in two float32 tensors each, used in turn by the sublayers'
+ * forward (x_k and x_{k+1} are never the same), no boundary kept. */
+static void stream_pairs(svk_pb *b, acts *a)
 {
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = b->d.N * b->d.C;
@@ -290,13 +294,24 @@ static void stream_codes(svk_pb *b, acts *a)
          * embedding. */
         a->y[k] = k == 0 ? (siamese(b) ? a->x[0] : SVK_NONE) : y2[k % 2];
         a->x16[k] = a->y16[k] = SVK_NONE;
-        if (k + 2 > S)
-            continue;
+    }
+    a->x_out = a->y_out = SVK_NONE;
+}
+
+/* 16-bit streams kept as codes: stream_pairs', and the codes of every
+ * boundary the backward reads from them: all but the last sublayer's
+ * input, whose float32 tensor nothing writes after it, and the output,
+ * which the final norm reads in float32. */
+static void stream_codes(svk_pb *b, acts *a)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    const uint64_t NC = b->d.N * b->d.C;
+    stream_pairs(b, a);
+    for (uint32_t k = 0; k + 2 <= S; k++) {
         a->x16[k] = svk_pb_tensor(b, SVK_SLAB_ACT, (NC + 1) / 2, -1, "x.%u.16", k);
         if (siamese(b))
             a->y16[k] = k == 0 ? a->x16[0] : svk_pb_tensor(b, SVK_SLAB_ACT, (NC + 1) / 2, -1, "y.%u.16", k);
     }
-    a->x_out = a->y_out = SVK_NONE;
 }
 
 /* The streams: every boundary's, or with recomputation the blocks'
@@ -328,9 +343,9 @@ static void stream_tensors(svk_pb *b, acts *a, bool backward)
     a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
 }
 
-/* Every activation of the step (backward: a training step's, which a
- * backward pass follows); false when out of host memory. */
-static bool alloc_acts(svk_pb *b, acts *a, bool backward)
+/* The per-boundary and per-sublayer arrays of a; false when out of host
+ * memory. */
+static bool alloc_arrays(svk_pb *b, acts *a)
 {
     const uint32_t S = 2 * b->p->config.layers;
     a->x = svk_calloc(S + 1, sizeof(*a->x));
@@ -338,7 +353,15 @@ static bool alloc_acts(svk_pb *b, acts *a, bool backward)
     a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
     a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
     a->sub = svk_calloc(S, sizeof(*a->sub));
-    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
+    return a->x && a->y && a->x16 && a->y16 && a->sub;
+}
+
+/* Every activation of the step (backward: a training step's, which a
+ * backward pass follows); false when out of host memory. */
+static bool alloc_acts(svk_pb *b, acts *a, bool backward)
+{
+    const uint32_t S = 2 * b->p->config.layers;
+    if (!alloc_arrays(b, a))
         return false;
     stream_tensors(b, a, backward);
     for (uint32_t k = 0; k < S; k++) {
@@ -374,25 +397,9 @@ static bool alloc_prefill(svk_pb *b, acts *a)
     const svk_pb_dims *d = &b->d;
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = d->N * d->C;
-    a->x = svk_calloc(S + 1, sizeof(*a->x));
-    a->y = svk_calloc(S + 1, sizeof(*a->y));
-    a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
-    a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
-    a->sub = svk_calloc(S, sizeof(*a->sub));
-    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
+    if (!alloc_arrays(b, a))
         return false;
-    const uint32_t x2[2] = {svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.even"),
-                            svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "x.odd")};
-    uint32_t y2[2] = {SVK_NONE, SVK_NONE};
-    if (siamese(b)) {
-        y2[0] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.even");
-        y2[1] = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.odd");
-    }
-    for (uint32_t k = 0; k <= S; k++) {
-        a->x[k] = x2[k % 2];
-        a->y[k] = k == 0 ? (siamese(b) ? a->x[0] : SVK_NONE) : y2[k % 2];
-        a->x16[k] = a->y16[k] = SVK_NONE;
-    }
+    stream_pairs(b, a);
     for (uint32_t k = 0; k < S; k++) {
         if (k < 2) {
             sublayer_tensors(b, k, a->x[k], &a->sub[k]);
@@ -404,15 +411,9 @@ static bool alloc_prefill(svk_pb *b, acts *a)
         if (k % 2 == 0)
             a->sub[k].qkv = svk_pb_tensor(b, SVK_SLAB_ACT, 3 * NC, -1, "qkv.%u", k);
     }
-    const uint64_t means = (siamese(b) ? SVK_PLAN_SIAMESE_MEAN_ROWS : 1) * d->N;
-    if (b->p->linear_nn)
-        b->wt = svk_pb_tensor(b, SVK_SLAB_ACT, (d->F > 3 * d->C ? d->F : 3 * d->C) * d->C, -1, "linear.wt");
-    a->final_out = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "final");
-    a->final_mean = !rms(b) && !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, means, -1, "final.mean") : SVK_NONE;
-    a->final_rstd = !post(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, (siamese(b) ? 3 : 1) * d->N, -1, "final.rstd") : SVK_NONE;
-    a->logits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "logits");
+    output_tensors(b, a);
     a->work = svk_pb_tensor(b, SVK_SLAB_ACT, 2 * NC, -1, "scratch.norm");
-    a->dlogits = a->dz = a->dh = a->s_big = a->s_big2 = a->s_c = a->x_out = a->y_out = SVK_NONE;
+    a->dlogits = a->dz = a->dh = a->s_big = a->s_big2 = a->s_c = SVK_NONE;
     a->gr = (stream_grads){SVK_NONE, SVK_NONE, SVK_NONE, SVK_NONE};
     return true;
 }
