@@ -24,13 +24,12 @@ enum { V = 24, T = 8, B = 4, STEPS = 4 };
 
 /* Device against CPU reference, per step's loss: a few elements of a 16-bit
  * activation may round to neighbouring values (2^-8 relative for bf16) on
- * the two backends; the loss moves far less. With the streams' copies
- * rounded as well, seed 14212816 reached 3.0e-5 (post, bf16). */
+ * the two backends; the loss moves far less. Seed 14212816 reaches
+ * 3.0e-5 (post, bf16). */
 #define TOL_BACKENDS 6e-5
 /* 16-bit against float32, each step's loss: within one bf16 unit in the
  * last place, 2^-8 (bf16 keeps 8 bits). Most forms and seeds stay under
- * 5e-4; a few seeds reach 2.3e-3 (post with SwiGLU and RoPE, in bf16,
- * already before the streams were rounded for the backward). */
+ * 5e-4; a few seeds reach 2.3e-3 (post with SwiGLU and RoPE, in bf16). */
 #define TOL_FP32 3.9e-3
 
 static tu_tally tally;

@@ -35,21 +35,21 @@ static bool has_shape(const svk_model *m, uint32_t B, uint32_t T, uint32_t micro
     return m->has_plan && m->plan.B == B && m->plan.T == T && m->plan.micro == micro;
 }
 
-/* Makes the plan for batches [B, T] in micro micro-batches current;
- * decode: generation's, the window's forward alone and the key-value
- * cache's ops (plan_decode.c). The cache is the forward's own per-layer
- * qkv tensors, so a decode plan recomputes nothing. */
 /* What a plan is wanted for: a training or evaluation step, a forward
  * alone (the logits), or generation. */
 typedef enum { PLAN_STEP, PLAN_FORWARD, PLAN_DECODE } plan_use;
 
+/* Makes the plan for batches [B, T] in micro micro-batches current, for
+ * use. Generation's (PLAN_DECODE) is the window's forward alone and the
+ * key-value cache's ops (plan_decode.c); the cache is the forward's own
+ * per-layer qkv tensors, so a decode plan recomputes nothing. Its step,
+ * a forward alone, serves the logits, not a training or evaluation
+ * step. */
 static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, plan_use use)
 {
     const bool decode = use == PLAN_DECODE;
-    /* A decode plan's step is a forward alone: it serves the logits, not a
-     * training or evaluation step. */
-    if (has_shape(m, B, T, micro) && (decode ? m->plan.phases.decode_end > m->plan.phases.decode
-                                             : use == PLAN_FORWARD || !m->plan.prefill_only))
+    const bool has_decode = m->has_plan && m->plan.phases.decode_end > m->plan.phases.decode;
+    if (has_shape(m, B, T, micro) && (decode ? has_decode : use == PLAN_FORWARD || !has_decode))
         return SVK_OK;
     svk_plan p;
     svk_plan_options opt = {0};

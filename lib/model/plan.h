@@ -101,7 +101,6 @@ typedef struct svk_plan {
     /* decode plans (else SVK_NONE): the token and its position, int32 [2]
      * in the input slab, and that token's logits [1, V] */
     uint32_t decode_step, decode_logits;
-    bool prefill_only;    /* a decode plan: its step is the window's forward alone (phases.loss = end) */
     float eps;
     bool flash_attention; /* attention saves the softmax stats, not the probabilities */
     bool linear_nn;       /* see svk_plan_options */
@@ -175,7 +174,7 @@ typedef struct svk_plan {
  *                   overflow;
  *  decode           B = 1 and T = ctx only: a plan for generation, whose
  *                   step is the window's forward alone (no loss, no
- *                   backward: prefill_only), then one token's forward
+ *                   backward), then one token's forward
  *                   over a key-value cache, the window forward's own qkv
  *                   tensors (svk_plan_phases.decode, plan_decode.c). */
 typedef struct svk_plan_options {

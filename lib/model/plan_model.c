@@ -268,13 +268,6 @@ static void step_tensors(svk_pb *b, acts *a)
         b->p->losses = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * b->p->micro, -1, "losses");
 }
 
-/* Whether the sublayers' backward reads the streams rounded to 16 bits
- * (docs/MODEL.md, "Precision"). */
-static bool round_streams(const svk_pb *b)
-{
-    return half(b);
-}
-
 /* The streams in two float32 tensors each, used in turn by the sublayers'
  * forward (x_k and x_{k+1} are never the same), no boundary kept. */
 static void stream_pairs(svk_pb *b, acts *a)
@@ -293,7 +286,6 @@ static void stream_pairs(svk_pb *b, acts *a)
         /* y_0 = x_0 = e: one tensor, which nothing writes after the
          * embedding. */
         a->y[k] = k == 0 ? (siamese(b) ? a->x[0] : SVK_NONE) : y2[k % 2];
-        a->x16[k] = a->y16[k] = SVK_NONE;
     }
     a->x_out = a->y_out = SVK_NONE;
 }
@@ -322,9 +314,9 @@ static void stream_tensors(svk_pb *b, acts *a, bool backward)
     const uint32_t S = 2 * b->p->config.layers;
     const uint64_t NC = b->d.N * b->d.C;
     const bool rc = b->p->recompute;
-    for (uint32_t k = 0; k <= S; k++)
-        a->x16[k] = a->y16[k] = SVK_NONE;
-    if (backward && round_streams(b) && !rc) {
+    /* The sublayers' backward reads the streams rounded in 16 bits
+     * (docs/MODEL.md, "Precision"). */
+    if (backward && half(b) && !rc) {
         stream_codes(b, a);
         return;
     }
@@ -343,8 +335,8 @@ static void stream_tensors(svk_pb *b, acts *a, bool backward)
     a->y_out = rc && siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "y.recomputed") : SVK_NONE;
 }
 
-/* The per-boundary and per-sublayer arrays of a; false when out of host
- * memory. */
+/* The per-boundary and per-sublayer arrays of a, no stream kept in 16
+ * bits; false when out of host memory. */
 static bool alloc_arrays(svk_pb *b, acts *a)
 {
     const uint32_t S = 2 * b->p->config.layers;
@@ -353,7 +345,11 @@ static bool alloc_arrays(svk_pb *b, acts *a)
     a->x16 = svk_calloc(S + 1, sizeof(*a->x16));
     a->y16 = svk_calloc(S + 1, sizeof(*a->y16));
     a->sub = svk_calloc(S, sizeof(*a->sub));
-    return a->x && a->y && a->x16 && a->y16 && a->sub;
+    if (!a->x || !a->y || !a->x16 || !a->y16 || !a->sub)
+        return false;
+    for (uint32_t k = 0; k <= S; k++)
+        a->x16[k] = a->y16[k] = SVK_NONE;
+    return true;
 }
 
 /* Every activation of the step (backward: a training step's, which a
@@ -825,11 +821,23 @@ static void optimizer(svk_pb *b)
     }
 }
 
+/* Boundary k's distinct streams (y_0 is x_0) and where each keeps its
+ * 16-bit codes (SVK_NONE: a stream not there, or codes kept nowhere). */
+static void boundary(const acts *a, uint32_t k, uint32_t x[2], uint32_t codes[2])
+{
+    const bool shared = a->y[k] == a->x[k];
+    x[0] = a->x[k];
+    x[1] = shared ? SVK_NONE : a->y[k];
+    codes[0] = a->x16[k];
+    codes[1] = shared ? SVK_NONE : a->y16[k];
+}
+
 /* Boundary k's streams' 16-bit codes, where the plan keeps them
  * (stream_codes), once the sublayer before has written them. */
 static void keep_streams(svk_pb *b, const acts *a, uint32_t k)
 {
-    const uint32_t x[2] = {a->x[k], a->y[k]}, codes[2] = {a->x16[k], k > 0 ? a->y16[k] : SVK_NONE};
+    uint32_t x[2], codes[2];
+    boundary(a, k, x, codes);
     for (int i = 0; i < 2; i++) {
         if (codes[i] == SVK_NONE)
             continue;
@@ -840,15 +848,15 @@ static void keep_streams(svk_pb *b, const acts *a, uint32_t k)
 }
 
 /* Sublayer k's input streams rounded to 16 bits before its backward
- * (round_streams): back from their codes, or rounded in place where the
+ * (docs/MODEL.md, "Precision"): back from their codes, or rounded in place where the
  * float32 tensor holds them still (the last sublayer's, and with
  * recomputation every one: nothing reads them in float32 after). */
 static void round_sublayer_streams(svk_pb *b, const acts *a, uint32_t k)
 {
-    if (!round_streams(b))
+    if (!half(b))
         return;
-    const uint32_t x[2] = {a->x[k], a->y[k] != a->x[k] ? a->y[k] : SVK_NONE};
-    const uint32_t codes[2] = {a->x16[k], a->y16[k] != a->x16[k] ? a->y16[k] : SVK_NONE};
+    uint32_t x[2], codes[2];
+    boundary(a, k, x, codes);
     for (int i = 0; i < 2; i++) {
         if (x[i] == SVK_NONE)
             continue;

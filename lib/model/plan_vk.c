@@ -702,7 +702,7 @@ static svk_status pack16(const svk_plan_vk_rec *r, const svk_plan_op *o)
 {
     const svk_plan_pack16 *k = &o->pack16;
     svk_pack16_args a = {.n = k->n, .fmt = k->fmt, .x = T(k->x), .packed = T(k->packed),
-                         .codes_only = o->code == SVK_OP_PACK16 && k->codes_only, .label = o->label};
+                         .codes_only = k->codes_only, .label = o->label};
     if (k->scaler != SVK_NONE)
         a.scale = svk_plan_vk_at(r, k->scaler, SVK_LOSS_SCALER_S, NULL);
     return o->code == SVK_OP_PACK16 ? svk_pack16_record(r->cl, &a) : svk_unpack16_record(r->cl, &a);
