@@ -109,7 +109,7 @@ typedef struct svk_model_params {
      * after 2 s, amdgpu's job timeout), and the device is lost; so on the
      * Vulkan backend a step (and an evaluation, a forward pass) is recorded
      * as several submissions, each of ops whose time, measured with
-     * timestamps on the first replay of each, fits this budget. Only the
+     * timestamps on the second replay of each, fits this budget. Only the
      * submission boundaries change: the results are the same to the bit.
      * Without timestamps the ops are split by count, and an op that alone
      * takes longer is a submission of its own (logged once, as a warning).

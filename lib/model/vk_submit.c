@@ -39,6 +39,8 @@ void svk_vk_ranges_free(svk_vk_ranges *r, bool cuts)
             r->cuts[i] = (svk_vk_cuts){0};
         }
     }
+    if (cuts)
+        r->n_warm = 0;
 }
 
 /* One list of ops [begin, end); with op_first, timed dispatch by dispatch. */
@@ -72,10 +74,19 @@ static svk_vk_cuts *find_cuts(svk_vk_ranges *r, size_t begin, size_t end)
     return NULL;
 }
 
+/* Whether ops [begin, end) have had their first, untimed replay. */
+static bool warm(const svk_vk_ranges *r, size_t begin, size_t end)
+{
+    for (size_t i = 0; i < r->n_warm; i++)
+        if (r->warm[i].begin == begin && r->warm[i].end == end)
+            return true;
+    return false;
+}
+
 /* Where l's range is cut: as measured, where it was; else in lists of
- * SVK_SUBMIT_UNMEASURED_OPS ops, timed where the device has timestamps;
- * or whole, with max_submit_ms 0 and under SVK_PROFILE (which times one
- * list). */
+ * SVK_SUBMIT_UNMEASURED_OPS ops, timed where the device has timestamps
+ * once the range has run untimed; or whole, with max_submit_ms 0 and
+ * under SVK_PROFILE (which times one list). */
 static svk_status plan_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
 {
     const size_t n_ops = l->end - l->begin;
@@ -98,7 +109,8 @@ static svk_status plan_cuts(svk_model *m, svk_vk_ranges *r, svk_vk_range *l)
     l->n = svk_submit_split_even(n_ops, SVK_SUBMIT_UNMEASURED_OPS, l->cut);
     for (size_t i = 0; i <= l->n; i++)
         l->cut[i] += l->begin;
-    l->timing = m->ctx->info.timestamps;
+    l->timing = m->ctx->info.timestamps && warm(r, l->begin, l->end);
+    l->warmup = m->ctx->info.timestamps && !l->timing;
     if (l->timing && !(l->op_first = svk_calloc(n_ops, sizeof(*l->op_first))))
         return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory recording a step");
     if (!l->timing && !r->noted_count) {
@@ -275,8 +287,19 @@ static svk_status finish_oldest(svk_model *m, svk_vk_ranges *r, int parity)
         return st;
     r->n_inflight[parity]--;
     memmove(&r->inflight[parity][0], &r->inflight[parity][1], r->n_inflight[parity] * sizeof(r->inflight[parity][0]));
-    if (l->timing)
+    if (l->timing) {
         measure_cuts(m, r, l);
+    } else if (l->warmup) {
+        /* Timed on its next use. Both parities' first replays may finish
+         * here: the range is noted once. */
+        if (!warm(r, l->begin, l->end)) {
+            if (r->n_warm == SVK_VK_RANGES) /* the oldest goes: it was timed long since */
+                memmove(&r->warm[0], &r->warm[1], --r->n_warm * sizeof(r->warm[0]));
+            r->warm[r->n_warm].begin = l->begin;
+            r->warm[r->n_warm++].end = l->end;
+        }
+        range_free(r, l);
+    }
     return SVK_OK;
 }
 

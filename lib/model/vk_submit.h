@@ -4,10 +4,13 @@
  * a GPU whose submission runs too long (Windows' TDR after 2 s), and the
  * device is lost. Each of a range's lists begins with the barrier that
  * orders it after the work before it on the queue (svk_cmdlist_begin), so
- * the range computes what one list would, to the bit. The first replay of
- * a range runs lists of SVK_SUBMIT_UNMEASURED_OPS ops with a timestamp
- * around every dispatch; once it has finished, the range is cut by the
- * times measured (submit_split.h) and recorded again, for both parities.
+ * the range computes what one list would, to the bit. The first replays of
+ * a range run lists of SVK_SUBMIT_UNMEASURED_OPS ops: the first untimed,
+ * since a driver may finish compiling a pipeline at its first dispatch
+ * (lavapipe does: hundreds of milliseconds for a large shader, which would
+ * count as the op's time), the second with a timestamp around every
+ * dispatch; once that has finished, the range is cut by the times
+ * measured (submit_split.h) and recorded again, for both parities.
  * A range in flight is its lists; waiting for it is waiting for each.
  */
 #ifndef SVK_MODEL_VK_SUBMIT_H
@@ -34,6 +37,7 @@ typedef struct svk_vk_range {
     size_t *cut;
     uint32_t *op_first;
     bool timing;
+    bool warmup;        /* the range's first replay: once finished, recorded again, timed */
     double longest_ms;  /* the longest list's measured time; < 0: not measured */
     /* timing: the measurement's room, made with the lists, so that
      * measuring the finished replay allocates nothing (a failure there
@@ -62,6 +66,11 @@ typedef struct svk_vk_ranges {
      * step reduced in buckets has several ranges in flight at once) */
     svk_vk_range *inflight[2][SVK_VK_RANGES];
     size_t n_inflight[2];
+    /* the ranges whose first, untimed replay has finished */
+    struct {
+        size_t begin, end;
+    } warm[SVK_VK_RANGES];
+    size_t n_warm;
     bool warned_long;           /* an op over max_submit_ms was logged */
     bool noted_count;           /* a split by op count (no timestamps) was logged */
 } svk_vk_ranges;
