@@ -13,7 +13,9 @@
  *   - draw no validation message, and (in the sanitizer build) no leak and
  *     no crash.
  * A call that succeeds despite an injected failure must still produce the
- * clean run's bytes. The host-allocation walk also runs on the CPU backend.
+ * clean run's bytes. Two fence waits that keep failing are walked apart:
+ * after a step was submitted, and while a new model's first step makes
+ * its training state. The host-allocation walk also runs on the CPU backend.
  *
  * --test=NAME walks only the kinds whose name contains NAME (e.g.
  * --test=FV_QUEUE_SUBMIT, --test=malloc); -v prints every k. --part=I/N
@@ -443,6 +445,11 @@ static void unusable_until_loaded(void)
     svk_status st = svk_ctx_create(&cp, &ctx);
     if (st == SVK_OK)
         st = make_model(ctx, SVK_BACKEND_VULKAN, &m);
+    /* With its training state made (a load with the optimizer state), so
+     * that the step below is submitted: a new model's first step makes
+     * the state, and would fail there, before submitting anything. */
+    if (st == SVK_OK)
+        st = svk_model_load(m, ref, true);
     expect(st == SVK_OK, "creating the model: %s", svk_last_error());
     if (st == SVK_OK) {
         fv_arm_sticky(FV_WAIT_FOR_FENCES, 1, w.result);
@@ -469,6 +476,57 @@ static void unusable_until_loaded(void)
     expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
     unlink(saved);
     tu_check(&tally, iteration_failures == 0, "%s: the model refuses use until a checkpoint is loaded", w.name);
+    cur = NULL;
+}
+
+/* A wait that keeps failing while a new model's first step makes its
+ * training state (zeroing the moments): the step fails before anything is
+ * submitted, and the model stays usable: a save fails cleanly and writes
+ * nothing, and once waits work again the step gives the clean run's
+ * loss. */
+static void state_unmade_while_waits_fail(void)
+{
+    static const walk w = {"persistent vkWaitForFences failure at the first step", false, FV_WAIT_FOR_FENCES,
+                           VK_ERROR_OUT_OF_DEVICE_MEMORY, SVK_BACKEND_VULKAN};
+    cur = &w;
+    cur_k = 1;
+    iteration_failures = 0;
+    validation_messages = 0;
+    be = 1;
+    char saved[128];
+    path_of(saved, sizeof(saved), "unmade.safetensors");
+    arm(NULL, 0);
+    svk_ctx_params cp = svk_ctx_params_default();
+    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
+    cp.log_fn = log_fn;
+    svk_ctx *ctx = NULL;
+    svk_model *m = NULL;
+    svk_status st = svk_ctx_create(&cp, &ctx);
+    if (st == SVK_OK)
+        st = make_model(ctx, SVK_BACKEND_VULKAN, &m);
+    expect(st == SVK_OK, "creating the model: %s", svk_last_error());
+    if (st == SVK_OK) {
+        fv_arm_sticky(FV_WAIT_FOR_FENCES, 1, w.result);
+        float loss = 0;
+        for (int i = 0; i < 2; i++) {
+            st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+            expect_reported(st, "svk_model_train_step");
+        }
+        st = svk_model_save(m, saved, true);
+        expect(st != SVK_OK && st != SVK_ERROR_INVALID_STATE && access(saved, F_OK) != 0,
+               "a save while waits fail returned %s and %s a file", svk_status_string(st),
+               access(saved, F_OK) == 0 ? "wrote" : "did not write");
+        arm(NULL, 0);
+        st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+        expect(st == SVK_OK && loss == ref_loss[1], "once waits work the step gives %s, loss %.9g (clean %.9g)",
+               svk_status_string(st), (double)loss, (double)ref_loss[1]);
+    }
+    svk_model_destroy(&m);
+    svk_ctx_destroy(&ctx);
+    expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
+    unlink(saved);
+    tu_check(&tally, iteration_failures == 0, "%s: the model stays usable, and trains as the clean run once waits work",
+             w.name);
     cur = NULL;
 }
 
@@ -511,6 +569,9 @@ int main(int argc, char **argv)
             run_walk(&walks[i]);
     if ((!args.filter || strstr("persistent vkWaitForFences failure", args.filter)) && args.part == 0)
         unusable_until_loaded();
+    if ((!args.filter || strstr("persistent vkWaitForFences failure at the first step", args.filter)) &&
+        args.part == 1)
+        state_unmade_while_waits_fail();
 
     unlink(ref);
     rmdir(dir);

@@ -176,11 +176,20 @@ void svk_cmdlist_destroy(svk_cmdlist **pcl)
         return;
     svk_cmdlist *cl = *pcl;
     svk_ctx *ctx = cl->ctx;
-    /* Nothing the GPU may still read is freed before its fence signalled. */
+    /* Nothing the GPU may still read is freed before its fence signalled.
+     * Should the wait fail but for a loss, the queue going idle says the
+     * same; should that fail too, the list is left allocated: a leak, not
+     * memory the GPU may still be reading. */
     if (cl->pending && !ctx->loss.lost) {
         VkResult r = ctx->vkd.vkWaitForFences(ctx->vk.device, 1, &cl->fence, VK_TRUE, UINT64_MAX);
-        if (r == VK_ERROR_DEVICE_LOST)
+        if (r != VK_SUCCESS && r != VK_ERROR_DEVICE_LOST)
+            r = ctx->vkd.vkQueueWaitIdle(ctx->vk.queue);
+        if (r == VK_ERROR_DEVICE_LOST) {
             svk_vk_fail(ctx, NULL, r, "vkWaitForFences", __FILE__, __LINE__, "destroying a command list");
+        } else if (r != VK_SUCCESS) {
+            *pcl = NULL;
+            return;
+        }
     }
     free_sets(cl);
     if (cl->ts.queries)
