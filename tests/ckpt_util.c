@@ -51,7 +51,10 @@ bool ckpt_state_get(svk_model *m, ckpt_state *s)
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < m->n_params; i++) {
             const svk_plan_tensor *t = &m->plan.tensors[svk_plan_param_tensor(&m->plan, i, slabs[k])];
-            if (m->impl->read(m, slabs[k], t->offset, t->elems, at) != SVK_OK) {
+            /* A model that has not trained holds no moments: zero. */
+            if (k > 0 && !m->plan.train_state)
+                memset(at, 0, t->elems * sizeof(*at));
+            else if (m->impl->read(m, slabs[k], t->offset, t->elems, at) != SVK_OK) {
                 printf("     reading the model: %s\n", svk_last_error());
                 return false;
             }

@@ -28,7 +28,8 @@ typedef struct ckpt_state {
     uint64_t step;
 } ckpt_state;
 
-/* Reads m's state into s; false on failure. */
+/* Reads m's state into s (zero moments where it has not trained); false
+ * on failure. */
 bool ckpt_state_get(svk_model *m, ckpt_state *s);
 /* Bit for bit, so NaN equals the same NaN. */
 bool ckpt_state_equal(const ckpt_state *a, const ckpt_state *b);

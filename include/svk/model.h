@@ -289,7 +289,9 @@ SVK_API svk_status svk_model_find_nonfinite(svk_model *model, const int32_t *tok
  * parameters' shapes; and the logits of the last batch run (a training
  * step, svk_model_eval_loss or svk_model_forward_logits), tensor "logits"
  * [B, T, V] (after svk_model_train_step_accum, its last micro-batch's
- * [B / accum, T, V]). Each waits for the step in flight. */
+ * [B / accum, T, V]). Each waits for the step in flight. A model that
+ * has taken no training step has no gradients to write
+ * (SVK_ERROR_INVALID_STATE). */
 SVK_API svk_status svk_model_save_grads(svk_model *model, const char *path);
 SVK_API svk_status svk_model_save_logits(svk_model *model, const char *path);
 
@@ -358,7 +360,9 @@ SVK_API svk_status svk_model_generate_ex(svk_model *model, const int32_t *prompt
  * the configuration as JSON in __metadata__ under "svk.config"). With
  * optimizer set, the AdamW moments and the step count go in the same file
  * (tensors "optimizer.m.<name>", "optimizer.v.<name>", metadata
- * "svk.step"), so that a run can resume exactly. Without it the file holds
+ * "svk.step"), so that a run can resume exactly (a model that has not
+ * trained holds no moments, and writes the zeros it would start from).
+ * Without it the file holds
  * the weights and the configuration only, a third of the size: the form
  * to export a model in (svk_model_open and svk_model_load read it; a load
  * with SVK_LOAD_OPTIMIZER refuses it), and svk_save_params_default()'s.
@@ -463,7 +467,11 @@ SVK_API svk_status svk_model_open(svk_ctx *ctx, const char *path, uint32_t flags
  * claims. */
 SVK_API svk_status svk_checkpoint_config(const char *path, svk_model_config *config);
 
-/* Memory the model holds, by kind, in bytes. */
+/* Memory the model holds, by kind, in bytes. A model makes its gradients
+ * and AdamW moments at its first training step (or when an optimizer
+ * state is loaded into it) and keeps them: until then grads and optimizer
+ * are 0, so a model that only evaluates or generates holds its weights
+ * and activations alone. */
 typedef struct svk_memory_report {
     uint64_t params, grads, optimizer, activations, io;
     uint64_t total;

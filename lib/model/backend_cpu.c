@@ -29,6 +29,10 @@ static svk_status set_plan(svk_model *m, const svk_plan *p)
     for (int k = 0; k < SVK_SLAB_COUNT; k++) {
         if (s->slabs[k] && s->elems[k] == p->slab_elems[k])
             continue;
+        /* The training state, made at its first need (plan.h), starts
+         * zero: calloc's. */
+        if (svk_slab_is_train_state((svk_slab)k) && !p->train_state)
+            continue;
         /* Parameter-shaped slabs never change size; activations do. */
         void *n = svk_calloc(p->slab_elems[k] ? p->slab_elems[k] : 1, 4);
         if (!n)
@@ -47,6 +51,9 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
     (void)wait;
     cpu_state *s = m->backend;
     const svk_plan *p = &m->plan;
+    if (!svk_plan_runnable(p, begin, end))
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "cpu backend: ops [%zu, %zu) need the training state",
+                         begin, end);
     svk_plan_write_inputs(p, s->slabs[SVK_SLAB_INPUT], tokens, targets);
     return svk_plan_cpu_run_f32(svk_model_log(m), p, s->slabs, begin, end, h);
 }

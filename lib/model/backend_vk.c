@@ -157,6 +157,9 @@ static size_t shape_requests(svk_ctx *ctx, vk_state *s, const svk_plan *p, svk_b
         /* The parameter-shaped slabs keep their contents across shapes. */
         if (k == SVK_SLAB_ACT || (k < SVK_SLAB_ACT && s->slab[k] && s->slab_elems[k] == p->slab_elems[k]))
             continue;
+        /* The training state is made at its first need (plan.h). */
+        if (svk_slab_is_train_state((svk_slab)k) && !p->train_state)
+            continue;
         if (s->slab[k])
             released[s->slab[k]->alloc.pool] += s->slab[k]->alloc.size;
         const uint64_t bytes = (p->slab_elems[k] ? p->slab_elems[k] : 1) * 4;
@@ -436,6 +439,9 @@ static svk_status run(svk_model *m, size_t begin, size_t end, const int32_t *tok
      * again with the cuts it measured (measure_cuts). */
     const bool behind = h && h->prev_in_flight;
     const int q = behind ? !s->cur : s->cur;
+    if (!svk_plan_runnable(&m->plan, begin, end))
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: ops [%zu, %zu) need the training state",
+                         begin, end);
     svk_status st = ensure_shape(m);
     if (st == SVK_OK)
         st = behind ? finish_parity(m, q) : finish_pending(m);
@@ -607,6 +613,9 @@ static svk_status copy(svk_model *m, svk_slab slab, uint64_t offset, uint64_t n,
             memcpy(base + offset * 4, host, n * 4);
         return SVK_OK;
     }
+    if (!s->slab[slab])
+        return svk_error(svk_model_log(m), SVK_ERROR_INTERNAL, "vulkan backend: the model holds no %s slab",
+                         slab_names[slab]);
     return to_host ? svk_buffer_download(s->slab[slab], offset * 4, host, n * 4)
                    : svk_buffer_upload(s->slab[slab], offset * 4, host, n * 4);
 }

@@ -98,8 +98,13 @@ svk_status svk_model_save_ex(svk_model *m, const char *path, const svk_save_para
     }
     /* One read per slab, not one per tensor: each read is a round trip to
      * the device (a submission and a wait). */
-    for (int k = 0; k < kinds && st == SVK_OK; k++)
-        st = m->impl->read(m, state_slabs[k], 0, slab, host + (size_t)k * slab);
+    for (int k = 0; k < kinds && st == SVK_OK; k++) {
+        /* A model that has not trained holds no moments: they are zero. */
+        if (k > 0 && !m->plan.train_state)
+            memset(host + (size_t)k * slab, 0, slab * sizeof(float));
+        else
+            st = m->impl->read(m, state_slabs[k], 0, slab, host + (size_t)k * slab);
+    }
     for (int k = 0; k < kinds && st == SVK_OK; k++)
         for (size_t i = 0; i < m->n_params; i++) {
             const svk_param_info *p = &m->info[i];
@@ -503,6 +508,11 @@ svk_status svk_checkpoint_apply(svk_model *m, const svk_st_file *f, const char *
     const svk_st_tensor **found;
     if ((st = find_state(m, f, path, &c, kinds, flags, &found)) != SVK_OK)
         return st;
+    /* The moments go where the training state keeps them. */
+    if (optimizer && (st = svk_model_need_train_state(m)) != SVK_OK) {
+        free(found);
+        return st;
+    }
     bool written = false;
     st = write_state(m, path, found, kinds, &written);
     free(found);
@@ -613,6 +623,9 @@ svk_status svk_model_save_grads(svk_model *model, const char *path)
     if (st != SVK_OK)
         return st;
     svk_log *log = svk_model_log(m);
+    if (!m->plan.train_state)
+        return svk_error(log, SVK_ERROR_INVALID_STATE, "%s: the model has taken no training step: it holds no gradients",
+                         __func__);
     svk_st_entry *e = svk_calloc(m->n_params, sizeof(*e));
     char (*names)[SVK_PARAM_NAME_MAX + 8] = svk_calloc(m->n_params, sizeof(*names));
     float *host = svk_malloc((m->n_elems ? m->n_elems : 1) * sizeof(float));

@@ -86,7 +86,8 @@ svk_status svk_model_check_state_finite(svk_model *m, bool optimizer, const char
 {
     svk_log *log = svk_model_log(m);
     const svk_plan *p = &m->plan;
-    const int kinds = optimizer ? 3 : 1;
+    /* A model that has not trained holds no moments: they are zero. */
+    const int kinds = optimizer && p->train_state ? 3 : 1;
     /* Per slab, its two parameter groups (with and without weight decay):
      * each lies back to back in the slab (svk_plan_param_group). */
     probe_list l = {0};

@@ -35,22 +35,44 @@ static bool has_shape(const svk_model *m, uint32_t B, uint32_t T, uint32_t micro
     return m->has_plan && m->plan.B == B && m->plan.T == T && m->plan.micro == micro;
 }
 
-/* What a plan is wanted for: a training or evaluation step, a forward
- * alone (the logits), or generation. */
-typedef enum { PLAN_STEP, PLAN_FORWARD, PLAN_DECODE } plan_use;
+/* What a plan is wanted for: a training step, an evaluation step (the
+ * step's forward and loss), a forward alone (the logits), or generation. */
+typedef enum { PLAN_STEP, PLAN_EVAL, PLAN_FORWARD, PLAN_DECODE } plan_use;
 
-/* Makes the plan for batches [B, T] in micro micro-batches current, for
- * use. Generation's (PLAN_DECODE) is the window's forward alone and the
- * key-value cache's ops (plan_decode.c); the cache is the forward's own
- * per-layer qkv tensors, so a decode plan recomputes nothing. Its step,
- * a forward alone, serves the logits, not a training or evaluation
- * step. */
-static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, plan_use use)
+/* Whether the model holds its training state: the gradient and AdamW
+ * moment slabs (plan.h, svk_plan.train_state), made at the first training
+ * step or optimizer state loaded and kept from then on. Until then the
+ * moments are zero wherever they are read (a save, a check). */
+static bool has_train_state(const svk_model *m)
 {
-    const bool decode = use == PLAN_DECODE;
-    const bool has_decode = m->has_plan && m->plan.phases.decode_end > m->plan.phases.decode;
-    if (has_shape(m, B, T, micro) && (decode ? has_decode : use == PLAN_FORWARD || !has_decode))
-        return SVK_OK;
+    return m->has_plan && m->plan.train_state;
+}
+
+/* Zeroes the AdamW moments, in pieces: a host image of the whole slab
+ * would take the memory of the moments again. */
+static svk_status zero_moments(svk_model *m)
+{
+    const uint64_t n = m->plan.slab_elems[SVK_SLAB_ADAM_M], piece = n < (1u << 22) ? n : (1u << 22);
+    float *zero = svk_calloc(piece ? piece : 1, sizeof(float));
+    if (!zero)
+        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory zeroing the moments");
+    svk_status st = SVK_OK;
+    for (uint64_t at = 0; at < n && st == SVK_OK; at += piece) {
+        const uint64_t k = n - at < piece ? n - at : piece;
+        st = m->impl->write(m, SVK_SLAB_ADAM_M, at, k, zero);
+        if (st == SVK_OK)
+            st = m->impl->write(m, SVK_SLAB_ADAM_V, at, k, zero);
+    }
+    free(zero);
+    return st;
+}
+
+/* Builds and installs the plan for batches [B, T] in micro micro-batches:
+ * generation's (decode: the window's forward alone and the key-value
+ * cache's ops, plan_decode.c) or a step's, with the training state or
+ * without (train). On failure the model keeps its plan. */
+static svk_status install_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, bool decode, bool train)
+{
     svk_plan p;
     svk_plan_options opt = {0};
     svk_status st = m->impl->plan_options ? m->impl->plan_options(m->ctx, &m->params.config, &opt) : SVK_OK;
@@ -62,8 +84,10 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
     opt.loss_scaling = m->params.precision == SVK_PRECISION_FP16;
     opt.loss_scale_interval = m->params.loss_scale_interval;
     opt.decode = decode;
+    opt.frozen = !train;
     if ((st = svk_plan_build(svk_model_log(m), &m->params.config, B, T, &opt, &p)) != SVK_OK)
         return st;
+    const bool fresh = train && !has_train_state(m);
     if ((st = m->impl->set_plan(m, &p)) != SVK_OK) {
         svk_plan_free(&p);
         return st;
@@ -74,12 +98,37 @@ static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro,
     m->has_plan = true;
     /* The buckets are the plan's: cut again for the new one on use. */
     svk_grad_layout_free(&m->layout);
-    return SVK_OK;
+    /* New moment slabs hold what the device left there. Until they are
+     * zeroed the state counts as not made: the plan runs no step, and the
+     * next call that needs the state makes it again. */
+    if (fresh && (st = zero_moments(m)) != SVK_OK)
+        m->plan.train_state = false;
+    return st;
 }
 
-static svk_status use_shape(svk_model *m, uint32_t B, uint32_t T, uint32_t micro)
+/* Makes the plan for batches [B, T] in micro micro-batches current, for
+ * use. Generation's (PLAN_DECODE) keeps the key-value cache in the
+ * forward's own per-layer qkv tensors, so a decode plan recomputes
+ * nothing; its step, a forward alone, serves the logits, not a training
+ * or evaluation step. Only a training step needs the training state; once
+ * made, every plan keeps it. */
+static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, plan_use use)
 {
-    return use_plan(m, B, T, micro, PLAN_STEP);
+    const bool decode = use == PLAN_DECODE;
+    const bool has_decode = m->has_plan && m->plan.phases.decode_end > m->plan.phases.decode;
+    const bool train = use == PLAN_STEP || has_train_state(m);
+    if (has_shape(m, B, T, micro) && (decode ? has_decode : use == PLAN_FORWARD || !has_decode) &&
+        (!train || has_train_state(m)))
+        return SVK_OK;
+    return install_plan(m, B, T, micro, decode, train);
+}
+
+svk_status svk_model_need_train_state(svk_model *m)
+{
+    if (has_train_state(m))
+        return SVK_OK;
+    const svk_plan *p = &m->plan;
+    return install_plan(m, p->B, p->T, p->micro, p->phases.decode_end > p->phases.decode, true);
 }
 
 static svk_status write_initial_weights(svk_model *m)
@@ -127,14 +176,8 @@ svk_status svk_model_get_loss_scaler(svk_model *m, float *scale, uint32_t *good)
 
 svk_status svk_model_reset_optimizer(svk_model *m)
 {
-    uint64_t n = m->plan.slab_elems[SVK_SLAB_ADAM_M];
-    float *zero = svk_calloc(n ? n : 1, sizeof(float));
-    if (!zero)
-        return svk_error(svk_model_log(m), SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    svk_status st = m->impl->write(m, SVK_SLAB_ADAM_M, 0, n, zero);
-    if (st == SVK_OK)
-        st = m->impl->write(m, SVK_SLAB_ADAM_V, 0, n, zero);
-    free(zero);
+    /* Without the training state the moments are zero already. */
+    svk_status st = has_train_state(m) ? zero_moments(m) : SVK_OK;
     if (st == SVK_OK)
         st = svk_model_set_loss_scaler(m, m->params.loss_scale, 0);
     /* The writes waited for any step in flight; its count no longer matters. */
@@ -215,7 +258,9 @@ svk_status svk_model_create(const svk_model_params *params, svk_model **out)
     svk_model_param_list(&params->config, m->info, m->n_params);
     for (size_t i = 0; i < m->n_params; i++)
         m->n_elems += m->info[i].elems;
-    if ((st = use_shape(m, 1, 1, 1)) != SVK_OK || (st = write_initial_weights(m)) != SVK_OK ||
+    /* No training state yet: a model that only generates or evaluates
+     * never holds its gradients and moments. */
+    if ((st = use_plan(m, 1, 1, 1, PLAN_EVAL)) != SVK_OK || (st = write_initial_weights(m)) != SVK_OK ||
         (st = svk_model_reset_optimizer(m)) != SVK_OK) {
         svk_model_destroy(&m);
         return st;
@@ -525,7 +570,7 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
     SVK_CHECK_PTR(log, tokens);
     SVK_CHECK_PTR(log, targets);
     SVK_CHECK_PTR(log, loss);
-    svk_status st = begin_batch(m, tokens, targets, B, T, false, PLAN_STEP, __func__);
+    svk_status st = begin_batch(m, tokens, targets, B, T, false, PLAN_EVAL, __func__);
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
@@ -621,8 +666,8 @@ svk_memory_report svk_plan_memory_report(const svk_plan *p)
     const uint64_t *e = p->slab_elems;
     svk_memory_report r = {
         .params = e[SVK_SLAB_PARAM] * 4,
-        .grads = e[SVK_SLAB_GRAD] * 4,
-        .optimizer = (e[SVK_SLAB_ADAM_M] + e[SVK_SLAB_ADAM_V]) * 4,
+        .grads = p->train_state ? e[SVK_SLAB_GRAD] * 4 : 0,
+        .optimizer = p->train_state ? (e[SVK_SLAB_ADAM_M] + e[SVK_SLAB_ADAM_V]) * 4 : 0,
         .activations = e[SVK_SLAB_ACT] * 4,
         .io = (e[SVK_SLAB_INPUT] + e[SVK_SLAB_OUTPUT]) * 4,
     };

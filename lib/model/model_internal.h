@@ -135,6 +135,12 @@ svk_status svk_model_decode(svk_model *m, int32_t token, uint32_t pos, float *lo
 svk_status svk_model_reduced_step(svk_model *m, const int32_t *tokens, const int32_t *targets,
                                   const svk_step_hparams *h, const char *func);
 
+/* Makes the model's training state, the gradient and AdamW moment slabs
+ * (zero moments), unless it holds them: a model makes them at its first
+ * training step, or here, before an optimizer state is written into them.
+ * When they cannot be made, the model is as it was. */
+svk_status svk_model_need_train_state(svk_model *m);
+
 /* Zeroes the AdamW moments and the step (a new model, or weights loaded
  * without their optimiser state). */
 svk_status svk_model_reset_optimizer(svk_model *m);

@@ -109,6 +109,7 @@ static svk_status start(svk_pb *b, const svk_model_config *c, uint32_t B, uint32
     p->flash_attention = opt->flash_attention;
     p->linear_nn = opt->linear_nn;
     p->recompute = opt->recompute;
+    p->train_state = !opt->frozen;
     if (opt->precision != 0 && opt->precision != SVK_FMT_FP16 && opt->precision != SVK_FMT_BF16)
         return svk_error(b->log, SVK_ERROR_INVALID_ARG, "plan option precision=%u: not 0, fp16 or bf16",
                          opt->precision);
@@ -219,6 +220,11 @@ void svk_plan_write_inputs(const svk_plan *p, int32_t *in, const int32_t *tokens
     else
         for (uint64_t i = 0; i < n; i++)
             tg[i] = -1;
+}
+
+bool svk_plan_runnable(const svk_plan *p, size_t begin, size_t end)
+{
+    return p->train_state || begin >= end || end <= p->phases.backward || begin >= p->phases.end;
 }
 
 void svk_plan_free(svk_plan *p)

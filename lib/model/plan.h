@@ -36,6 +36,13 @@ typedef enum svk_slab {
     SVK_SLAB_COUNT
 } svk_slab;
 
+/* The gradient and moment slabs: a model's training state, which a model
+ * that has never trained does not hold (svk_plan.train_state). */
+static inline bool svk_slab_is_train_state(svk_slab k)
+{
+    return k == SVK_SLAB_GRAD || k == SVK_SLAB_ADAM_M || k == SVK_SLAB_ADAM_V;
+}
+
 /* Elements of SVK_SLAB_OUTPUT: floats, then int32 counts (stored as int32
  * bits on every backend, as the device kernels write them). */
 enum {
@@ -112,6 +119,10 @@ typedef struct svk_plan {
     bool loss_scaling;    /* see svk_plan_options */
     uint32_t loss_scale_interval; /* see svk_plan_options */
     uint64_t mlp_ld;      /* the GELU MLP's [N, F] activations' leading dimension (F: dense) */
+    /* The gradient and moment slabs exist with this plan (not
+     * svk_plan_options.frozen): a model makes them at its first need, a
+     * training step or an optimizer state loaded, and keeps them. */
+    bool train_state;
 } svk_plan;
 
 /* How a backend wants its plans built; all false is the CPU backend's.
@@ -176,7 +187,13 @@ typedef struct svk_plan {
  *                   step is the window's forward alone (no loss, no
  *                   backward), then one token's forward
  *                   over a key-value cache, the window forward's own qkv
- *                   tensors (svk_plan_phases.decode, plan_decode.c). */
+ *                   tensors (svk_plan_phases.decode, plan_decode.c);
+ *  frozen           a plan for a model that has never needed its training
+ *                   state: the gradient and AdamW moment slabs are laid out
+ *                   as ever but not made (svk_plan.train_state false), and
+ *                   the step does not start by zeroing the gradients, so
+ *                   only its forward and loss, and a decode plan's ops, may
+ *                   run (svk_plan_runnable). */
 typedef struct svk_plan_options {
     bool flash_attention;
     bool linear_nn;
@@ -188,6 +205,7 @@ typedef struct svk_plan_options {
     bool loss_scaling;
     uint32_t loss_scale_interval;
     bool decode;
+    bool frozen;
 } svk_plan_options;
 
 /* Builds the plan of a valid configuration for batches [B, T] (T <= ctx;
@@ -195,6 +213,12 @@ typedef struct svk_plan_options {
 svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, uint32_t T, const svk_plan_options *opt,
                           svk_plan *out);
 void svk_plan_free(svk_plan *p);
+
+/* Whether ops [begin, end) of p may run: without the training state
+ * (svk_plan.train_state), none past the loss of the step's first
+ * micro-batch (its backward, clipping and update read and write the
+ * gradient and moment slabs). */
+bool svk_plan_runnable(const svk_plan *p, size_t begin, size_t end);
 
 /* Writes a batch into the input slab: tokens, and targets (NULL: all -1,
  * no loss anywhere); tokens NULL: nothing (a run of decode ops, which read

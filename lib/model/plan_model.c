@@ -964,7 +964,8 @@ void svk_pb_model(svk_pb *b)
     }
     p->logits = a.logits;
     p->phases.forward = p->n_ops;
-    zero_grads(b);
+    if (p->train_state)
+        zero_grads(b);
     const uint64_t N = b->d.N;
     for (uint32_t m = 0; m < p->micro; m++) {
         a.row0 = m * N;
