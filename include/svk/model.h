@@ -286,12 +286,13 @@ SVK_API svk_status svk_model_find_nonfinite(svk_model *model, const int32_t *tok
  * refusing what is not a regular file) but without a configuration, for
  * comparison with another implementation: the gradients of the last
  * training step before clipping, tensors "grad.<parameter name>" in the
- * parameters' shapes; and the logits of the last batch run (a training
- * step, svk_model_eval_loss or svk_model_forward_logits), tensor "logits"
- * [B, T, V] (after svk_model_train_step_accum, its last micro-batch's
- * [B / accum, T, V]). Each waits for the step in flight. A model that
- * has taken no training step has no gradients to write
- * (SVK_ERROR_INVALID_STATE). */
+ * parameters' shapes; and the logits of the last batch run by
+ * svk_model_eval_loss or svk_model_forward_logits, tensor "logits"
+ * [B, T, V]. Each waits for the step in flight. A model that has taken no
+ * training step has no gradients to write, and one whose last batch was a
+ * training step no logits: its backward pass replaces them with their
+ * gradient, so that the step holds one [B, T, V] tensor, not two
+ * (SVK_ERROR_INVALID_STATE both). */
 SVK_API svk_status svk_model_save_grads(svk_model *model, const char *path);
 SVK_API svk_status svk_model_save_logits(svk_model *model, const char *path);
 

@@ -669,13 +669,17 @@ svk_status svk_model_save_logits(svk_model *model, const char *path)
         return st;
     svk_log *log = svk_model_log(m);
     const svk_plan *p = &m->plan;
+    if (!m->logits_kept)
+        return svk_error(log, SVK_ERROR_INVALID_STATE,
+                         "%s: the model holds no logits: the last batch it ran was a training step, whose backward "
+                         "pass replaced them with their gradient, or none was run; run svk_model_eval_loss or "
+                         "svk_model_forward_logits on the batch first", __func__);
     const svk_plan_tensor *t = &p->tensors[p->logits];
     float *host = svk_malloc(t->elems * sizeof(float));
     if (!host)
         return svk_error(log, SVK_ERROR_OUT_OF_HOST_MEMORY, "out of host memory writing %s", path);
     st = m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, host);
-    /* With accumulation the tensor holds the last micro-batch's. */
-    svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B / p->micro, p->T, p->config.vocab}, host};
+    svk_st_entry e = {"logits", SVK_ST_F32, 3, {p->B, p->T, p->config.vocab}, host};
     if (st == SVK_OK)
         st = svk_st_write(log, path, &e, 1, NULL, 0);
     free(host);

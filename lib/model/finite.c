@@ -209,6 +209,7 @@ svk_status svk_model_find_nonfinite(svk_model *m, const int32_t *tokens, const i
     const svk_optimizer *o = &m->params.optimizer;
     const svk_step_hparams h = {.t = m->step + 1, .beta1 = o->beta1, .beta2 = o->beta2, .adam_eps = o->eps,
                                 .weight_decay = o->weight_decay, .max_norm = o->max_norm};
+    m->logits_kept = false; /* the replay's backward takes their place */
     st = m->impl->check(m, begin, end, tokens, targets, &h, l.v, l.n, r);
     /* The first op with a non-finite output; its inputs are the records of
      * the same op read before it ran. */

@@ -96,6 +96,7 @@ static svk_status install_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t mi
         svk_plan_free(&m->plan);
     m->plan = p;
     m->has_plan = true;
+    m->logits_kept = false;
     /* The buckets are the plan's: cut again for the new one on use. */
     svk_grad_layout_free(&m->layout);
     /* New moment slabs hold what the device left there. Until they are
@@ -492,6 +493,7 @@ static svk_status train_step(svk_model *m, const int32_t *tokens, const int32_t 
         .prev_in_flight = m->step_pending,
     };
     const svk_plan *p = &m->plan;
+    m->logits_kept = false;
     /* Not waited for here: once submitted the step counts as pending, so a
      * failed wait below still leaves the count to be settled. */
     st = m->reduce_fn ? svk_model_reduced_step(m, tokens, targets, &h, func)
@@ -574,8 +576,12 @@ svk_status svk_model_eval_loss(svk_model *m, const int32_t *tokens, const int32_
     if (st != SVK_OK)
         return st;
     const svk_plan *p = &m->plan;
-    if ((st = m->impl->run(m, p->phases.forward, p->phases.backward, tokens, targets, NULL, true)) != SVK_OK)
+    /* The forward, then the loss alone: the step's loss op would write the
+     * logits' gradient over them. */
+    if ((st = m->impl->run(m, p->phases.forward, p->phases.loss, tokens, targets, NULL, false)) != SVK_OK ||
+        (st = m->impl->run(m, p->phases.eval, p->phases.eval_end, NULL, NULL, NULL, true)) != SVK_OK)
         return st;
+    m->logits_kept = true;
     float out[SVK_OUT_COUNT];
     if ((st = read_output(m, out)) == SVK_OK)
         *loss = out[SVK_OUT_LOSS];
@@ -595,6 +601,7 @@ svk_status svk_model_forward_logits(svk_model *m, const int32_t *tokens, uint32_
     const svk_plan *p = &m->plan;
     if ((st = m->impl->run(m, p->phases.forward, p->phases.loss, tokens, NULL, NULL, true)) != SVK_OK)
         return st;
+    m->logits_kept = true;
     const svk_plan_tensor *t = &p->tensors[p->logits];
     return m->impl->read(m, SVK_SLAB_ACT, t->offset, t->elems, logits);
 }
@@ -641,6 +648,7 @@ svk_status svk_model_prepare_train_step(svk_model *m, const int32_t *tokens, con
         .lr = lr, .t = m->step + 1, .beta1 = o->beta1, .beta2 = o->beta2, .adam_eps = o->eps,
         .weight_decay = o->weight_decay, .max_norm = o->max_norm,
     };
+    m->logits_kept = false;
     if ((st = m->impl->prepare(m, tokens, targets, &h)) == SVK_OK)
         m->step_pending = true;
     return st;

@@ -80,6 +80,10 @@ struct svk_model {
      * state on the backend is not known). A successful load clears it. */
     char unusable[384];
     svk_plan plan;               /* for the current batch shape */
+    /* The plan's logits tensor holds the logits of the last batch run, an
+     * evaluation or a forward (a training step's backward replaces them
+     * with their gradient): what svk_model_save_logits writes. */
+    bool logits_kept;
     bool has_plan;
     const svk_backend_impl *impl;
     void *backend;

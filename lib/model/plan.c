@@ -188,7 +188,7 @@ svk_status svk_plan_build(svk_log *log, const svk_model_config *c, uint32_t B, u
         svk_pb_prefill(&b);
     else
         svk_pb_model(&b);
-    p->phases.decode = p->phases.decode_end = p->phases.end;
+    p->phases.decode = p->phases.decode_end = p->n_ops;
     if (opt->decode && !b.oom)
         svk_pb_decode(&b);
     free(b.kv_cache);

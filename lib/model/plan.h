@@ -82,12 +82,16 @@ typedef struct svk_plan_tensor {
 /* Where the phases of a step begin in ops[]. A step of several
  * micro-batches (svk_plan.micro) repeats forward, loss and backward once per
  * micro-batch: loss and backward mark the first micro-batch's, clip follows
- * the last one's backward. A plan built with svk_plan_options.decode has
- * one more range after the step's, [decode, decode_end): one token's
- * forward over the key-value cache (plan_decode.c); in other plans both
- * are end. */
+ * the last one's backward. The step's loss op writes the logits'
+ * gradient in place of the logits; an evaluation runs [forward, loss),
+ * then [eval, eval_end) after the step: the loss alone (empty in a plan of
+ * several micro-batches, or a decode plan). A plan built with
+ * svk_plan_options.decode has one more range, [decode, decode_end): one
+ * token's forward over the key-value cache (plan_decode.c); in other
+ * plans both are eval_end. */
 typedef struct svk_plan_phases {
     size_t forward, loss, backward, clip, optimizer, end;
+    size_t eval, eval_end;
     size_t decode, decode_end;
 } svk_plan_phases;
 

@@ -65,7 +65,8 @@ typedef struct acts {
     uint32_t *x, *y;                       /* [2L + 1]: the streams (y: siamese only) */
     uint32_t *x16, *y16;                   /* [2L + 1]: 16-bit streams: each boundary's codes, or SVK_NONE */
     sub_acts *sub;                         /* [2L] */
-    uint32_t final_out, final_mean, final_rstd, logits, dlogits;
+    uint32_t final_out, final_mean, final_rstd, logits;
+    uint32_t dlogits;                      /* logits: their gradient replaces them in place */
     stream_grads gr;
     uint32_t dz, dh;                       /* a sublayer's output's and input's gradients */
     uint32_t s_big, s_big2, s_c, work;     /* scratch: [N, max(3C, F)] twice, [N, C], the norms' [2, N, C] */
@@ -253,7 +254,9 @@ static void step_tensors(svk_pb *b, acts *a)
     const svk_pb_dims *d = &b->d;
     const uint64_t NC = d->N * d->C, big = (3 * d->C > d->FL ? 3 * d->C : d->FL) * d->N;
     output_tensors(b, a);
-    a->dlogits = svk_pb_tensor(b, SVK_SLAB_ACT, d->N * d->V, -1, "dlogits");
+    /* Nothing reads the logits after the loss but their gradient's
+     * kernel: [N, V], the largest activation of a real vocabulary, once. */
+    a->dlogits = a->logits;
     a->gr.dx = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx");
     a->gr.dx_next = svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dx.next");
     a->gr.dy = siamese(b) ? svk_pb_tensor(b, SVK_SLAB_ACT, NC, -1, "dy") : SVK_NONE;
@@ -614,18 +617,35 @@ static void output_fwd(svk_pb *b, const acts *a)
     svk_pb_gemm(b, "logits", a->logits, a->final_out, lm, SVK_NONE, false, true, d->N, d->V, d->C, 0.0f);
 }
 
-/* The micro-batch's losses and logits' gradients; the first counts the
- * step's targets, the last takes the step's mean loss. */
+/* The micro-batch's losses and logits' gradients, in place of the logits;
+ * the first counts the step's targets, the last takes the step's mean
+ * loss. */
 static void loss(svk_pb *b, const acts *a)
 {
     svk_plan *p = b->p;
     const uint64_t step_rows = b->d.N * p->micro;
     svk_plan_op *o = svk_pb_op(b, SVK_OP_XENT, "cross_entropy");
-    o->xent = (svk_plan_xent){.output = p->output, .dlogits = a->dlogits, .logits = p->logits,
+    o->xent = (svk_plan_xent){.output = p->output, .dlogits = a->dlogits, .logits = a->logits,
                               .targets = a->targets, .losses = p->losses, .step_targets = p->targets,
                               .rows = b->d.N, .V = b->d.V, .row0 = a->row0, .step_rows = step_rows,
                               .first = a->row0 == 0, .last = a->row0 + b->d.N == step_rows};
     grad16(b, a->dlogits, b->d.N * b->d.V, true, "dlogits", SVK_NONE);
+}
+
+/* An evaluation's loss, after the step's ops: the loss alone, so that the
+ * logits stay for svk_model_save_logits. A step of one micro-batch only
+ * (evaluations run no other). */
+static void eval_loss(svk_pb *b, const acts *a)
+{
+    svk_plan *p = b->p;
+    p->phases.eval = p->n_ops;
+    if (p->micro == 1) {
+        svk_plan_op *o = svk_pb_op(b, SVK_OP_XENT, "cross_entropy (evaluation)");
+        o->xent = (svk_plan_xent){.output = p->output, .dlogits = SVK_NONE, .logits = a->logits,
+                                  .targets = a->targets, .losses = p->losses, .step_targets = p->targets,
+                                  .rows = b->d.N, .V = b->d.V, .step_rows = b->d.N, .first = true, .last = true};
+    }
+    p->phases.eval_end = p->n_ops;
 }
 
 /* ---- backward ---- */
@@ -975,6 +995,7 @@ void svk_pb_model(svk_pb *b)
     }
     optimizer(b);
     p->phases.end = p->n_ops;
+    eval_loss(b, &a);
     free_acts(&a);
 }
 
@@ -994,6 +1015,7 @@ void svk_pb_prefill(svk_pb *b)
     forward(b, &a);
     p->logits = a.logits;
     p->phases.loss = p->phases.backward = p->phases.clip = p->phases.optimizer = p->phases.end = p->n_ops;
+    p->phases.eval = p->phases.eval_end = p->n_ops;
     /* The attentions' qkv, RoPE'd in place, are the decode's cache. */
     for (uint32_t l = 0; l < p->config.layers; l++)
         b->kv_cache[l] = a.sub[2 * l].qkv;

@@ -227,9 +227,10 @@ typedef struct svk_plan_bias_bwd {
 } svk_plan_bias_bwd;
 
 /* Cross-entropy of logits [rows, V] against targets (int32 [rows]): each
- * row's loss into losses (from row row0 of the step's), and dlogits =
- * (softmax - onehot) / count, count being the counted targets of the whole
- * step, step_targets [step_rows] (all its micro-batches'). first: count
+ * row's loss into losses (from row row0 of the step's), and unless
+ * SVK_NONE dlogits = (softmax - onehot) / count, count being the counted
+ * targets of the whole step, step_targets [step_rows] (all its
+ * micro-batches'); dlogits may be logits, in place. first: count
  * them here, into output (SVK_OUT_VALID_TARGETS, BAD_TARGETS), which the
  * later micro-batches read; last: the mean of the step's losses, all
  * step_rows from the start of losses, into output (SVK_OUT_LOSS). One

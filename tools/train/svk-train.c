@@ -1427,6 +1427,19 @@ static int run(options o, const char *from, run_outcome *res)
         /* Every rank looks at every step, so that all stop at the same one
          * (a rank > 0 keeps no log); a reduced step is waited for anyway. */
         look = look || ranks > 1;
+        /* The first step's logits are its last micro-batch's forward,
+         * taken before the step: the step's backward replaces them with
+         * their gradient. */
+        if (first_step && o.dump_logits) {
+            const uint32_t rows = LB / o.accum;
+            const size_t last = rows0 + (size_t)(LB - rows) * T;
+            float unused;
+            if (svk_model_eval_loss(m, tok + last, tgt + last, rows, T, &unused) != SVK_OK ||
+                svk_model_save_logits(m, o.dump_logits) != SVK_OK) {
+                fail("--dump-logits");
+                goto out;
+            }
+        }
         if (svk_model_train_step_accum(m, tok + rows0, tgt + rows0, LB, T, o.accum, lr, look ? &loss : NULL) !=
             SVK_OK) {
             fail("training step");
@@ -1448,10 +1461,6 @@ static int run(options o, const char *from, run_outcome *res)
         }
         if (first_step && o.dump_grads && svk_model_save_grads(m, o.dump_grads) != SVK_OK) {
             fail("--dump-grads");
-            goto out;
-        }
-        if (first_step && o.dump_logits && svk_model_save_logits(m, o.dump_logits) != SVK_OK) {
-            fail("--dump-logits");
             goto out;
         }
         if (log_on && !svk_train_log_add(&run_log, s + 1, loss, lr, info.grad_norm, (double)SB * T / (now() - t_step),
