@@ -420,6 +420,39 @@ static void run_walk(const walk *w)
     cur = NULL;
 }
 
+/* The start of a scenario of a fence wait that keeps failing: w current,
+ * nothing armed, a context and a model on it; false (counted) when they
+ * cannot be made. */
+static bool persistent_begin(const walk *w, svk_ctx **ctx, svk_model **m)
+{
+    cur = w;
+    cur_k = 1;
+    iteration_failures = 0;
+    validation_messages = 0;
+    be = 1;
+    arm(NULL, 0);
+    svk_ctx_params cp = svk_ctx_params_default();
+    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
+    cp.log_fn = log_fn;
+    svk_status st = svk_ctx_create(&cp, ctx);
+    if (st == SVK_OK)
+        st = make_model(*ctx, SVK_BACKEND_VULKAN, m);
+    expect(st == SVK_OK, "creating the model: %s", svk_last_error());
+    return st == SVK_OK;
+}
+
+/* Its end: the model and the context gone, no validation message, the
+ * file the scenario may have written removed, and its verdict. */
+static void persistent_end(svk_ctx **ctx, svk_model **m, const char *saved, const char *verdict)
+{
+    svk_model_destroy(m);
+    svk_ctx_destroy(ctx);
+    expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
+    unlink(saved);
+    tu_check(&tally, iteration_failures == 0, "%s: %s", cur->name, verdict);
+    cur = NULL;
+}
+
 /* A wait that keeps failing after a step was submitted: the step runs on
  * the device, but its outcome cannot be read, so the model must refuse use
  * (saves included: the file would pair weights with a guessed step count)
@@ -428,29 +461,17 @@ static void unusable_until_loaded(void)
 {
     static const walk w = {"persistent vkWaitForFences failure", false, FV_WAIT_FOR_FENCES,
                            VK_ERROR_OUT_OF_DEVICE_MEMORY, SVK_BACKEND_VULKAN};
-    cur = &w;
-    cur_k = 1;
-    iteration_failures = 0;
-    validation_messages = 0;
-    be = 1;
     char ref[128], saved[128];
     path_of(ref, sizeof(ref), REF_NAME);
     path_of(saved, sizeof(saved), "unusable.safetensors");
-    arm(NULL, 0);
-    svk_ctx_params cp = svk_ctx_params_default();
-    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
-    cp.log_fn = log_fn;
     svk_ctx *ctx = NULL;
     svk_model *m = NULL;
-    svk_status st = svk_ctx_create(&cp, &ctx);
-    if (st == SVK_OK)
-        st = make_model(ctx, SVK_BACKEND_VULKAN, &m);
     /* With its training state made (a load with the optimizer state), so
      * that the step below is submitted: a new model's first step makes
      * the state, and would fail there, before submitting anything. */
-    if (st == SVK_OK)
-        st = svk_model_load(m, ref, true);
-    expect(st == SVK_OK, "creating the model: %s", svk_last_error());
+    svk_status st = persistent_begin(&w, &ctx, &m) ? svk_model_load(m, ref, true) : SVK_ERROR_INVALID_STATE;
+    if (m)
+        expect(st == SVK_OK, "loading the checkpoint before the failures: %s", svk_last_error());
     if (st == SVK_OK) {
         fv_arm_sticky(FV_WAIT_FOR_FENCES, 1, w.result);
         float loss = 0;
@@ -471,12 +492,7 @@ static void unusable_until_loaded(void)
         expect(st == SVK_OK && loss == ref_loss[1], "after the load the step gives %s, loss %.9g (clean %.9g)",
                svk_status_string(st), (double)loss, (double)ref_loss[1]);
     }
-    svk_model_destroy(&m);
-    svk_ctx_destroy(&ctx);
-    expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
-    unlink(saved);
-    tu_check(&tally, iteration_failures == 0, "%s: the model refuses use until a checkpoint is loaded", w.name);
-    cur = NULL;
+    persistent_end(&ctx, &m, saved, "the model refuses use until a checkpoint is loaded");
 }
 
 /* A wait that keeps failing while a new model's first step makes its
@@ -488,31 +504,18 @@ static void state_unmade_while_waits_fail(void)
 {
     static const walk w = {"persistent vkWaitForFences failure at the first step", false, FV_WAIT_FOR_FENCES,
                            VK_ERROR_OUT_OF_DEVICE_MEMORY, SVK_BACKEND_VULKAN};
-    cur = &w;
-    cur_k = 1;
-    iteration_failures = 0;
-    validation_messages = 0;
-    be = 1;
     char saved[128];
     path_of(saved, sizeof(saved), "unmade.safetensors");
-    arm(NULL, 0);
-    svk_ctx_params cp = svk_ctx_params_default();
-    cp.flags = SVK_CTX_NO_PIPELINE_CACHE;
-    cp.log_fn = log_fn;
     svk_ctx *ctx = NULL;
     svk_model *m = NULL;
-    svk_status st = svk_ctx_create(&cp, &ctx);
-    if (st == SVK_OK)
-        st = make_model(ctx, SVK_BACKEND_VULKAN, &m);
-    expect(st == SVK_OK, "creating the model: %s", svk_last_error());
-    if (st == SVK_OK) {
+    if (persistent_begin(&w, &ctx, &m)) {
         fv_arm_sticky(FV_WAIT_FOR_FENCES, 1, w.result);
         float loss = 0;
         for (int i = 0; i < 2; i++) {
-            st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
+            svk_status st = svk_model_train_step(m, tokens, targets, B, T, 1e-2f, &loss);
             expect_reported(st, "svk_model_train_step");
         }
-        st = svk_model_save(m, saved, true);
+        svk_status st = svk_model_save(m, saved, true);
         expect(st != SVK_OK && st != SVK_ERROR_INVALID_STATE && access(saved, F_OK) != 0,
                "a save while waits fail returned %s and %s a file", svk_status_string(st),
                access(saved, F_OK) == 0 ? "wrote" : "did not write");
@@ -521,13 +524,7 @@ static void state_unmade_while_waits_fail(void)
         expect(st == SVK_OK && loss == ref_loss[1], "once waits work the step gives %s, loss %.9g (clean %.9g)",
                svk_status_string(st), (double)loss, (double)ref_loss[1]);
     }
-    svk_model_destroy(&m);
-    svk_ctx_destroy(&ctx);
-    expect(validation_messages == 0, "the validation layer reported %d message(s)", validation_messages);
-    unlink(saved);
-    tu_check(&tally, iteration_failures == 0, "%s: the model stays usable, and trains as the clean run once waits work",
-             w.name);
-    cur = NULL;
+    persistent_end(&ctx, &m, saved, "the model stays usable, and trains as the clean run once waits work");
 }
 
 int main(int argc, char **argv)
