@@ -48,6 +48,12 @@ typedef struct sub_acts {
     uint32_t h16, u16, qkv16, att16, att_out16, a16, g16, gate16, up16;
 } sub_acts;
 
+/* The most elements one AdamW op updates: a larger group is several ops,
+ * so that the update of a large model can be cut into submissions that
+ * each fit the watchdog's budget (about 0.1 s of lavapipe on two cores;
+ * milliseconds on a GPU). */
+#define ADAMW_PIECE (UINT64_C(1) << 24)
+
 /* A 16-bit activation rounded but stored nowhere: the recomputed ones. */
 #define ROUND16 (SVK_NONE - 1)
 
@@ -827,17 +833,31 @@ static void optimizer(svk_pb *b)
                               .scaler = p->loss_scaling ? p->loss_scaler : SVK_NONE,
                               .n = p->slab_elems[SVK_SLAB_GRAD], .interval = p->loss_scale_interval};
     p->phases.optimizer = p->n_ops;
+    static const svk_slab slabs[4] = {SVK_SLAB_PARAM, SVK_SLAB_GRAD, SVK_SLAB_ADAM_M, SVK_SLAB_ADAM_V};
+    static const char *const slab_names[4] = {"p", "g", "m", "v"};
     for (int decay = 1; decay >= 0; decay--) {
         uint64_t n;
-        if (svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n) == SVK_NONE)
+        uint32_t group[4];
+        for (int k = 0; k < 4; k++)
+            group[k] = svk_plan_param_group(p, decay, slabs[k], &n);
+        if (group[0] == SVK_NONE)
             continue;
-        o = svk_pb_op(b, SVK_OP_ADAMW, decay ? "adamw (weight decay)" : "adamw (no decay)");
-        o->adamw = (svk_plan_adamw){
-            .p = svk_plan_param_group(p, decay, SVK_SLAB_PARAM, &n),
-            .g = svk_plan_param_group(p, decay, SVK_SLAB_GRAD, &n),
-            .m = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_M, &n),
-            .v = svk_plan_param_group(p, decay, SVK_SLAB_ADAM_V, &n), .output = p->output, .n = n, .decay = decay,
-        };
+        const char *name = decay ? "adamw (weight decay)" : "adamw (no decay)";
+        /* In pieces: each is an op, and a step is cut into submissions
+         * only between ops (vk_submit.h). */
+        for (uint64_t at = 0; at < n; at += ADAMW_PIECE) {
+            const uint64_t len = n - at < ADAMW_PIECE ? n - at : ADAMW_PIECE;
+            uint32_t t[4];
+            for (int k = 0; k < 4; k++)
+                t[k] = len == n ? group[k]
+                                : svk_pb_view(b, group[k], at, len, "adamw.%s%s.%llu", slab_names[k],
+                                              decay ? ".decay" : "", (unsigned long long)at);
+            o = len == n ? svk_pb_op(b, SVK_OP_ADAMW, "%s", name)
+                         : svk_pb_op(b, SVK_OP_ADAMW, "%s [%llu, %llu)", name, (unsigned long long)at,
+                                     (unsigned long long)(at + len));
+            o->adamw = (svk_plan_adamw){.p = t[0], .g = t[1], .m = t[2], .v = t[3], .output = p->output, .n = len,
+                                        .decay = decay};
+        }
     }
 }
 
