@@ -81,6 +81,10 @@ if want tests; then
     stage "test memory_plan" 120 "$out/test_memory_plan.txt" "${test_env[@]}" "$t/test_memory_plan"
     stage "test big_tensors" 120 "$out/test_big_tensors.txt" "${test_env[@]}" "$t/test_big_tensors"
     stage "test gpt2_shape" 300 "$out/test_gpt2_shape.txt" "${test_env[@]}" "$t/test_gpt2_shape"
+    stage "test train_state" 120 "$out/test_train_state.txt" "${test_env[@]}" "$t/test_train_state"
+    stage "test logits_in_place" 120 "$out/test_logits_in_place.txt" "${test_env[@]}" "$t/test_logits_in_place"
+    stage "test adamw_pieces" 120 "$out/test_adamw_pieces.txt" "${test_env[@]}" "$t/test_adamw_pieces"
+    stage "test watchdog" 120 "$out/test_watchdog.txt" "${test_env[@]}" "$t/test_watchdog"
 fi
 if want cli; then
     stage "svk-train / svk-generate CLI" 300 "$out/train_cli.txt" "${test_env[@]}" \
