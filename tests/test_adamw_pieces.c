@@ -1,10 +1,12 @@
 /*
- * AdamW over a parameter group larger than one op takes (ADAMW_PIECE in
+ * AdamW over a parameter group larger than one op takes (SLAB_PIECE in
  * lib/model/plan_model.c, 2^24 elements) runs as several ops, which the
- * watchdog's cut may put in different submissions: on both backends the
- * ops tile the group, every weight of it takes its update (held to the
- * update computed in double from its gradient), and the two backends'
- * updated weights agree.
+ * watchdog's cut may put in different submissions, and so does the
+ * zeroing of the gradients at the step's start. On both backends: the
+ * AdamW ops tile the group and the zeroing ops the gradient slab, back to
+ * back; every weight of the group takes its update (held to the update
+ * computed in double from its gradient); and the two backends' updated
+ * weights agree.
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +96,23 @@ static void run_backend(svk_ctx *ctx, svk_backend backend, const char *dir)
     tu_check(&tally, tiled && covered == n && ops == (n + (1u << 24) - 1) / (1u << 24) && ops > 1,
              "%s: AdamW over the %llu weights with decay is %llu ops, back to back", be, (unsigned long long)n,
              (unsigned long long)ops);
+    /* So is the zeroing of the whole gradient slab, at the step's start. */
+    const uint64_t grads = m->plan.slab_elems[SVK_SLAB_GRAD];
+    const uint64_t slab0 = m->plan.tensors[svk_plan_slab_start(&m->plan, SVK_SLAB_GRAD)].offset;
+    uint64_t zeroed = 0, zeros = 0;
+    tiled = st == SVK_OK;
+    for (size_t k = m->plan.phases.forward; k < m->plan.phases.loss && tiled; k++) {
+        const svk_plan_op *o = &m->plan.ops[k];
+        if (o->code != SVK_OP_ZERO)
+            continue;
+        tiled = m->plan.tensors[o->zero.dst].slab == SVK_SLAB_GRAD &&
+                m->plan.tensors[o->zero.dst].offset == slab0 + zeroed;
+        zeroed += o->zero.n;
+        zeros++;
+    }
+    tu_check(&tally, tiled && zeroed == grads && zeros == (grads + (1u << 24) - 1) / (1u << 24),
+             "%s: the %llu gradients are zeroed by %llu ops, back to back", be, (unsigned long long)grads,
+             (unsigned long long)zeros);
     uint64_t at = 0;
     const double worst = st == SVK_OK ? worst_update(before, after[be_i], g, n, lr, &p.optimizer, &at) : INFINITY;
     tu_check(&tally, worst <= 1.0,

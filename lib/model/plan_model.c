@@ -48,11 +48,11 @@ typedef struct sub_acts {
     uint32_t h16, u16, qkv16, att16, att_out16, a16, g16, gate16, up16;
 } sub_acts;
 
-/* The most elements one AdamW op updates: a larger group is several ops,
- * so that the update of a large model can be cut into submissions that
- * each fit the watchdog's budget (about 0.1 s of lavapipe on two cores;
- * milliseconds on a GPU). */
-#define ADAMW_PIECE (UINT64_C(1) << 24)
+/* The most elements one AdamW op updates, or one op zeroes of the
+ * gradients: more are several ops, so that a large model's step can be
+ * cut into submissions that each fit the watchdog's budget (an AdamW
+ * piece is about 0.1 s of lavapipe on two cores; milliseconds on a GPU). */
+#define SLAB_PIECE (UINT64_C(1) << 24)
 
 /* A 16-bit activation rounded but stored nowhere: the recomputed ones. */
 #define ROUND16 (SVK_NONE - 1)
@@ -435,12 +435,21 @@ static void free_acts(acts *a)
 /* ---- forward ---- */
 
 /* The gradients start at zero (the whole slab, which starts with parameter
- * 0's), once per step: every micro-batch's backward adds into them. */
+ * 0's, in pieces), once per step: every micro-batch's backward adds into
+ * them. */
 static void zero_grads(svk_pb *b)
 {
     svk_plan *p = b->p;
-    svk_plan_op *o = svk_pb_op(b, SVK_OP_ZERO, "zero grads");
-    o->zero = (svk_plan_zero){.dst = svk_plan_slab_start(p, SVK_SLAB_GRAD), .n = p->slab_elems[SVK_SLAB_GRAD]};
+    const uint32_t start = svk_plan_slab_start(p, SVK_SLAB_GRAD);
+    const uint64_t n = p->slab_elems[SVK_SLAB_GRAD];
+    for (uint64_t at = 0; at < n; at += SLAB_PIECE) {
+        const uint64_t len = n - at < SLAB_PIECE ? n - at : SLAB_PIECE;
+        const uint32_t dst = len == n ? start : svk_pb_view(b, start, at, len, "grads.%llu", (unsigned long long)at);
+        svk_plan_op *o = len == n ? svk_pb_op(b, SVK_OP_ZERO, "zero grads")
+                                  : svk_pb_op(b, SVK_OP_ZERO, "zero grads [%llu, %llu)", (unsigned long long)at,
+                                              (unsigned long long)(at + len));
+        o->zero = (svk_plan_zero){.dst = dst, .n = len};
+    }
 }
 
 /* x_0 = wte[tokens] (+ wpe). */
@@ -845,8 +854,8 @@ static void optimizer(svk_pb *b)
         const char *name = decay ? "adamw (weight decay)" : "adamw (no decay)";
         /* In pieces: each is an op, and a step is cut into submissions
          * only between ops (vk_submit.h). */
-        for (uint64_t at = 0; at < n; at += ADAMW_PIECE) {
-            const uint64_t len = n - at < ADAMW_PIECE ? n - at : ADAMW_PIECE;
+        for (uint64_t at = 0; at < n; at += SLAB_PIECE) {
+            const uint64_t len = n - at < SLAB_PIECE ? n - at : SLAB_PIECE;
             uint32_t t[4];
             for (int k = 0; k < 4; k++)
                 t[k] = len == n ? group[k]
