@@ -48,6 +48,12 @@ static bool has_train_state(const svk_model *m)
     return m->has_plan && m->plan.train_state;
 }
 
+/* Whether the current plan is generation's, with the decode range. */
+static bool has_decode(const svk_model *m)
+{
+    return m->has_plan && m->plan.phases.decode_end > m->plan.phases.decode;
+}
+
 /* Zeroes the AdamW moments, in pieces: a host image of the whole slab
  * would take the memory of the moments again. */
 static svk_status zero_moments(svk_model *m)
@@ -116,9 +122,8 @@ static svk_status install_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t mi
 static svk_status use_plan(svk_model *m, uint32_t B, uint32_t T, uint32_t micro, plan_use use)
 {
     const bool decode = use == PLAN_DECODE;
-    const bool has_decode = m->has_plan && m->plan.phases.decode_end > m->plan.phases.decode;
     const bool train = use == PLAN_STEP || has_train_state(m);
-    if (has_shape(m, B, T, micro) && (decode ? has_decode : use == PLAN_FORWARD || !has_decode) &&
+    if (has_shape(m, B, T, micro) && (decode ? has_decode(m) : use == PLAN_FORWARD || !has_decode(m)) &&
         (!train || has_train_state(m)))
         return SVK_OK;
     return install_plan(m, B, T, micro, decode, train);
@@ -128,8 +133,7 @@ svk_status svk_model_need_train_state(svk_model *m)
 {
     if (has_train_state(m))
         return SVK_OK;
-    const svk_plan *p = &m->plan;
-    return install_plan(m, p->B, p->T, p->micro, p->phases.decode_end > p->phases.decode, true);
+    return install_plan(m, m->plan.B, m->plan.T, m->plan.micro, has_decode(m), true);
 }
 
 static svk_status write_initial_weights(svk_model *m)

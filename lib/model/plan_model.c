@@ -434,6 +434,30 @@ static void free_acts(acts *a)
 
 /* ---- forward ---- */
 
+/* Of [0, n) in pieces of SLAB_PIECE: the length of the piece at at. */
+static uint64_t piece_len(uint64_t n, uint64_t at)
+{
+    return n - at < SLAB_PIECE ? n - at : SLAB_PIECE;
+}
+
+/* The piece at at of tensor whole, n elements: whole itself where one
+ * piece is all of it, else a view named what.<at>. */
+static uint32_t piece(svk_pb *b, uint32_t whole, uint64_t n, uint64_t at, const char *what)
+{
+    return piece_len(n, at) == n ? whole
+                                 : svk_pb_view(b, whole, at, piece_len(n, at), "%s.%llu", what, (unsigned long long)at);
+}
+
+/* The op over the piece at at of n elements: labelled name, and where
+ * there are several pieces, with the piece's range. */
+static svk_plan_op *piece_op(svk_pb *b, svk_plan_opcode code, const char *name, uint64_t n, uint64_t at)
+{
+    const uint64_t len = piece_len(n, at);
+    return len == n ? svk_pb_op(b, code, "%s", name)
+                    : svk_pb_op(b, code, "%s [%llu, %llu)", name, (unsigned long long)at,
+                                (unsigned long long)(at + len));
+}
+
 /* The gradients start at zero (the whole slab, which starts with parameter
  * 0's, in pieces), once per step: every micro-batch's backward adds into
  * them. */
@@ -443,12 +467,9 @@ static void zero_grads(svk_pb *b)
     const uint32_t start = svk_plan_slab_start(p, SVK_SLAB_GRAD);
     const uint64_t n = p->slab_elems[SVK_SLAB_GRAD];
     for (uint64_t at = 0; at < n; at += SLAB_PIECE) {
-        const uint64_t len = n - at < SLAB_PIECE ? n - at : SLAB_PIECE;
-        const uint32_t dst = len == n ? start : svk_pb_view(b, start, at, len, "grads.%llu", (unsigned long long)at);
-        svk_plan_op *o = len == n ? svk_pb_op(b, SVK_OP_ZERO, "zero grads")
-                                  : svk_pb_op(b, SVK_OP_ZERO, "zero grads [%llu, %llu)", (unsigned long long)at,
-                                              (unsigned long long)(at + len));
-        o->zero = (svk_plan_zero){.dst = dst, .n = len};
+        const uint64_t len = piece_len(n, at);
+        const uint32_t dst = piece(b, start, n, at, "grads");
+        piece_op(b, SVK_OP_ZERO, "zero grads", n, at)->zero = (svk_plan_zero){.dst = dst, .n = len};
     }
 }
 
@@ -843,7 +864,8 @@ static void optimizer(svk_pb *b)
                               .n = p->slab_elems[SVK_SLAB_GRAD], .interval = p->loss_scale_interval};
     p->phases.optimizer = p->n_ops;
     static const svk_slab slabs[4] = {SVK_SLAB_PARAM, SVK_SLAB_GRAD, SVK_SLAB_ADAM_M, SVK_SLAB_ADAM_V};
-    static const char *const slab_names[4] = {"p", "g", "m", "v"};
+    static const char *const slab_names[2][4] = {{"adamw.p", "adamw.g", "adamw.m", "adamw.v"},
+                                                 {"adamw.p.decay", "adamw.g.decay", "adamw.m.decay", "adamw.v.decay"}};
     for (int decay = 1; decay >= 0; decay--) {
         uint64_t n;
         uint32_t group[4];
@@ -855,17 +877,12 @@ static void optimizer(svk_pb *b)
         /* In pieces: each is an op, and a step is cut into submissions
          * only between ops (vk_submit.h). */
         for (uint64_t at = 0; at < n; at += SLAB_PIECE) {
-            const uint64_t len = n - at < SLAB_PIECE ? n - at : SLAB_PIECE;
             uint32_t t[4];
             for (int k = 0; k < 4; k++)
-                t[k] = len == n ? group[k]
-                                : svk_pb_view(b, group[k], at, len, "adamw.%s%s.%llu", slab_names[k],
-                                              decay ? ".decay" : "", (unsigned long long)at);
-            o = len == n ? svk_pb_op(b, SVK_OP_ADAMW, "%s", name)
-                         : svk_pb_op(b, SVK_OP_ADAMW, "%s [%llu, %llu)", name, (unsigned long long)at,
-                                     (unsigned long long)(at + len));
-            o->adamw = (svk_plan_adamw){.p = t[0], .g = t[1], .m = t[2], .v = t[3], .output = p->output, .n = len,
-                                        .decay = decay};
+                t[k] = piece(b, group[k], n, at, slab_names[decay][k]);
+            piece_op(b, SVK_OP_ADAMW, name, n, at)->adamw = (svk_plan_adamw){
+                .p = t[0], .g = t[1], .m = t[2], .v = t[3], .output = p->output, .n = piece_len(n, at),
+                .decay = decay};
         }
     }
 }
